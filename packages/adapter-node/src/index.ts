@@ -1,0 +1,6 @@
+export type { NodeListenerOptions } from './listener.js';
+export { createNodeListener, writeResult } from './listener.js';
+export type { ReadRequestOptions } from './request.js';
+export { BodyTooLargeError, clientIp, readRequest } from './request.js';
+export type { RouteHandler, RouteParams, Router } from './router.js';
+export { createRouter } from './router.js';

@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Handler, HandlerResult, Logger } from '@keyhold/core';
+import { jsonResult, silentLogger } from '@keyhold/core';
+import { BodyTooLargeError, type ReadRequestOptions, readRequest } from './request.js';
+
+/** Options of {@link createNodeListener}. */
+export interface NodeListenerOptions extends ReadRequestOptions {
+  /** Receives a line for every unexpected exception (never the request body). */
+  logger?: Logger;
+}
+
+/**
+ * Writes a {@link HandlerResult} to a `node:http` response.
+ *
+ * @example
+ * ```ts
+ * writeResult(res, { status: 204, headers: {} });
+ * ```
+ */
+export function writeResult(response: ServerResponse, result: HandlerResult): void {
+  const headers: Record<string, string | number> = { ...result.headers };
+  if (result.body !== undefined) headers['content-length'] = Buffer.byteLength(result.body);
+  response.writeHead(result.status, headers);
+  response.end(result.body);
+}
+
+/**
+ * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
+ * Fastify's raw mode. A body over the limit gets 413; an exception gets a generic 500 and a log line, and
+ * the process keeps serving.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * createServer(createNodeListener(router.handle, { logger })).listen(8787);
+ * ```
+ */
+export function createNodeListener(
+  handler: Handler,
+  options: NodeListenerOptions = {},
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const logger = options.logger ?? silentLogger;
+  return (request, response) => {
+    void (async () => {
+      let result: HandlerResult;
+      try {
+        result = await handler(await readRequest(request, options));
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          result = jsonResult(
+            413,
+            { error: 'payload_too_large', error_description: error.message },
+            { connection: 'close' },
+          );
+        } else {
+          logger.error(
+            { err: error, method: request.method, path: request.url?.split('?', 1)[0] },
+            'unhandled error in handler',
+          );
+          result = jsonResult(500, { error: 'server_error', error_description: 'internal server error' });
+        }
+      }
+      if (response.headersSent) {
+        response.end();
+        return;
+      }
+      writeResult(response, result);
+    })();
+  };
+}

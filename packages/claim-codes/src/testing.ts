@@ -1,0 +1,2 @@
+// A public entry point of this package; its issue fills it.
+export {};

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import type { CliIo } from './io.js';
+import { runCli } from './main.js';
+
+const io: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+  stdoutIsTTY: process.stdout.isTTY === true,
+};
+
+process.exitCode = await runCli(process.argv.slice(2), io, {});

@@ -1,0 +1,39 @@
+import { type CliIo, EXIT, type ExitCode } from './io.js';
+
+/** A `keyhold` subcommand: receives the arguments after its name. */
+export type Command = (args: readonly string[], io: CliIo) => Promise<ExitCode>;
+
+const USAGE = `Usage: keyhold <command> [options]
+
+Commands:
+  claim       create, list and revoke claim codes
+  providers   list, get, search and add MCP providers from the registry
+
+Run "keyhold <command> --help" for a command's options.
+`;
+
+/**
+ * Runs the `keyhold` command with `argv` (without the node and script paths) and returns its exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runCli(process.argv.slice(2), nodeIo());
+ * ```
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands: Readonly<Record<string, Command>> = {},
+): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    io.stderr(`keyhold: unknown command "${name}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  return command(rest, io);
+}

@@ -1,0 +1,35 @@
+/**
+ * The base of every error class in Keyhold. Each package extends it once with its own string-literal
+ * `code` union, so `switch (err.code)` narrows. Codes are API: they are added, never renamed.
+ *
+ * @example
+ * ```ts
+ * type VaultErrorCode = 'ERR_DECRYPT_FAILED' | 'ERR_UNKNOWN_KEY';
+ * class VaultError extends KeyholdError<VaultErrorCode> {}
+ * throw new VaultError('ERR_UNKNOWN_KEY', 'no key with id k2');
+ * ```
+ */
+export class KeyholdError<Code extends string = string> extends Error {
+  /** A stable machine-readable code. */
+  readonly code: Code;
+
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The codes {@link CoreError} carries. */
+export type CoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_INVALID_ENCODING';
+
+/**
+ * Errors raised by `@keyhold/core` itself: options that fail validation at creation, and undecodable input
+ * passed to a decoder by code (wire input is answered with a result instead).
+ *
+ * @example
+ * ```ts
+ * try { base64urlDecode('%%%'); } catch (e) { if (e instanceof CoreError) e.code; }
+ * ```
+ */
+export class CoreError extends KeyholdError<CoreErrorCode> {}

@@ -1,0 +1,53 @@
+/**
+ * What every Keyhold HTTP handler receives: raw strings plus what the host knows.
+ *
+ * @example
+ * ```ts
+ * const request: HandlerRequest = {
+ *   method: 'POST', path: '/tenant/demo/token', query: '',
+ *   headers: { 'content-type': 'application/x-www-form-urlencoded' },
+ *   body: 'grant_type=refresh_token&refresh_token=…',
+ * };
+ * ```
+ */
+export interface HandlerRequest {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** The path without the query string, not decoded. */
+  readonly path: string;
+  /** The raw query string without the leading `?` (empty when there is none). */
+  readonly query: string;
+  /** Request headers with lower-cased names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The raw body as text (empty when there is none). */
+  readonly body: string;
+  /** The user id of the host's logged-in session, when there is one. */
+  readonly userId?: string;
+  /** The client address as the host or adapter determined it. */
+  readonly ip?: string;
+}
+
+/**
+ * What every Keyhold HTTP handler returns. Optional fields are omitted, never `null`.
+ *
+ * @example
+ * ```ts
+ * const result: HandlerResult = { status: 204, headers: {} };
+ * ```
+ */
+export interface HandlerResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/**
+ * A framework-agnostic HTTP handler. It answers bad input with a status, and throws only for programming
+ * errors and storage outages.
+ *
+ * @example
+ * ```ts
+ * const health: Handler = async () => jsonResult(200, { status: 'ok' });
+ * ```
+ */
+export type Handler = (request: HandlerRequest) => Promise<HandlerResult>;

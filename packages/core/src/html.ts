@@ -1,0 +1,19 @@
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * Escapes text for HTML element content and quoted attribute values.
+ *
+ * @example
+ * ```ts
+ * `<p title="${escapeHtml(title)}">${escapeHtml(name)}</p>`;
+ * ```
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+}

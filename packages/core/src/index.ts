@@ -1,0 +1,15 @@
+export { base64urlDecode, base64urlDecodeToString, base64urlEncode } from './base64url.js';
+export type { Clock, ManualClock } from './clock.js';
+export { createManualClock, systemClock } from './clock.js';
+export { constantTimeEqual, sha256Base64url } from './constant-time.js';
+export type { CoreErrorCode } from './errors.js';
+export { CoreError, KeyholdError } from './errors.js';
+export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
+export { formEncode, parseForm, parseQuery } from './form.js';
+export type { Handler, HandlerRequest, HandlerResult } from './handler.js';
+export { escapeHtml } from './html.js';
+export type { Logger, LogMethod } from './logger.js';
+export { silentLogger } from './logger.js';
+export { mediaType } from './media-type.js';
+export { randomToken } from './random.js';
+export { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult, textResult } from './results.js';
