@@ -1,0 +1,59 @@
+/**
+ * Why a Client ID Metadata Document could not be used. These are the values of the
+ * `mcp_auth.cimd_error` metric attribute; they never change once released.
+ */
+export type CimdErrorCode =
+  | 'not_https'
+  | 'fetch_failed'
+  | 'http_error'
+  | 'invalid_json'
+  | 'client_id_mismatch'
+  | 'missing_redirect_uris'
+  | 'domain_not_allowed'
+  | 'timeout'
+  | 'too_large'
+  | 'forbidden_address';
+
+/**
+ * A validated client metadata document (MCP 2025-11-25, draft-ietf-oauth-client-id-metadata-document).
+ * `client_id` equals the URL it was fetched from.
+ */
+export interface ClientMetadataDocument {
+  readonly client_id: string;
+  readonly client_name: string;
+  readonly redirect_uris: readonly string[];
+  readonly client_uri?: string;
+  readonly logo_uri?: string;
+  readonly grant_types?: readonly string[];
+  readonly response_types?: readonly string[];
+  readonly token_endpoint_auth_method?: string;
+  readonly scope?: string;
+}
+
+/**
+ * The outcome of resolving a metadata-document client id. `cached` is true when no network request was made
+ * (or a 304 revalidated the entry). On failure, `description` is safe to show the client; `detail` is for the
+ * log only.
+ */
+export type CimdResolution =
+  | { readonly ok: true; readonly document: ClientMetadataDocument; readonly cached: boolean }
+  | {
+      readonly ok: false;
+      readonly error: CimdErrorCode;
+      readonly description: string;
+      readonly detail?: string;
+    };
+
+/**
+ * Resolves `https` client ids to their metadata documents. The authorization server calls it with the
+ * tenant's domain allowlist; the allowlist is checked before any network request.
+ *
+ * @example
+ * ```ts
+ * const resolution = await resolver.resolve('https://app.example/oauth/client.json', { allowedDomains: ['app.example'] });
+ * if (!resolution.ok) return invalidClient(resolution.description);
+ * ```
+ */
+export interface CimdResolver {
+  resolve(clientId: string, context: { readonly allowedDomains: readonly string[] }): Promise<CimdResolution>;
+}

@@ -1,0 +1,49 @@
+import type { CimdErrorCode } from './cimd/types.js';
+
+/** Attributes of one `mcp_auth.events` count: one per handler invocation; absent attributes are omitted. */
+export interface AuthEventAttributes {
+  readonly endpoint:
+    | 'authorize'
+    | 'consent'
+    | 'token'
+    | 'register'
+    | 'revoke'
+    | 'introspect'
+    | 'metadata'
+    | 'jwks';
+  readonly status: number;
+  readonly grant_type?: string;
+  readonly client_type?: 'metadata_document' | 'registered';
+  readonly error_code?: string;
+}
+
+/** Attributes of one `mcp_auth.cimd.fetches` count: one per metadata-document resolution attempt. */
+export interface CimdFetchAttributes {
+  readonly status: 'success' | 'error';
+  readonly cached: boolean;
+  readonly cimd_error?: CimdErrorCode;
+}
+
+/**
+ * Where the authorization server reports its counters. The default does nothing; the OpenTelemetry
+ * implementation records `mcp_auth.events` and `mcp_auth.cimd.fetches`.
+ *
+ * @example
+ * ```ts
+ * metrics.event({ endpoint: 'token', status: 200, grant_type: 'refresh_token', client_type: 'registered' });
+ * ```
+ */
+export interface AuthMetrics {
+  event(attributes: AuthEventAttributes): void;
+  cimdFetch(attributes: CimdFetchAttributes): void;
+}
+
+/**
+ * Metrics that record nothing: the default.
+ *
+ * @example
+ * ```ts
+ * const metrics = options.metrics ?? noopMetrics;
+ * ```
+ */
+export const noopMetrics: AuthMetrics = Object.freeze({ event: () => {}, cimdFetch: () => {} });
