@@ -4,3 +4,5 @@ export type { ReadRequestOptions } from './request.js';
 export { BodyTooLargeError, clientIp, readRequest } from './request.js';
 export type { RouteHandler, RouteParams, Router } from './router.js';
 export { createRouter } from './router.js';
+export type { RunningServer, ServeOptions } from './serve.js';
+export { serve } from './serve.js';
