@@ -1,0 +1,71 @@
+import type { PostgresPool } from './database.js';
+import { withTransaction } from './database.js';
+import { PostgresStoreError } from './errors.js';
+
+/** One forward-only schema step. Versions of a component start at 1 and increase by one. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+// One fixed advisory-lock key for all Keyhold migrations, so two instances starting at once take turns.
+const MIGRATION_LOCK_KEY = 0x6b657968; // "keyh"
+
+/**
+ * Applies the pending migrations of one component in one transaction under an advisory lock, so several
+ * instances may start at once. Migrations only add; a database migrated by newer code, or whose recorded
+ * names differ from the code's, is refused.
+ *
+ * @example
+ * ```ts
+ * await migratePostgres(pool, 'claims', [{ version: 1, name: 'create claims', sql: 'CREATE TABLE …' }]);
+ * ```
+ */
+export async function migratePostgres(
+  pool: PostgresPool,
+  component: string,
+  migrations: readonly Migration[],
+): Promise<void> {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new PostgresStoreError(
+        'ERR_MIGRATION_ORDER',
+        `${component} migrations must be numbered 1, 2, 3… in order`,
+      );
+    }
+  });
+  await withTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS keyhold_migrations (
+      component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`);
+    const { rows } = await client.query<{ version: number; name: string }>(
+      'SELECT version, name FROM keyhold_migrations WHERE component = $1 ORDER BY version',
+      [component],
+    );
+    for (const row of rows) {
+      const known = migrations[row.version - 1];
+      if (known === undefined) {
+        throw new PostgresStoreError(
+          'ERR_DATABASE_NEWER',
+          `the ${component} schema is at version ${row.version}, newer than this code knows; upgrade Keyhold`,
+        );
+      }
+      if (known.name !== row.name) {
+        throw new PostgresStoreError(
+          'ERR_MIGRATION_DRIFT',
+          `${component} migration ${row.version} was "${row.name}", code has "${known.name}"`,
+        );
+      }
+    }
+    for (const migration of migrations.slice(rows.length)) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO keyhold_migrations (component, version, name) VALUES ($1, $2, $3)', [
+        component,
+        migration.version,
+        migration.name,
+      ]);
+    }
+  });
+}

@@ -1,0 +1,30 @@
+import Database from 'libsql';
+
+/** The synchronous SQLite handle the stores use (libsql's better-sqlite3-compatible API). */
+export type SqliteDatabase = InstanceType<typeof Database>;
+
+/** Options of {@link openSqliteDatabase}. */
+export interface OpenSqliteOptions {
+  /** How long a writer waits for another process's lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) one SQLite database file in WAL mode, so readers never block the writer and
+ * a crashed process loses no committed transaction. Pass `':memory:'` for a throwaway database.
+ *
+ * @example
+ * ```ts
+ * const db = openSqliteDatabase('.keyhold/keyhold.db');
+ * const oauth = createSqliteOAuthStorage(db);
+ * ```
+ */
+export function openSqliteDatabase(path: string, options: OpenSqliteOptions = {}): SqliteDatabase {
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  // NORMAL is durable against a process crash in WAL mode; only an OS crash can lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  return db;
+}

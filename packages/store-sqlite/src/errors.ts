@@ -1,0 +1,15 @@
+import { KeyholdError } from '@keyhold/core';
+
+/** Codes of {@link SqliteStoreError}. */
+export type SqliteStoreErrorCode = 'ERR_MIGRATION_ORDER' | 'ERR_MIGRATION_DRIFT' | 'ERR_DATABASE_NEWER';
+
+/**
+ * Raised when the database and the code disagree about the schema: a store refuses to run rather than
+ * guess.
+ *
+ * @example
+ * ```ts
+ * try { openSqliteDatabase(path); } catch (e) { if (e instanceof SqliteStoreError && e.code === 'ERR_DATABASE_NEWER') … }
+ * ```
+ */
+export class SqliteStoreError extends KeyholdError<SqliteStoreErrorCode> {}

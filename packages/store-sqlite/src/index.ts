@@ -1,0 +1,6 @@
+export type { OpenSqliteOptions, SqliteDatabase } from './database.js';
+export { openSqliteDatabase } from './database.js';
+export type { SqliteStoreErrorCode } from './errors.js';
+export { SqliteStoreError } from './errors.js';
+export type { Migration } from './migrations.js';
+export { migrateSqlite } from './migrations.js';
