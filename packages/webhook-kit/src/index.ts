@@ -6,7 +6,7 @@ export type { WebhookErrorCode } from './errors.js';
 export { WebhookError } from './errors.js';
 export type { MemoryReplayCacheOptions } from './memory-store.js';
 export { createMemoryReplayCache } from './memory-store.js';
-export type { WebhookMetadata } from './metadata.js';
+export type { WebhookMetadata, WebhookParams } from './metadata.js';
 export { DEFAULT_REDACTED_HEADERS, REDACTED } from './metadata.js';
 export type { WebhookErrorBodyCode, WebhookResponseBody } from './responses.js';
 export { createGitHubVerifier } from './signatures/github.js';

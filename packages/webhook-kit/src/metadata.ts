@@ -20,6 +20,23 @@ export interface WebhookMetadata {
 }
 
 /**
+ * The parameter object a webhook method receives: the body's fields plus `_webhook`. Body fields are
+ * strings for a form body and any JSON value for a JSON body; type `Fields` as the sender documents them
+ * (and validate them in the method: they come from the network).
+ *
+ * @example
+ * ```ts
+ * async handlePush(params: WebhookParams<{ ref?: unknown }>) {
+ *   if (typeof params.ref !== 'string') throw new Error('ref missing');
+ *   return { branch: params.ref, at: params._webhook.timestamp };
+ * }
+ * ```
+ */
+export type WebhookParams<Fields extends object = Record<string, unknown>> = Fields & {
+  readonly _webhook: WebhookMetadata;
+};
+
+/**
  * The value that stands in for a secret-bearing header in {@link WebhookMetadata.headers}.
  *
  * @example

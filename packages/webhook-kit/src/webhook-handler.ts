@@ -172,6 +172,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     // about which modules and methods exist. Signature-verified routes authenticate by their signature.
     if (secret !== undefined && (route === undefined || route.requireSharedSecret)) {
       if (!constantTimeEqual(request.headers['x-webhook-secret'] ?? '', secret)) {
+        logger.debug(
+          { path: request.path, ip: request.ip },
+          'webhook refused: missing or wrong X-Webhook-Secret',
+        );
         return errorResult(401, 'unauthorized', 'a valid X-Webhook-Secret header is required');
       }
     }

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverWebhookRoutes, type ToolModule } from '../src/discovery.js';
 import { WebhookError } from '../src/errors.js';
@@ -213,5 +216,47 @@ describe('options: validated once at creation', () => {
       );
       expect(error.code, JSON.stringify(config)).toBe('ERR_INVALID_OPTIONS');
     }
+  });
+});
+
+describe('discovery: each source file is parsed once, at registration', () => {
+  it('keeps serving the routes it found even if the file changes afterwards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-kit-'));
+    const sourcePath = join(dir, 'deploys.ts');
+    writeFileSync(
+      sourcePath,
+      'export class Deploys {\n  /** @webhook deploy/started */\n  started() {}\n}\n',
+    );
+    class Deploys {
+      started(): string {
+        return 'started';
+      }
+    }
+    const handler = createWebhookHandler({
+      modules: [{ id: 'd', name: 'deploys', sourcePath, instance: new Deploys() }],
+    });
+    writeFileSync(sourcePath, 'export class Deploys {\n  /** @webhook other/path */\n  started() {}\n}\n');
+    const request = { method: 'POST', query: '', headers: {}, body: '' };
+    expect((await handler({ ...request, path: '/webhook/deploys/deploy/started' })).status).toBe(200);
+    expect((await handler({ ...request, path: '/webhook/deploys/other/path' })).status).toBe(404);
+  });
+
+  it('exposes a method once per @webhook tag it carries', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-kit-'));
+    const sourcePath = join(dir, 'alias.ts');
+    writeFileSync(
+      sourcePath,
+      'export class Alias {\n  /**\n   * @webhook v1/push\n   * @webhook v2/push\n   */\n  push() {}\n}\n',
+    );
+    class Alias {
+      push(): string {
+        return 'push';
+      }
+    }
+    const routes = discoverWebhookRoutes([{ id: 'a', name: 'alias', sourcePath, instance: new Alias() }]);
+    expect(routes.map((route) => `${route.key}→${route.method}`)).toEqual([
+      'alias/v1/push→push',
+      'alias/v2/push→push',
+    ]);
   });
 });

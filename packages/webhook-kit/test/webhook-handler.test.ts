@@ -138,6 +138,20 @@ describe('responses: one JSON shape, 404 and 405', () => {
     expect(String(line?.fields['err'])).toContain('hunter2');
   });
 
+  it('answers 500 when the result cannot be serialised as JSON, and logs it', async () => {
+    const logger = recordingLogger();
+    const handler = createWebhookHandler({
+      modules: [{ id: 'm', name: 'odd', instance: { handleBig: async () => ({ big: 10n }) } }],
+      logger,
+    });
+    const response = await postJson(`${await serve(handler)}/webhook/odd/handleBig`, {});
+    expect(response.status).toBe(500);
+    expect((await response.json()).error).toBe('server_error');
+    expect(logger.lines.some((line) => line.level === 'error' && line.fields['method'] === 'handleBig')).toBe(
+      true,
+    );
+  });
+
   it('keeps serving after a method threw', async () => {
     const base = await serveWebhooks();
     await postJson(`${base}/webhook/github/handleFailure`, {});
