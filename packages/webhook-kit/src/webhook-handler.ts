@@ -39,6 +39,13 @@ export interface WebhookHandlerOptions {
 
 /**
  * A webhook handler: a Keyhold `Handler` to mount at the base path, with the routes it serves.
+ *
+ * @example
+ * ```ts
+ * const webhooks: WebhookHandler = createWebhookHandler({ modules });
+ * logger.info({ routes: webhooks.routes.map((route) => route.key) }, 'webhooks ready');
+ * const result = await webhooks(request);
+ * ```
  */
 export interface WebhookHandler {
   (request: HandlerRequest): Promise<HandlerResult>;

@@ -372,6 +372,14 @@ describe('authentication: SVC_WEBHOOK_SECRET', () => {
     }
   });
 
+  it('refuses before reading the body: a malformed body without the secret is a 401, not a 400', async () => {
+    const base = await serveWebhooks({ secret: SECRET });
+    expect((await postJson(`${base}/webhook/github/handleEcho`, '{"a":')).status).toBe(401);
+    expect(
+      (await postJson(`${base}/webhook/github/handleEcho`, '{"a":', { 'x-webhook-secret': SECRET })).status,
+    ).toBe(400);
+  });
+
   it('calls the method when X-Webhook-Secret equals the secret', async () => {
     const base = await serveWebhooks({ secret: SECRET });
     const response = await postJson(`${base}/webhook/github/sync`, {}, { 'x-webhook-secret': SECRET });
