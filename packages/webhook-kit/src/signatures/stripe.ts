@@ -1,0 +1,49 @@
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@keyhold/core';
+import type { SignatureVerifier, StripeSignatureVerification } from './types.js';
+
+const TIMESTAMP = /^\d{1,12}$/;
+
+/**
+ * Compiles a Stripe verifier: `Stripe-Signature` carries `t=<seconds>` and one or more `v1=<hex>`; a `v1`
+ * must equal the hex HMAC-SHA256 of `${t}.${body}` keyed with one of the endpoint secrets (the whole
+ * `whsec_…` string, as Stripe uses it), compared in constant time, and `t` must be within the tolerance.
+ * Unlike Stripe's own library, a timestamp too far in the future is refused too.
+ *
+ * @example
+ * ```ts
+ * const verify = createStripeVerifier({ scheme: 'stripe', secrets: ['whsec_…'] });
+ * verify(request.headers, request.body, clock.now()).ok;
+ * ```
+ */
+export function createStripeVerifier(config: StripeSignatureVerification): SignatureVerifier {
+  const secrets = [...config.secrets];
+  const toleranceSeconds = config.toleranceSeconds ?? 300;
+  return (headers, body, nowMs) => {
+    const header = headers['stripe-signature'];
+    if (header === undefined) return { ok: false, reason: 'missing Stripe-Signature header' };
+    let timestamp: string | undefined;
+    const presented: string[] = [];
+    for (const item of header.split(',')) {
+      const eq = item.indexOf('=');
+      if (eq === -1) continue;
+      const name = item.slice(0, eq).trim();
+      const value = item.slice(eq + 1).trim();
+      if (name === 't' && timestamp === undefined) timestamp = value;
+      else if (name === 'v1') presented.push(value);
+    }
+    if (timestamp === undefined || !TIMESTAMP.test(timestamp) || presented.length === 0) {
+      return { ok: false, reason: 'Stripe-Signature lacks t or v1' };
+    }
+    if (Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceSeconds) {
+      return { ok: false, reason: 'Stripe-Signature timestamp is outside the tolerance' };
+    }
+    const content = `${timestamp}.${body}`;
+    let matched = false;
+    for (const secret of secrets) {
+      const expected = createHmac('sha256', secret).update(content, 'utf8').digest('hex');
+      for (const signature of presented) if (constantTimeEqual(signature, expected)) matched = true;
+    }
+    return matched ? { ok: true } : { ok: false, reason: 'no Stripe-Signature v1 matches' };
+  };
+}

@@ -1,0 +1,271 @@
+import type { Clock, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
+import { constantTimeEqual, parseQuery, silentLogger, systemClock } from '@keyhold/core';
+import { bodyKind, parseBody } from './body.js';
+import { discoverWebhookRoutes, type ToolModule, type WebhookRoute } from './discovery.js';
+import { WebhookError } from './errors.js';
+import { createMemoryReplayCache } from './memory-store.js';
+import { DEFAULT_REDACTED_HEADERS, redactHeaders, type WebhookMetadata } from './metadata.js';
+import { duplicateResult, errorResult, successResult } from './responses.js';
+import type { SignatureVerification, SignatureVerifier } from './signatures/types.js';
+import { createSignatureVerifier } from './signatures/verifier.js';
+import type { ReplayCache } from './storage.js';
+
+/** Options of {@link createWebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /** The tool modules whose methods may be exposed. */
+  modules: readonly ToolModule[];
+  /**
+   * The shared secret every request must carry in `X-Webhook-Secret` (the host maps `SVC_WEBHOOK_SECRET`
+   * here). `undefined`: no requirement, and one warning is logged at creation.
+   */
+  secret?: string | undefined;
+  /** Expose methods whose name starts with `handle` without a tag (default `true`). */
+  exposeHandlePrefix?: boolean;
+  /** Signature verification per route, keyed by `'<module>/<path>'` (the URL after the base path). */
+  signatures?: Readonly<Record<string, SignatureVerification>>;
+  /** Largest body accepted, in bytes (default 1 MiB); larger ones get 413. */
+  bodyLimitBytes?: number;
+  /** The path the handler is mounted at (default `/webhook`). */
+  basePath?: string;
+  /** Header names (any case) whose values methods never see (default {@link DEFAULT_REDACTED_HEADERS}). */
+  redactHeaders?: readonly string[];
+  /** Remembers accepted Standard Webhooks ids (default: a memory cache of this process). */
+  replayCache?: ReplayCache;
+  /** Source of the receipt time and of signature tolerance checks (default the system clock). */
+  clock?: Clock;
+  /** Receives a warning at creation without a secret, and an error line when a method throws. */
+  logger?: Logger;
+}
+
+/**
+ * A webhook handler: a Keyhold `Handler` to mount at the base path, with the routes it serves.
+ *
+ * @example
+ * ```ts
+ * const webhooks: WebhookHandler = createWebhookHandler({ modules });
+ * logger.info({ routes: webhooks.routes.map((route) => route.key) }, 'webhooks ready');
+ * const result = await webhooks(request);
+ * ```
+ */
+export interface WebhookHandler {
+  (request: HandlerRequest): Promise<HandlerResult>;
+  /** The routes discovered at creation, in registration order. */
+  readonly routes: readonly WebhookRoute[];
+}
+
+interface CompiledRoute extends WebhookRoute {
+  readonly instance: object;
+  readonly verify?: SignatureVerifier;
+  readonly requireSharedSecret: boolean;
+}
+
+const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+const DEFAULT_BASE_PATH = '/webhook';
+const POST_ONLY = Object.freeze({ allow: 'POST' });
+
+function invalid(message: string): WebhookError {
+  return new WebhookError('ERR_INVALID_OPTIONS', message);
+}
+
+function isOverLimit(body: string, limitBytes: number): boolean {
+  // A UTF-16 code unit encodes to at most 3 UTF-8 bytes, so short bodies skip the byte count.
+  if (body.length * 3 <= limitBytes) return false;
+  return Buffer.byteLength(body, 'utf8') > limitBytes;
+}
+
+/**
+ * The route key of a request path, or `undefined` when the path is not under the base path or a segment
+ * is not decodable. Segments are percent-decoded; one that decodes to `/` never matches.
+ */
+function routeKeyOf(path: string, prefix: string): string | undefined {
+  if (!path.startsWith(prefix)) return undefined;
+  const rest = path.slice(prefix.length);
+  if (!rest.includes('%')) return rest;
+  const segments = rest.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segments[i]!);
+    } catch {
+      return undefined;
+    }
+    if (decoded.includes('/')) return undefined;
+    segments[i] = decoded;
+  }
+  return segments.join('/');
+}
+
+/**
+ * Creates the webhook handler of Area D: `POST {basePath}/<module>/<method-or-path>` calls the tool-module
+ * method with the body's fields plus `_webhook` metadata, and answers `{ ok: true, result }`. Routes are
+ * discovered once, here (see {@link discoverWebhookRoutes}); options are validated here too, and a
+ * {@link WebhookError} is thrown for bad ones. Requests never throw: every refusal is a JSON error
+ * result (401, 404, 405 with `Allow: POST`, 413, 415, 400), and a method that throws gets a generic 500
+ * while the error goes to the logger.
+ *
+ * @example
+ * ```ts
+ * const webhooks = createWebhookHandler({
+ *   modules: [{ id: 'mod_gh', name: 'github', sourcePath: '/srv/modules/github.ts', instance: github }],
+ *   secret: process.env.SVC_WEBHOOK_SECRET,
+ *   logger,
+ * });
+ * router.on(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
+ * ```
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  if (!Array.isArray(options.modules)) throw invalid('modules must be an array of tool modules');
+  const secret = options.secret;
+  if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
+    throw invalid('secret must be a non-empty string, or undefined for no shared secret');
+  }
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
+    throw invalid('bodyLimitBytes must be a positive integer');
+  }
+  const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
+  if (!basePath.startsWith('/') && basePath !== '') throw invalid('basePath must start with "/"');
+  const prefix = `${basePath}/`;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const replayCache = options.replayCache ?? createMemoryReplayCache();
+  const redacted = new Set((options.redactHeaders ?? DEFAULT_REDACTED_HEADERS).map((h) => h.toLowerCase()));
+
+  const discovered = discoverWebhookRoutes(options.modules, {
+    exposeHandlePrefix: options.exposeHandlePrefix ?? true,
+  });
+  const instances = new Map(options.modules.map((module) => [module.name, module.instance]));
+  const signatures = options.signatures ?? {};
+  const known = new Set(discovered.map((route) => route.key));
+  for (const key of Object.keys(signatures)) {
+    if (!known.has(key)) {
+      throw new WebhookError(
+        'ERR_UNKNOWN_ROUTE',
+        `signatures["${key}"] names no route; routes are: ${[...known].join(', ') || '(none)'}`,
+      );
+    }
+  }
+  const routes = new Map<string, CompiledRoute>();
+  for (const route of discovered) {
+    const config = Object.hasOwn(signatures, route.key) ? signatures[route.key] : undefined;
+    routes.set(route.key, {
+      ...route,
+      instance: instances.get(route.module)!,
+      ...(config !== undefined ? { verify: createSignatureVerifier(config, route.key) } : {}),
+      requireSharedSecret: config === undefined || config.requireSharedSecret === true,
+    });
+  }
+
+  if (secret === undefined) {
+    logger.warn(
+      { routes: discovered.length },
+      'webhook endpoints accept unauthenticated requests: no shared secret is configured (SVC_WEBHOOK_SECRET)',
+    );
+  }
+
+  async function invoke(route: CompiledRoute, params: Record<string, unknown>): Promise<unknown> {
+    const method = (route.instance as Record<string, unknown>)[route.method];
+    if (typeof method !== 'function')
+      throw new TypeError(`${route.module}.${route.method} is not a function`);
+    return await method.call(route.instance, params);
+  }
+
+  async function handle(request: HandlerRequest): Promise<HandlerResult> {
+    const receivedAt = clock.now();
+    const key = routeKeyOf(request.path, prefix);
+    const route = key === undefined ? undefined : routes.get(key);
+
+    // The shared secret is checked before the route is looked up, so a caller without it learns nothing
+    // about which modules and methods exist. Signature-verified routes authenticate by their signature.
+    if (secret !== undefined && (route === undefined || route.requireSharedSecret)) {
+      if (!constantTimeEqual(request.headers['x-webhook-secret'] ?? '', secret)) {
+        logger.debug(
+          { path: request.path, ip: request.ip },
+          'webhook refused: missing or wrong X-Webhook-Secret',
+        );
+        return errorResult(401, 'unauthorized', 'a valid X-Webhook-Secret header is required');
+      }
+    }
+    if (route === undefined) return errorResult(404, 'not_found', 'no webhook at this path');
+    if (request.method !== 'POST') {
+      return errorResult(405, 'method_not_allowed', 'webhooks accept POST only', POST_ONLY);
+    }
+    if (isOverLimit(request.body, bodyLimitBytes)) {
+      return errorResult(413, 'payload_too_large', `the body exceeds ${bodyLimitBytes} bytes`);
+    }
+    const kind = bodyKind(request.headers['content-type'], request.body);
+    if (kind === undefined) {
+      return errorResult(
+        415,
+        'unsupported_media_type',
+        'send application/json or application/x-www-form-urlencoded',
+      );
+    }
+    let replayKey: string | undefined;
+    let replayExpiresAt = 0;
+    if (route.verify !== undefined) {
+      const outcome = route.verify(request.headers, request.body, receivedAt);
+      if (!outcome.ok) {
+        logger.debug({ route: route.key, reason: outcome.reason }, 'webhook signature refused');
+        return errorResult(401, 'invalid_signature', outcome.reason);
+      }
+      if (outcome.replay !== undefined) {
+        replayKey = `${route.key}#${outcome.replay.id}`;
+        replayExpiresAt = outcome.replay.expiresAt;
+      }
+    }
+    const body = parseBody(kind, request.body);
+    if (!body.ok) return errorResult(400, 'invalid_request', body.message);
+    const query = parseQuery(request.query, { maxParameters: 1000 });
+    if (!query.ok) return errorResult(400, 'invalid_request', `query: ${query.message}`);
+
+    if (replayKey !== undefined && !(await replayCache.claim(replayKey, replayExpiresAt, receivedAt))) {
+      logger.debug({ route: route.key }, 'duplicate webhook delivery dropped');
+      return duplicateResult();
+    }
+    const metadata: WebhookMetadata = {
+      method: 'POST',
+      headers: redactHeaders(request.headers, redacted),
+      query: { ...query.params },
+      timestamp: Math.floor(receivedAt / 1000),
+    };
+    const params = body.fields;
+    params['_webhook'] = metadata;
+
+    let result: unknown;
+    try {
+      result = await invoke(route, params);
+    } catch (error) {
+      logger.error(
+        {
+          err: error,
+          moduleId: route.moduleId,
+          module: route.module,
+          method: route.method,
+          route: route.key,
+        },
+        'webhook method threw',
+      );
+      // The delivery was not processed, so its retry must not be dropped as a duplicate.
+      if (replayKey !== undefined) await replayCache.release(replayKey);
+      return errorResult(500, 'server_error', 'the webhook method failed');
+    }
+    try {
+      return successResult(result);
+    } catch (error) {
+      logger.error(
+        {
+          err: error,
+          moduleId: route.moduleId,
+          module: route.module,
+          method: route.method,
+          route: route.key,
+        },
+        'webhook method returned a value that is not JSON-serialisable',
+      );
+      return errorResult(500, 'server_error', 'the webhook method failed');
+    }
+  }
+
+  return Object.assign(handle, { routes: Object.freeze(discovered) });
+}
