@@ -7,9 +7,15 @@ export interface RedisRateLimiter {
   reset(key: string): Promise<void>;
 }
 
-// INCR and the expiry of a new window in one atomic step, so a crash between them cannot leave a counter
-// that never expires.
-const INCREMENT_SCRIPT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
+// A window is the hash {count, expiresAt}; a window whose expiresAt is at or before the caller's `now` is
+// over and a new one starts. Check, reset and increment run as one atomic step.
+const INCREMENT_SCRIPT = `
+local expires = redis.call('HGET', KEYS[1], 'expiresAt')
+if expires and tonumber(expires) > tonumber(ARGV[2]) then return redis.call('HINCRBY', KEYS[1], 'count', 1) end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'count', 1, 'expiresAt', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
 
 /**
  * Fixed-window request counters shared by every instance, so a client cannot multiply its budget by
@@ -27,7 +33,14 @@ export function createRedisRateLimiter(
   const prefix = `${options.keyPrefix ?? 'keyhold:'}rate:`;
   return {
     async increment(key, expiresAt, nowMs) {
-      return (await redis.eval(INCREMENT_SCRIPT, 1, prefix + key, ttlMs(nowMs, expiresAt))) as number;
+      return (await redis.eval(
+        INCREMENT_SCRIPT,
+        1,
+        prefix + key,
+        expiresAt,
+        nowMs,
+        ttlMs(nowMs, expiresAt),
+      )) as number;
     },
     async reset(key) {
       await redis.del(prefix + key);

@@ -13,13 +13,25 @@ export interface RedisRefreshLock {
   release(key: string, token: string): Promise<boolean>;
 }
 
-// Deletes the lease only when it still holds the caller's token, so a holder whose lease expired cannot
-// free the lease of the process that took it over.
-const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+// A lease is the hash {token, expiresAt}. It is free when absent or when its expiresAt is at or before the
+// caller's `now`; Redis's TTL only reclaims abandoned keys.
+const ACQUIRE_SCRIPT = `
+local expires = redis.call('HGET', KEYS[1], 'expiresAt')
+if expires and tonumber(expires) > tonumber(ARGV[3]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'expiresAt', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+// Frees the lease only for the holder of its token, so a holder whose lease expired cannot free the lease
+// of the process that took it over.
+const RELEASE_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 /**
- * A cross-process lease for single-flight token refresh: `SET key token NX PX ttl` to acquire, a
- * compare-and-delete script to release. The holder re-reads the grant after acquiring.
+ * A cross-process lease for single-flight token refresh: an atomic check-and-set to acquire, a
+ * compare-and-delete to release. The holder re-reads the grant after acquiring.
  *
  * @example
  * ```ts
@@ -34,12 +46,19 @@ export function createRedisRefreshLock(
   return {
     async acquire(key, now, expiresAt) {
       const token = randomToken(18);
-      const set = await redis.set(prefix + key, token, 'PX', ttlMs(now, expiresAt), 'NX');
-      return set === 'OK' ? token : undefined;
+      const acquired = await redis.eval(
+        ACQUIRE_SCRIPT,
+        1,
+        prefix + key,
+        token,
+        expiresAt,
+        now,
+        ttlMs(now, expiresAt),
+      );
+      return acquired === 1 ? token : undefined;
     },
     async release(key, token) {
-      const deleted = (await redis.eval(RELEASE_SCRIPT, 1, prefix + key, token)) as number;
-      return deleted === 1;
+      return (await redis.eval(RELEASE_SCRIPT, 1, prefix + key, token)) === 1;
     },
   };
 }

@@ -7,9 +7,17 @@ export interface RedisReplayCache {
   release(key: string): Promise<void>;
 }
 
+// The value is the record's expiresAt, compared with the caller's `now` (stores never read a clock of their
+// own); Redis's own TTL only reclaims the key. Check and set run as one atomic step.
+const CLAIM_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current and tonumber(current) > tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1`;
+
 /**
- * Remembers accepted webhook ids across instances (`SET key 1 NX PX ttl`): of concurrent deliveries of one
- * id, exactly one is processed.
+ * Remembers accepted webhook ids across instances: of concurrent deliveries of one id, exactly one is
+ * processed.
  *
  * @example
  * ```ts
@@ -23,8 +31,8 @@ export function createRedisReplayCache(
   const prefix = `${options.keyPrefix ?? 'keyhold:'}webhook-id:`;
   return {
     async claim(key, expiresAt, now) {
-      if (expiresAt <= now) return false;
-      return (await redis.set(prefix + key, '1', 'PX', ttlMs(now, expiresAt), 'NX')) === 'OK';
+      const claimed = await redis.eval(CLAIM_SCRIPT, 1, prefix + key, expiresAt, now, ttlMs(now, expiresAt));
+      return claimed === 1;
     },
     async release(key) {
       await redis.del(prefix + key);
