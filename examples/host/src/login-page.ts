@@ -1,5 +1,5 @@
-import { escapeHtml, htmlResult, parseForm, parseQuery, redirectResult } from '@keyhold/core';
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import { escapeHtml, htmlResult, parseForm, parseQuery, redirectResult } from '@keyhold/core';
 import type { SessionCookies } from './session.js';
 
 const USER_ID = /^[a-zA-Z0-9._@-]{1,64}$/;
@@ -47,7 +47,8 @@ export function createDevLogin(options: { baseUrl: string; sessions: SessionCook
     if (!form.ok) return htmlResult(400, page('/', form.message));
     const returnTo = safeReturnTo(form.params['return_to'], options.baseUrl);
     const user = form.params['user'] ?? '';
-    if (!USER_ID.test(user)) return htmlResult(400, page(returnTo, 'User ids are 1–64 letters, digits, ".", "_", "@" or "-".'));
+    if (!USER_ID.test(user))
+      return htmlResult(400, page(returnTo, 'User ids are 1–64 letters, digits, ".", "_", "@" or "-".'));
     return redirectResult(returnTo, { 'set-cookie': options.sessions.issue(user, options.now()) });
   };
 }

@@ -26,7 +26,8 @@ export function loadSecrets(dataDir: string, env: Readonly<Record<string, string
   const secrets: HostSecrets = {
     sessionSecret: env['KEYHOLD_SESSION_SECRET'] ?? stored.sessionSecret ?? fresh(),
     stateSecret: env['KEYHOLD_STATE_SECRET'] ?? stored.stateSecret ?? fresh(),
-    vaultMasterKey: env['KEYHOLD_VAULT_MASTER_KEY'] ?? stored.vaultMasterKey ?? randomBytes(32).toString('base64'),
+    vaultMasterKey:
+      env['KEYHOLD_VAULT_MASTER_KEY'] ?? stored.vaultMasterKey ?? randomBytes(32).toString('base64'),
     providerClientSecret: stored.providerClientSecret ?? fresh(),
   };
   writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });

@@ -14,7 +14,10 @@ export interface SessionCookies {
 }
 
 /** Creates signed session cookies; the host's own, outside Keyhold, as the architecture says. */
-export function createSessionCookies(secret: string, options: { ttlMs?: number; secure?: boolean } = {}): SessionCookies {
+export function createSessionCookies(
+  secret: string,
+  options: { ttlMs?: number; secure?: boolean } = {},
+): SessionCookies {
   const ttlMs = options.ttlMs ?? 8 * 3600_000;
   const attributes = `Path=/; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}`;
   const sign = (payload: string): string => createHmac('sha256', secret).update(payload).digest('base64url');

@@ -1,0 +1,40 @@
+/**
+ * A tool module that talks to a third party: `whoAmI` yields an OAuth ask for the demo provider and gets a
+ * token back (or the MCP client is shown a login link); `onPush` is a webhook at a custom path.
+ */
+export class Activity {
+  private readonly pushes: { repository: string; ref: string }[] = [];
+
+  /**
+   * Records a push event from a Git host.
+   *
+   * @webhook github/push
+   */
+  async onPush(params: { repository?: { full_name?: unknown }; ref?: unknown }): Promise<{ recorded: number }> {
+    const repository = typeof params.repository?.full_name === 'string' ? params.repository.full_name : 'unknown';
+    const ref = typeof params.ref === 'string' ? params.ref : 'unknown';
+    this.pushes.push({ repository, ref });
+    return { recorded: this.pushes.length };
+  }
+
+  /** The push events received so far. */
+  recentPushes(): readonly { repository: string; ref: string }[] {
+    return this.pushes;
+  }
+
+  /**
+   * Asks for a token at the demo provider and reports who it belongs to. The `yield` evaluates to the access
+   * token string once the user has connected the provider.
+   */
+  async *whoAmI(): AsyncGenerator<{ ask: 'oauth'; provider: string; scopes: string[]; message: string }, string, string> {
+    const token: string = yield {
+      ask: 'oauth',
+      provider: 'demo-provider',
+      scopes: ['profile'],
+      message: 'Connect your demo-provider account so this tool can read your profile.',
+    };
+    const [, payload] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { sub?: string; iss?: string };
+    return `Connected to ${claims.iss ?? 'the provider'} as ${claims.sub ?? 'an unknown user'} (token ${token.slice(0, 8)}…)`;
+  }
+}
