@@ -1,0 +1,25 @@
+import type { Provider } from '../../src/provider.js';
+
+export function stdioProvider(id: string, overrides: Partial<Provider> = {}): Provider {
+  return {
+    id,
+    name: `Provider ${id}`,
+    description: `The ${id} test provider.`,
+    website: `https://example.com/${id}`,
+    recommended: 'stdio',
+    stdio: { command: 'npx', args: ['-y', `@example/${id}`] },
+    ...overrides,
+  };
+}
+
+export function httpProvider(id: string, overrides: Partial<Provider> = {}): Provider {
+  return {
+    id,
+    name: `Remote ${id}`,
+    description: `The ${id} remote provider.`,
+    website: `https://example.com/${id}`,
+    recommended: 'http',
+    http: { url: `https://mcp.example.com/${id}`, auth: 'oauth', docs: `https://example.com/${id}/docs` },
+    ...overrides,
+  };
+}
