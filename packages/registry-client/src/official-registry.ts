@@ -75,11 +75,13 @@ const KEYHOLD_META = 'dev.keyhold/provider';
 
 interface KeyholdMeta {
   id?: string;
+  description?: string;
   recommended?: 'stdio' | 'http';
   auth?: HttpAuth;
   docs?: string;
   notes?: string;
   setup?: ProviderSetup;
+  launch?: { command: string; args: string[] };
 }
 
 /** Options of {@link providerToServerJson}. */
@@ -261,14 +263,21 @@ export function providerToServerJson(
   let description = provider.description;
   if (description.length > 100) {
     description = `${description.slice(0, 99)}…`;
-    unmapped.push('description: shortened to the 100 characters the official registry accepts');
+    unmapped.push(
+      'description: shortened to the 100 characters the official registry accepts (full text in _meta)',
+    );
   }
   const meta: KeyholdMeta = {
     id: provider.id,
+    ...(description !== provider.description ? { description: provider.description } : {}),
     recommended: provider.recommended,
     ...(provider.http ? { auth: provider.http.auth, docs: provider.http.docs } : {}),
     ...(provider.http?.notes !== undefined ? { notes: provider.http.notes } : {}),
     ...(provider.stdio?.setup ? { setup: provider.stdio.setup } : {}),
+    // The exact launch line: package coordinates alone cannot say "-y" or "@latest".
+    ...(provider.stdio
+      ? { launch: { command: provider.stdio.command, args: [...provider.stdio.args] } }
+      : {}),
   };
   return {
     value: {
@@ -333,11 +342,13 @@ const serverJsonSchema = z.object({
 
 const keyholdMetaSchema = z.object({
   id: z.string().optional(),
+  description: z.string().optional(),
   recommended: z.enum(['stdio', 'http']).optional(),
   auth: z.enum(['bearer', 'oauth', 'basic']).optional(),
   docs: z.string().optional(),
   notes: z.string().optional(),
   setup: z.object({ description: z.string(), command: z.string(), needsSetup: z.boolean() }).optional(),
+  launch: z.object({ command: z.string(), args: z.array(z.string()) }).optional(),
 });
 
 function argumentValues(args: readonly ServerJsonArgument[] | undefined): string[] {
@@ -445,8 +456,10 @@ export function serverJsonToProvider(
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[^a-z0-9]+/, '');
 
-  let stdio: Provider['stdio'];
-  for (const pkg of entry.packages ?? []) {
+  let stdio: Provider['stdio'] = meta.launch
+    ? { command: meta.launch.command, args: meta.launch.args, ...(meta.setup ? { setup: meta.setup } : {}) }
+    : undefined;
+  for (const pkg of stdio ? [] : (entry.packages ?? [])) {
     if (pkg.transport.type !== 'stdio') {
       unmapped.push(
         `packages: "${pkg.identifier}" uses transport ${pkg.transport.type}, which needs a local port`,
@@ -501,7 +514,8 @@ export function serverJsonToProvider(
   const checked = parseProvider({
     id,
     name: entry.title ?? shortName,
-    description: entry.description === '' ? (entry.title ?? shortName) : entry.description,
+    description:
+      meta.description ?? (entry.description === '' ? (entry.title ?? shortName) : entry.description),
     website,
     recommended,
     ...(stdio ? { stdio } : {}),

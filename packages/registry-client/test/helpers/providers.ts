@@ -23,3 +23,8 @@ export function httpProvider(id: string, overrides: Partial<Provider> = {}): Pro
     ...overrides,
   };
 }
+
+/** The user-facing note of a client result, when it has one. */
+export function noteOf(result: object): string | undefined {
+  return 'note' in result && typeof result.note === 'string' ? result.note : undefined;
+}
