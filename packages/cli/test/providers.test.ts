@@ -7,6 +7,7 @@ import { createNodeListener } from '@keyhold/adapter-node';
 import type { Provider } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import manifest from '../package.json' with { type: 'json' };
 
 // The CLI runs as a real child process from its build output: build before testing.
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -63,13 +64,20 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
+const userAgents: (string | undefined)[] = [];
 let server: Server;
 let registryUrl: string;
 let downUrl: string;
 
 beforeAll(async () => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "pnpm --filter @keyhold/cli build" first`);
-  server = createServer(createNodeListener(createRegistryApi({ providers: remoteProviders })));
+  const api = createRegistryApi({ providers: remoteProviders });
+  server = createServer(
+    createNodeListener(async (request) => {
+      userAgents.push(request.headers['user-agent']);
+      return api(request);
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   registryUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // A port nobody listens on: bound once, then released.
@@ -85,6 +93,12 @@ afterAll(async () => {
 });
 
 describe('keyhold providers against a running registry', () => {
+  it('names itself keyhold-cli/<version> in the User-Agent', async () => {
+    userAgents.length = 0;
+    await run(['providers', 'get', 'acme-cloud', '--registry-url', registryUrl]);
+    expect(userAgents).toEqual([`keyhold-cli/${manifest.version}`]);
+  });
+
   it('lists the remote providers, with no note', async () => {
     const result = await run(['providers', 'list', '--registry-url', registryUrl]);
     expect(result.code).toBe(0);

@@ -281,6 +281,9 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   return {
     async getProvider(id) {
       const key = id.trim().toLowerCase();
+      if (key === '') {
+        return { kind: 'manual', providerId: id, note: 'An empty provider id names no provider.' };
+      }
       const cached = remoteList ? (remoteList[key] ?? null) : remoteProviders.get(key);
       let fromRemote: Provider | null | LocalSource;
       if (cached !== undefined) fromRemote = cached;
@@ -307,7 +310,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       if (fromRemote !== null && !('source' in fromRemote)) {
         return { kind: 'found', source: 'remote', provider: fromRemote };
       }
-      const localProvider = key === '' ? undefined : local[key];
+      const localProvider = local[key];
       if (localProvider) {
         const source =
           fromRemote === null ? fallback('not_found', `"${key}" is not in the registry`) : fromRemote;

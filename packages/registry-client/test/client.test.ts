@@ -90,6 +90,20 @@ describe('getProvider: remote first (rule 2)', () => {
   });
 });
 
+describe('getProvider: an empty id', () => {
+  it('answers manual without asking the registry', async () => {
+    let requests = 0;
+    server.use(
+      http.get(`${REGISTRY}/*`, () => {
+        requests += 1;
+        return HttpResponse.json(remote);
+      }),
+    );
+    expect(await client().getProvider('  ')).toMatchObject({ kind: 'manual' });
+    expect(requests).toBe(0);
+  });
+});
+
 describe('fallback to the local file (rule 3)', () => {
   it('on invalid JSON', async () => {
     server.use(http.get(`${REGISTRY}/api/providers/linear`, () => HttpResponse.text('<html>oops</html>')));

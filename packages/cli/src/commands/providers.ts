@@ -6,6 +6,7 @@ import {
   type RegistryClient,
   RegistryError,
 } from '@keyhold/registry-client';
+import manifest from '../../package.json' with { type: 'json' };
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 
@@ -198,6 +199,7 @@ export function createProvidersCommand(options: ProvidersCommandOptions = {}): C
         ...(options.readTimeoutMs !== undefined ? { readTimeoutMs: options.readTimeoutMs } : {}),
         debug: values.debug === true,
         logger: stderrLogger(io),
+        userAgent: `keyhold-cli/${manifest.version}`,
       });
     } catch (error) {
       if (error instanceof RegistryError && error.code === 'ERR_INVALID_OPTIONS') {
