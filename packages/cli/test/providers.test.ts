@@ -168,6 +168,15 @@ describe('keyhold providers against a running registry', () => {
     expect(result.stdout).toContain('Replace the placeholders in "args": <workspace>');
   });
 
+  it('add names the stdio alternative of a provider recommended over http', async () => {
+    const result = await run(['providers', 'add', 'github', '--registry-url', registryUrl]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"url": "https://api.githubcopilot.com/mcp/"');
+    expect(result.stdout).toContain(
+      'Also runs locally over stdio: docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN',
+    );
+  });
+
   it('add --json gives the block of an http provider with its auth and docs', async () => {
     const result = await run(['providers', 'add', 'acme-cloud', '--json', '--registry-url', registryUrl]);
     expect(result.code).toBe(0);

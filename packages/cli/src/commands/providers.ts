@@ -124,6 +124,11 @@ function addText(provider: Provider, entry: McpServerEntry): string {
     lines.push(`Setup${setup.needsSetup ? ' (required before first use)' : ''}: ${setup.description}`);
     lines.push(`  $ ${setup.command}`);
   }
+  if ('url' in entry && provider.stdio) {
+    lines.push(
+      `Also runs locally over stdio: ${launchLine(provider)} (see "keyhold providers get ${provider.id}")`,
+    );
+  }
   lines.push(`Website: ${provider.website}`);
   return `${lines.join('\n')}\n`;
 }
