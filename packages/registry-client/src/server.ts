@@ -1,2 +1,5 @@
-// A public entry point of this package; its issue fills it.
-export {};
+export type { MemoryRateLimiterOptions } from './server/memory-rate-limiter.js';
+export { createMemoryRateLimiter } from './server/memory-rate-limiter.js';
+export type { RegistryApiOptions } from './server/registry-api.js';
+export { createRegistryApi } from './server/registry-api.js';
+export type { RateLimiter } from './server/storage.js';

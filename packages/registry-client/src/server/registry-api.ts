@@ -1,0 +1,188 @@
+import type { Clock, Handler, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
+import { jsonResult, parseQuery, sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
+import { loadBundledProviders } from '../bundled-providers.js';
+import { RegistryError } from '../errors.js';
+import type { ProviderMap } from '../provider.js';
+import { parseProviderMap } from '../provider.js';
+import { createProviderIndex } from '../search.js';
+import { createMemoryRateLimiter } from './memory-rate-limiter.js';
+import type { RateLimiter } from './storage.js';
+
+/** Options of {@link createRegistryApi}. */
+export interface RegistryApiOptions {
+  /**
+   * The providers to serve: a map of id → Provider (raw JSON is fine; it is validated here). Default: the
+   * bundled `providers.json`. Invalid data throws {@link RegistryError} `ERR_INVALID_PROVIDERS` at creation.
+   */
+  providers?: unknown;
+  /** Counter store for the per-IP limit (default: {@link createMemoryRateLimiter}). */
+  rateLimiter?: RateLimiter;
+  /** Requests allowed per client IP per window (default 100, SPEC Limits). */
+  rateLimitPerWindow?: number;
+  /** Length of the rate-limit window in seconds (default 60). */
+  rateLimitWindowSeconds?: number;
+  /** `max-age` of the `Cache-Control` header on provider answers, in seconds (default 300, SPEC Limits). */
+  cacheMaxAgeSeconds?: number;
+  /** `Access-Control-Allow-Origin` value (default `*`: the data is public and read-only). */
+  corsOrigin?: string;
+  /** Source of time for the rate-limit windows (default: the system clock). */
+  clock?: Clock;
+  /** Receives a debug line per rejected request (never a request body). */
+  logger?: Logger;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new RegistryError('ERR_INVALID_OPTIONS', `${name} must be a positive integer`);
+  }
+  return value;
+}
+
+interface Prepared {
+  readonly body: string;
+  readonly etag: string;
+}
+
+function prepare(value: unknown): Prepared {
+  const body = JSON.stringify(value);
+  return { body, etag: `"${sha256Base64url(body)}"` };
+}
+
+// RFC 9110 §13.1.2: If-None-Match compares with the weak comparison, so a W/ prefix is ignored.
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}
+
+/**
+ * Creates the registry HTTP API (SPEC area E) as one Keyhold {@link Handler}. It routes the full paths
+ * itself: `GET /api/providers`, `/api/providers/search?q=`, `/api/providers/<id>` and `/health`, so a host
+ * mounts it under `/api/*` and `/health`. Answers carry `ETag` (304 on `If-None-Match`), `Cache-Control:
+ * public, max-age=300` and CORS headers; each client IP (`request.ip`, which the adapter derives, trusting a
+ * proxy header only when configured) gets 100 requests per minute, then 429 with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createNodeListener } from '@keyhold/adapter-node';
+ * const api = createRegistryApi({ providers: JSON.parse(readFileSync('providers.json', 'utf8')) });
+ * createServer(createNodeListener(api)).listen(8080);
+ * ```
+ */
+export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
+  const providers: ProviderMap =
+    options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
+  const limit = positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
+  const windowMs = positiveInteger('rateLimitWindowSeconds', options.rateLimitWindowSeconds, 60) * 1000;
+  const maxAge = positiveInteger('cacheMaxAgeSeconds', options.cacheMaxAgeSeconds, 300);
+  const rateLimiter = options.rateLimiter ?? createMemoryRateLimiter();
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const corsOrigin = options.corsOrigin ?? '*';
+  if (corsOrigin === '') throw new RegistryError('ERR_INVALID_OPTIONS', 'corsOrigin must not be empty');
+
+  const cors: Record<string, string> = {
+    'access-control-allow-origin': corsOrigin,
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': 'accept, if-none-match, user-agent',
+    'access-control-expose-headers': 'etag, retry-after',
+  };
+  const cacheable = { ...cors, 'cache-control': `public, max-age=${maxAge}` };
+  const uncacheable = { ...cors, 'cache-control': 'no-store' };
+
+  // The data never changes for the life of the API, so bodies and ETags are computed once.
+  const index = createProviderIndex(providers);
+  const list = prepare(providers);
+  const health = prepare({ status: 'ok' });
+  const single = new Map<string, Prepared>();
+  for (const provider of Object.values(providers)) single.set(provider.id, prepare(provider));
+
+  function answer(
+    request: HandlerRequest,
+    status: number,
+    prepared: Prepared,
+    cache = cacheable,
+  ): HandlerResult {
+    const headers = { ...cache, etag: prepared.etag };
+    if (status === 200 && etagMatches(request.headers['if-none-match'], prepared.etag)) {
+      return { status: 304, headers };
+    }
+    const result = jsonResult(status, undefined, headers);
+    return request.method === 'HEAD'
+      ? { status, headers: result.headers }
+      : { ...result, body: prepared.body };
+  }
+
+  function search(request: HandlerRequest): HandlerResult {
+    const query = parseQuery(request.query);
+    if (!query.ok) {
+      return jsonResult(400, { error: 'invalid_request', error_description: query.message }, uncacheable);
+    }
+    const q = query.params['q'];
+    if (q === undefined || q.trim() === '') {
+      return jsonResult(
+        400,
+        { error: 'invalid_request', error_description: 'the query parameter q is required' },
+        uncacheable,
+      );
+    }
+    const results = index.search(q);
+    return answer(request, 200, prepare({ results, query: q, count: results.length }));
+  }
+
+  async function limited(request: HandlerRequest): Promise<HandlerResult | undefined> {
+    const now = clock.now();
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const expiresAt = windowStart + windowMs;
+    // Without an address (a misconfigured adapter) every such request shares one budget: safe, and visible.
+    const ip = request.ip ?? 'unknown';
+    const count = await rateLimiter.increment(`${ip}:${windowStart}`, expiresAt, now);
+    if (count <= limit) return undefined;
+    const retryAfter = Math.max(1, Math.ceil((expiresAt - now) / 1000));
+    logger.debug({ ip, count, retryAfter }, 'registry rate limit exceeded');
+    return jsonResult(
+      429,
+      { error: 'rate_limited', error_description: `more than ${limit} requests; retry in ${retryAfter} s` },
+      { ...uncacheable, 'retry-after': String(retryAfter) },
+    );
+  }
+
+  return async (request) => {
+    const path =
+      request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+    const known = path === '/health' || path === '/api/providers' || path.startsWith('/api/providers/');
+    if (!known) return jsonResult(404, { error: 'not_found' }, uncacheable);
+    if (request.method === 'OPTIONS') {
+      return { status: 204, headers: { ...cors, 'access-control-max-age': '86400' } };
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return jsonResult(
+        405,
+        { error: 'method_not_allowed' },
+        { ...uncacheable, allow: 'GET, HEAD, OPTIONS' },
+      );
+    }
+    // Health probes come from load balancers at a steady rate; limiting them would report an outage.
+    if (path === '/health') return answer(request, 200, health, uncacheable);
+
+    const rejected = await limited(request);
+    if (rejected !== undefined) return rejected;
+
+    if (path === '/api/providers') return answer(request, 200, list);
+    const rest = path.slice('/api/providers/'.length);
+    if (rest === 'search') return search(request);
+    let id: string;
+    try {
+      id = decodeURIComponent(rest);
+    } catch {
+      id = rest;
+    }
+    const found = single.get(id.toLowerCase());
+    if (found !== undefined) return answer(request, 200, found);
+    return answer(request, 404, prepare({ error: 'provider_not_found', providerId: id }));
+  };
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryRateLimiter } from '../../src/server/memory-rate-limiter.js';
+import { describeRateLimiterConformance } from '../../src/testing.js';
+
+describeRateLimiterConformance('memory', () => createMemoryRateLimiter());
+
+describe('memory rate limiter: bounded memory', () => {
+  it('keeps at most maxKeys counters, dropping expired ones first', async () => {
+    const limiter = createMemoryRateLimiter({ maxKeys: 2 });
+    await limiter.increment('old', 1_000, 0);
+    await limiter.increment('live', 10_000, 0);
+    await limiter.increment('new', 10_000, 2_000);
+    expect(await limiter.increment('live', 10_000, 2_000)).toBe(2);
+    expect(await limiter.increment('new', 10_000, 2_000)).toBe(2);
+  });
+
+  it('evicts the oldest live counter when all are live', async () => {
+    const limiter = createMemoryRateLimiter({ maxKeys: 2 });
+    await limiter.increment('a', 10_000, 0);
+    await limiter.increment('b', 10_000, 0);
+    await limiter.increment('c', 10_000, 0);
+    expect(await limiter.increment('b', 10_000, 0)).toBe(2);
+    expect(await limiter.increment('a', 10_000, 0)).toBe(1);
+  });
+});
