@@ -14,8 +14,8 @@ import type {
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../src/index.js';
 
 export const BASE_URL = 'https://auth.example';
-export const ISSUER = `${BASE_URL}/tenant/demo`;
-export const RESOURCE = `${ISSUER}/mcp`;
+export const ISSUER: string = `${BASE_URL}/tenant/demo`;
+export const RESOURCE: string = `${ISSUER}/mcp`;
 export const REDIRECT_URI = 'https://app.example/callback';
 export const USER = 'user-1';
 
@@ -24,7 +24,9 @@ export interface TestServer {
   readonly storage: OAuthStorage;
   readonly clock: ManualClock;
   /** The live tenant config: tests may edit it between requests. */
-  readonly tenant: { -readonly [K in keyof TenantConfig]: TenantConfig[K] } & { signingKeys: SigningKeyConfig[] };
+  readonly tenant: { -readonly [K in keyof TenantConfig]: TenantConfig[K] } & {
+    signingKeys: SigningKeyConfig[];
+  };
   readonly events: AuthEventAttributes[];
 }
 
