@@ -12,9 +12,12 @@ function key(tenant: string, ...parts: readonly string[]): string {
   return [tenant, ...parts].join('\u0000');
 }
 
-function copy<T>(record: T): T {
+function copy<T extends object>(record: T): T {
   // Callers get their own copy, as they would from a database, so mutating it never edits the store.
-  return structuredClone(record);
+  // Records are flat apart from arrays of strings, so a shallow copy with copied arrays is a full copy.
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(record)) out[name] = Array.isArray(value) ? [...value] : value;
+  return out as T;
 }
 
 /**
