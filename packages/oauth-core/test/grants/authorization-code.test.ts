@@ -194,3 +194,30 @@ describe('POST /token authorization_code: rejected', () => {
     expect(json(result).error).toBe('invalid_request');
   });
 });
+
+describe('POST /token authorization_code: the code is deleted on any presentation', () => {
+  it('a presentation that fails client authentication still spends the code', async () => {
+    const t = await createTestServer();
+    const confidential = await registerClient(t.server);
+    const { code, verifier } = await obtainCode(t, confidential.client_id);
+    const failed = await exchangeCode(
+      t,
+      { client_id: confidential.client_id, client_secret: 'wrong' },
+      code,
+      verifier,
+    );
+    expect(failed.status).toBe(401);
+    expect(json(await exchangeCode(t, confidential, code, verifier)).error).toBe('invalid_grant');
+  });
+
+  it('a presentation without code_verifier still spends the code', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    await t.server.token(
+      postForm('/tenant/demo/token', { grant_type: 'authorization_code', code, client_id: client.client_id }),
+      'demo',
+    );
+    expect(json(await exchangeCode(t, client, code, verifier)).error).toBe('invalid_grant');
+  });
+});
