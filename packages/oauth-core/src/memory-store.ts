@@ -62,6 +62,7 @@ export function createMemoryStorage(): OAuthStorage {
         const k = key(tenant, codeHash);
         const found = codes.get(k);
         codes.delete(k);
+        // No longer stored, so the caller may have the object itself.
         return found;
       },
     },
@@ -99,8 +100,10 @@ export function createMemoryStorage(): OAuthStorage {
         const k = key(tenant, tokenHash);
         const found = refresh.get(k);
         if (!found) return undefined;
-        if (found.consumedAt === undefined) refresh.set(k, { ...found, consumedAt: now });
-        return copy(found);
+        if (found.consumedAt !== undefined) return copy(found);
+        // The stored object is replaced, so the caller may have the old one itself.
+        refresh.set(k, { ...found, consumedAt: now });
+        return found;
       },
       async revokeFamily(tenant, familyId, now) {
         for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {

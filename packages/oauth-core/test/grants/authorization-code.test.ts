@@ -31,6 +31,8 @@ describe('POST /token authorization_code: issued → consumed', () => {
     const result = await exchangeCode(t, publicClient, code, verifier);
     expect(result.status).toBe(200);
     expect(result.headers['cache-control']).toBe('no-store');
+    // No cookies are involved, so browser-based clients on any origin may call the endpoint.
+    expect(result.headers['access-control-allow-origin']).toBe('*');
     const body = json(result);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'mcp openid' });
     expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
