@@ -172,6 +172,12 @@ describe('GET /authorize: session check → redirected to login', () => {
     );
   });
 
+  it('a path-only loginUrl is taken relative to the issuer origin', async () => {
+    const { authorize } = await setup({ tenant: { loginUrl: '/sign-in' } });
+    const target = location(await authorize({}, null));
+    expect(target.origin + target.pathname).toBe('https://auth.example/sign-in');
+  });
+
   it('with prompt=none and no session, redirects login_required to the client', async () => {
     const { authorize } = await setup();
     const target = location(await authorize({ prompt: 'none' }, null));
