@@ -44,6 +44,11 @@ describe('GET /authorize: received → session check (request validation)', () =
     expect(target.searchParams.get('iss')).toBe(ISSUER);
   });
 
+  it('a missing response_type is invalid_request, redirected', async () => {
+    const { authorize } = await setup();
+    expect(location(await authorize({ response_type: undefined })).searchParams.get('error')).toBe('invalid_request');
+  });
+
   it('rejects the plain PKCE method', async () => {
     const { authorize } = await setup();
     const target = location(await authorize({ code_challenge_method: 'plain' }));
