@@ -65,7 +65,10 @@ function setup(options: CimdResolverOptions = {}): {
   return { resolver, clock, fetches, warnings };
 }
 
-function serveDocument(body: Record<string, unknown> = documentFor(CLIENT_ID), init: ResponseInit = {}): void {
+function serveDocument(
+  body: Record<string, unknown> = documentFor(CLIENT_ID),
+  init: ResponseInit = {},
+): void {
   server.use(http.get(CLIENT_ID, () => HttpResponse.json(body, init)));
 }
 

@@ -25,15 +25,13 @@ beforeAll(async () => {
     } else if (request.headers['if-none-match'] === '"e1"') {
       response.writeHead(304, { etag: '"e1"' }).end();
     } else {
-      response
-        .writeHead(200, { 'content-type': 'application/json', etag: '"e1"' })
-        .end(
-          JSON.stringify({
-            client_id: clientId,
-            client_name: 'Real',
-            redirect_uris: ['https://cimd.test/cb'],
-          }),
-        );
+      response.writeHead(200, { 'content-type': 'application/json', etag: '"e1"' }).end(
+        JSON.stringify({
+          client_id: clientId,
+          client_name: 'Real',
+          redirect_uris: ['https://cimd.test/cb'],
+        }),
+      );
     }
   });
   server.on('secureConnection', () => {
