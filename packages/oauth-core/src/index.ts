@@ -9,5 +9,12 @@ export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
 export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
+export { createMemoryLoginTransactionStore, createMemoryUserStore } from './federated/memory-store.js';
+export type {
+  FederatedIdentity,
+  LoginTransaction,
+  LoginTransactionStore,
+  UserStore,
+} from './federated/storage.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
 export { noopMetrics } from './metrics-types.js';
