@@ -13,7 +13,15 @@ export function isMetadataDocumentClientId(clientId: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(clientId);
 }
 
-/** Why a client id is not a usable metadata-document URL, or the parsed URL. */
+/**
+ * Why a client id is not a usable metadata-document URL, or the parsed URL.
+ *
+ * @example
+ * ```ts
+ * const check: ClientIdUrlCheck = checkClientIdUrl(clientId);
+ * if (check.ok) check.url.host;
+ * ```
+ */
 export type ClientIdUrlCheck =
   | { readonly ok: true; readonly url: URL }
   | { readonly ok: false; readonly description: string };

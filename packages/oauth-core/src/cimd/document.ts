@@ -9,9 +9,9 @@ const sharedSecretMethods: ReadonlySet<string> = new Set([
   'client_secret_jwt',
 ]);
 
+// Absolute, and without a fragment (RFC 6749 §3.1.2).
 function isRedirectUri(value: string): boolean {
-  if (!URL.canParse(value) || value.includes('#')) return false;
-  return true;
+  return URL.canParse(value) && !value.includes('#');
 }
 
 const documentSchema = z.object({
@@ -34,7 +34,14 @@ const documentSchema = z.object({
   client_secret: z.undefined({ error: 'a metadata document must not contain a client_secret' }).optional(),
 });
 
-/** The outcome of validating a fetched document. */
+/**
+ * The outcome of validating a fetched document.
+ *
+ * @example
+ * ```ts
+ * const check: DocumentCheck = checkMetadataDocument(value, clientId);
+ * ```
+ */
 export type DocumentCheck =
   | { readonly ok: true; readonly document: ClientMetadataDocument }
   | {

@@ -67,7 +67,14 @@ export interface FederatedLoginStart {
   readonly state: string;
 }
 
-/** Why a callback did not log anybody in. */
+/**
+ * Why a callback did not log anybody in.
+ *
+ * @example
+ * ```ts
+ * if (!result.ok && result.error === 'upstream_error') showRetryLink();
+ * ```
+ */
 export type FederatedLoginErrorCode =
   /** The state is unknown, already used, expired, or does not match the browser's session. */
   | 'invalid_state'

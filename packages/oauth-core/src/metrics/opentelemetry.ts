@@ -18,7 +18,14 @@ export interface OpenTelemetryMetricsOptions {
   readonly meterProvider?: MeterProvider;
 }
 
-/** The instrumentation scope the counters are reported under. */
+/**
+ * The instrumentation scope (meter name) the counters are reported under.
+ *
+ * @example
+ * ```ts
+ * const meter = meterProvider.getMeter(METER_NAME);
+ * ```
+ */
 export const METER_NAME = '@keyhold/oauth-core';
 
 /**

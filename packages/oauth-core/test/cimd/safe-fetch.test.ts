@@ -20,7 +20,14 @@ beforeAll(async () => {
   server = createServer({ key, cert: ca }, (request, response) => {
     seen.push({ url: request.url ?? '', ifNoneMatch: request.headers['if-none-match'] });
     const clientId = `https://cimd.test:${port}${request.url}`;
-    if (request.url === '/moved') {
+    if (request.url === '/endless') {
+      // Streams forever without a length: only the reader's cap ends it.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => response.write(' '.repeat(1024)), 1);
+      response.on('close', () => clearInterval(timer));
+    } else if (request.url === '/silent') {
+      // Accepts the request and never answers.
+    } else if (request.url === '/moved') {
       response.writeHead(302, { location: '/client.json' }).end();
     } else if (request.headers['if-none-match'] === '"e1"') {
       response.writeHead(304, { etag: '"e1"' }).end();
@@ -40,7 +47,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
 
 const toLoopback: DnsLookup = async () => [{ address: '127.0.0.1', family: 4 }];
 
@@ -138,6 +151,25 @@ describe('the resolver over the real fetcher', () => {
       document: { client_name: 'Real' },
     });
     expect(seen.slice(before).map((entry) => entry.ifNoneMatch)).toEqual([undefined, '"e1"']);
+  });
+
+  it('stops reading an endless body at the 5 KB cap (too_large) and closes the connection', async () => {
+    const resolver = createCimdResolver({
+      fetch: createSafeFetch({ lookup: toLoopback, allowedAddresses: ['127.0.0.1'], ca }),
+    });
+    expect(
+      await resolver.resolve(`https://cimd.test:${port}/endless`, { allowedDomains: ['cimd.test'] }),
+    ).toMatchObject({ ok: false, error: 'too_large' });
+  });
+
+  it('gives up on a server that never answers (timeout)', async () => {
+    const resolver = createCimdResolver({
+      fetch: createSafeFetch({ lookup: toLoopback, allowedAddresses: ['127.0.0.1'], ca }),
+      timeoutMs: 150,
+    });
+    expect(
+      await resolver.resolve(`https://cimd.test:${port}/silent`, { allowedDomains: ['cimd.test'] }),
+    ).toMatchObject({ ok: false, error: 'timeout' });
   });
 
   it('maps a loopback resolution to forbidden_address', async () => {

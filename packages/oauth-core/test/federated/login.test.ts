@@ -2,12 +2,16 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createManualClock } from '@keyhold/core';
+import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FederatedLogin, FederatedLoginOptions } from '../../src/federated/login.js';
 import { createFederatedLogin } from '../../src/federated/login.js';
-import { createMemoryUserStore } from '../../src/federated/memory-store.js';
-import type { UserStore } from '../../src/federated/storage.js';
+import {
+  createMemoryLoginTransactionStore,
+  createMemoryUserStore,
+} from '../../src/federated/memory-store.js';
+import type { LoginTransaction, LoginTransactionStore, UserStore } from '../../src/federated/storage.js';
 
 // A real OpenID Provider (panva/oidc-provider) in this process, on loopback. Its development interactions
 // stand in for the upstream login page: the "browser" below posts the login and consent forms with cookies.
@@ -19,7 +23,10 @@ beforeAll(async () => {
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'upstream-1', alg: 'ES256', use: 'sig' }] },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     clients: [
       {
         client_id: 'keyhold-host',
@@ -27,6 +34,7 @@ beforeAll(async () => {
         redirect_uris: [REDIRECT_URI],
         grant_types: ['authorization_code'],
         response_types: ['code'],
+        id_token_signed_response_alg: 'ES256',
       },
     ],
     cookies: { keys: ['test-cookie-key'] },
@@ -205,6 +213,35 @@ describe('federated login against a real OpenID Provider: discovery, PKCE, state
       error: 'invalid_response',
     });
     expect(await userStore.findUser({ issuer, subject: 'erin' })).toBeUndefined();
+  });
+
+  // A store that hands back a transaction altered after the login started, to prove what is checked.
+  function alteringStore(change: Partial<LoginTransaction>): LoginTransactionStore {
+    const inner = createMemoryLoginTransactionStore();
+    return {
+      save: (transaction) => inner.save(transaction),
+      consume: async (id, now) => {
+        const found = await inner.consume(id, now);
+        return found && { ...found, ...change };
+      },
+    };
+  }
+
+  it.each([
+    [
+      'the id_token nonce must match the one sent (invalid_response)',
+      { nonce: 'another-nonce-value-0123456789' },
+    ],
+    ['the PKCE verifier must match the challenge (invalid_response)', { codeVerifier: 'x'.repeat(43) }],
+  ])('%s', async (_rule, change) => {
+    const { login, userStore } = setup({ transactionStore: alteringStore(change) });
+    const started = await login.start('upstream');
+    const callback = await signInUpstream(started.url, 'grace');
+    expect(await login.complete(callback, { state: started.state })).toMatchObject({
+      ok: false,
+      error: 'invalid_response',
+    });
+    expect(await userStore.findUser({ issuer, subject: 'grace' })).toBeUndefined();
   });
 
   it('the user refusing upstream is upstream_error with the provider error code', async () => {
