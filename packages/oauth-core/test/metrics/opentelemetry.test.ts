@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { metrics as globalMetrics } from '@opentelemetry/api';
 import type { DataPoint, MetricData } from '@opentelemetry/sdk-metrics';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
@@ -70,6 +71,38 @@ describe('mcp_auth.events: one count per handler invocation, attributes only whe
         { attributes: { endpoint: 'jwks', status: 200 }, value: 1 },
       ]),
     );
+  });
+});
+
+describe('where the meter comes from', () => {
+  it('defaults to the global meter provider the host registered, under the scope @keyhold/oauth-core', async () => {
+    const reader = new TestReader();
+    globalMetrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    try {
+      createOpenTelemetryMetrics().event({ endpoint: 'metadata', status: 200 });
+      const { resourceMetrics } = await reader.collect();
+      expect(resourceMetrics.scopeMetrics.map((scope) => scope.scope.name)).toEqual(['@keyhold/oauth-core']);
+      expect(await read(reader, 'mcp_auth.events')).toEqual([
+        { attributes: { endpoint: 'metadata', status: 200 }, value: 1 },
+      ]);
+    } finally {
+      globalMetrics.disable();
+    }
+  });
+
+  it('uses a given meter as it is', async () => {
+    const reader = new TestReader();
+    const meter = new MeterProvider({ readers: [reader] }).getMeter('host-meter');
+    createOpenTelemetryMetrics({ meter }).cimdFetch({
+      status: 'error',
+      cached: false,
+      cimd_error: 'timeout',
+    });
+    const { resourceMetrics } = await reader.collect();
+    expect(resourceMetrics.scopeMetrics[0]?.scope.name).toBe('host-meter');
+    expect(await read(reader, 'mcp_auth.cimd.fetches')).toEqual([
+      { attributes: { status: 'error', cached: false, 'mcp_auth.cimd_error': 'timeout' }, value: 1 },
+    ]);
   });
 });
 
