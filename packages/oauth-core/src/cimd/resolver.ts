@@ -104,14 +104,14 @@ function discard(response: Response): void {
 }
 
 type BodyRead =
-  | { readonly ok: true; readonly text: string }
+  | { readonly ok: true; readonly bytes: Uint8Array }
   | { readonly ok: false; readonly bytesSeen: number };
 
 // Reads at most `maxBytes` and cancels the stream as soon as it goes over, so a huge or endless body costs
 // no more than the cap.
 async function readCapped(response: Response, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
   const body = response.body;
-  if (body === null) return { ok: true, text: '' };
+  if (body === null) return { ok: true, bytes: new Uint8Array(0) };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -132,7 +132,7 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  return { ok: true, bytes };
 }
 
 /**
@@ -240,37 +240,35 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
         );
       }
       const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
-      const tooLarge = (): Failure =>
-        failure('too_large', `the client metadata document is larger than ${maxBodyBytes} bytes`);
+      const tooLarge = (detail: string): Failure =>
+        failure('too_large', `the client metadata document is larger than ${maxBodyBytes} bytes`, detail);
       if (declaredLength > maxBodyBytes) {
         discard(response);
-        return remember(clientId, tooLarge());
+        return remember(clientId, tooLarge(`content-length: ${declaredLength}`));
       }
       let body: BodyRead;
       try {
         body = await readCapped(response, maxBodyBytes, controller.signal);
       } catch (error) {
         if (timedOut) return remember(clientId, timeoutFailure());
-        if (error instanceof TypeError && /decode|encoded/i.test(error.message)) {
-          return remember(
-            clientId,
-            failure('invalid_json', 'the client metadata document is not UTF-8 JSON'),
-          );
-        }
         return remember(
           clientId,
           failure('fetch_failed', 'the client metadata document could not be read', describeError(error)),
         );
       }
-      if (!body.ok) return remember(clientId, tooLarge());
+      if (!body.ok) return remember(clientId, tooLarge(`stopped reading after ${body.bytesSeen} bytes`));
 
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body.text);
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.bytes));
       } catch (error) {
         return remember(
           clientId,
-          failure('invalid_json', 'the client metadata document is not valid JSON', describeError(error)),
+          failure(
+            'invalid_json',
+            'the client metadata document is not valid UTF-8 JSON',
+            describeError(error),
+          ),
         );
       }
       const check = checkMetadataDocument(parsed, clientId);

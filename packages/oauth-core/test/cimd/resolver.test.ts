@@ -216,6 +216,7 @@ describe('document validation with zod', () => {
     ['not JSON', 'client_name: nope'],
     ['a JSON array', '[1,2]'],
     ['JSON null', 'null'],
+    ['not UTF-8', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
   ])('a body that is %s is invalid_json', async (_case, body) => {
     server.use(
       http.get(CLIENT_ID, () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } })),
