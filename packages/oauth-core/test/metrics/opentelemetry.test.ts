@@ -143,8 +143,8 @@ describe('mcp_auth.cimd.fetches: one count per resolution attempt', () => {
   });
 });
 
-describe('@opentelemetry/api is an optional peer dependency', () => {
-  it('no module reachable from the main entry imports it (only the ./opentelemetry entry does)', () => {
+describe('@opentelemetry/api is an optional peer dependency; openid-client loads only with ./federated', () => {
+  it('no module reachable from the main entry imports either (only their own entries do)', () => {
     const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
     const seen = new Set<string>();
     const offenders: string[] = [];
@@ -152,7 +152,9 @@ describe('@opentelemetry/api is an optional peer dependency', () => {
       if (seen.has(file)) return;
       seen.add(file);
       const text = readFileSync(file, 'utf8');
-      if (/from\s+'@opentelemetry\/|import\('@opentelemetry\//.test(text)) offenders.push(file);
+      if (/from\s+'(@opentelemetry\/|openid-client)|import\('(@opentelemetry\/|openid-client)/.test(text)) {
+        offenders.push(file);
+      }
       for (const match of text.matchAll(/from\s+'(\.{1,2}\/[^']+)\.js'/g)) {
         visit(join(dirname(file), `${match[1]}.ts`));
       }
