@@ -36,3 +36,17 @@ export type {
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';
 
 // CIMD, metrics and federated login
+export { isForbiddenAddress } from './cimd/address.js';
+export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
+export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
+export type { CimdResolverOptions } from './cimd/resolver.js';
+export { createCimdResolver } from './cimd/resolver.js';
+export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
+export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
+export { createMemoryLoginTransactionStore, createMemoryUserStore } from './federated/memory-store.js';
+export type {
+  FederatedIdentity,
+  LoginTransaction,
+  LoginTransactionStore,
+  UserStore,
+} from './federated/storage.js';

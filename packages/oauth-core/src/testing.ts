@@ -310,3 +310,5 @@ export function describeOAuthStorageConformance(
     });
   });
 }
+
+export { describeLoginTransactionStoreConformance, describeUserStoreConformance } from './federated/testing.js';
