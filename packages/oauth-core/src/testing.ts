@@ -311,4 +311,7 @@ export function describeOAuthStorageConformance(
   });
 }
 
-export { describeLoginTransactionStoreConformance, describeUserStoreConformance } from './federated/testing.js';
+export {
+  describeLoginTransactionStoreConformance,
+  describeUserStoreConformance,
+} from './federated/testing.js';
