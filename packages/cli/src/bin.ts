@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { claimCommand } from './commands/claim.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
 
@@ -10,4 +11,6 @@ const io: CliIo = {
   stdoutIsTTY: process.stdout.isTTY === true,
 };
 
-process.exitCode = await runCli(process.argv.slice(2), io, {});
+process.exitCode = await runCli(process.argv.slice(2), io, {
+  claim: claimCommand,
+});
