@@ -194,6 +194,15 @@ describe('Mcp-Session-Id stays required and separate', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers a body that is not JSON with 400 and a parse error, and an oversized one with 413', async () => {
+    const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const broken = await fetch(host.url, { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.code).toBe(-32700);
+    const huge = await fetch(host.url, { method: 'POST', headers, body: `"${'x'.repeat(5 * 1024 * 1024)}"` });
+    expect(huge.status).toBe(413);
+  });
+
   it('keeps one session per client, each with its own scope', async () => {
     const claim = await host.claims.create({ scopeDir: host.alphaDir });
     const scoped = await client(claim.code);
