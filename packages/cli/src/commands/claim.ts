@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   ClaimCodesError,
   type ClaimRecord,
@@ -208,26 +208,20 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   }
 }
 
-type Options = Parameters<typeof parseArgs>[0] extends infer T
-  ? T extends { options?: infer O }
-    ? NonNullable<O>
-    : never
-  : never;
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: O; allowPositionals: true }>
+>;
 
 /** Parses arguments strictly; answers an exit code when it printed help or a usage error instead. */
-function parse<O extends Options>(
+function parse<O extends ParseArgsOptionsConfig>(
   args: readonly string[],
   options: O,
   positionalCount: number,
   usageText: string,
   context: Context,
-):
-  | {
-      values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>['values'];
-      positionals: string[];
-    }
-  | ExitCode {
-  let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>;
+): Pick<Parsed<O>, 'values' | 'positionals'> | ExitCode {
+  let parsed: Parsed<O>;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
