@@ -131,7 +131,17 @@ export function registerToolModules(
   const scopeFor = async (extra: ToolCallExtra): Promise<SessionScope> => {
     const info = extra.requestInfo;
     session.present(claimCodeFromHeaders(info?.headers) ?? claimCodeFromUrl(info?.url));
-    const scope = await session.resolve();
+    let scope: SessionScope;
+    try {
+      scope = await session.resolve();
+    } catch (error) {
+      // A store outage (corrupt or unreadable claim file) fails the request closed, without the details.
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'claim validation failed',
+      );
+      throw new McpError(ErrorCode.InternalError, 'Claim codes are unavailable; try again later.');
+    }
     if (scope.kind === 'refused') {
       throw new McpError(ErrorCode.InvalidRequest, 'A valid claim code is required (Mcp-Claim-Code header).');
     }

@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatClaimCode } from '../../src/code.js';
 import { createClaimSession } from '../../src/mcp/claim-session.js';
 import { registerToolModules } from '../../src/mcp/tool-modules.js';
+import { createMemoryClaimStore } from '../../src/memory-store.js';
 import {
   callError,
   connectClient,
@@ -269,5 +271,28 @@ describe('registration owns tools/list and tools/call', () => {
     server.registerTool('own_tool', {}, async () => ({ content: [] }));
     const session = createClaimSession({ claims: host.claims });
     expect(() => registerToolModules(server, tree.modules, { session })).toThrow(/already serves tools/);
+  });
+});
+
+describe('a claim-store outage fails closed', () => {
+  it('answers a generic internal error, never full access and never the storage details', async () => {
+    const broken = await startHost({
+      store: {
+        ...createMemoryClaimStore(),
+        get: async () => {
+          throw new Error('/secret/path/claims.json is corrupt');
+        },
+      },
+    });
+    try {
+      const session = await connectClient(broken.url, 'ABC-DEF');
+      clients.push(session);
+      const error = await session.listTools().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32603);
+      expect((error as McpError).message).not.toContain('secret');
+    } finally {
+      await broken.close();
+    }
   });
 });
