@@ -19,7 +19,14 @@ import { isPathInScope, resolveExistingPath } from '../scope.js';
 import { claimCodeFromHeaders, claimCodeFromUrl } from './claim-code-input.js';
 import type { ClaimSession, SessionScope } from './claim-session.js';
 
-/** The `extra` the MCP SDK gives a request handler. */
+/**
+ * The `extra` the MCP SDK gives a request handler (signal, session id, `requestInfo`, `authInfo`, …).
+ *
+ * @example
+ * ```ts
+ * const handler = async (args: Record<string, unknown>, extra: ToolCallExtra) => ({ content: [] });
+ * ```
+ */
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
