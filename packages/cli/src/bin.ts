@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { claimCommand } from './commands/claim.js';
 import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
@@ -12,5 +13,6 @@ const io: CliIo = {
 };
 
 process.exitCode = await runCli(process.argv.slice(2), io, {
+  claim: claimCommand,
   providers: providersCommand,
 });
