@@ -46,7 +46,9 @@ describe('GET /authorize: received → session check (request validation)', () =
 
   it('a missing response_type is invalid_request, redirected', async () => {
     const { authorize } = await setup();
-    expect(location(await authorize({ response_type: undefined })).searchParams.get('error')).toBe('invalid_request');
+    expect(location(await authorize({ response_type: undefined })).searchParams.get('error')).toBe(
+      'invalid_request',
+    );
   });
 
   it('rejects the plain PKCE method', async () => {
