@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+<<<<<<< HEAD
 import { providersCommand } from './commands/providers.js';
+=======
+import { claimCommand } from './commands/claim.js';
+>>>>>>> claim-codes
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
 
@@ -12,5 +16,9 @@ const io: CliIo = {
 };
 
 process.exitCode = await runCli(process.argv.slice(2), io, {
+<<<<<<< HEAD
   providers: providersCommand,
+=======
+  claim: claimCommand,
+>>>>>>> claim-codes
 });
