@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-<<<<<<< HEAD
-import { providersCommand } from './commands/providers.js';
-=======
 import { claimCommand } from './commands/claim.js';
->>>>>>> claim-codes
+import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
 
@@ -16,9 +13,6 @@ const io: CliIo = {
 };
 
 process.exitCode = await runCli(process.argv.slice(2), io, {
-<<<<<<< HEAD
-  providers: providersCommand,
-=======
   claim: claimCommand,
->>>>>>> claim-codes
+  providers: providersCommand,
 });
