@@ -21,6 +21,8 @@ export const CLAIM_CODE_ALPHABET: string = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
  */
 export const CLAIM_CODE_LENGTH: number = 6;
 
+const EXACT_CODE = new RegExp(`^([${CLAIM_CODE_ALPHABET}]{3})-?([${CLAIM_CODE_ALPHABET}]{3})$`);
+
 const LOOKALIKES: Readonly<Record<string, string>> = {
   '0': 'it looks like O',
   O: 'it looks like 0',
@@ -47,6 +49,12 @@ export function generateClaimCode(): string {
 
 /**
  * The result of {@link normalizeClaimCode}: the stored form, or why the input cannot be a claim code.
+ *
+ * @example
+ * ```ts
+ * const result: NormalizedClaimCode = normalizeClaimCode(input);
+ * if (!result.ok) console.error(result.message);
+ * ```
  */
 export type NormalizedClaimCode =
   | { readonly ok: true; readonly code: string }
@@ -69,6 +77,9 @@ export type NormalizedClaimCode =
  * ```
  */
 export function normalizeClaimCode(input: string): NormalizedClaimCode {
+  // Fast path for the common case, a code exactly as displayed or stored: this runs on every MCP request.
+  const exact = EXACT_CODE.exec(input);
+  if (exact !== null) return { ok: true, code: `${exact[1]}${exact[2]}` };
   const trimmed = input.trim();
   if (trimmed === '') return { ok: false, reason: 'empty', message: 'The claim code is empty.' };
   for (const character of trimmed) {

@@ -1,11 +1,16 @@
-import { randomToken } from '@keyhold/core';
 import type { JWTPayload } from 'jose';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import type { TenantKeySet } from './keys.js';
+import { pooledRandomToken } from './random-pool.js';
 
 /**
  * The acting party of a delegated token (RFC 8693 §4.1). A chain of delegations nests: the outermost
  * `act` is the current actor, its `act` the one before, and so on.
+ *
+ * @example
+ * ```ts
+ * const chain: ActorClaim = { sub: 'client:server-b', client_id: 'server-b', act: { sub: 'client:server-a' } };
+ * ```
  */
 export interface ActorClaim {
   readonly sub: string;
@@ -15,6 +20,12 @@ export interface ActorClaim {
 
 /**
  * The claims of an access token this server issues (RFC 9068 profile, `typ: at+jwt`).
+ *
+ * @example
+ * ```ts
+ * const check = await server.verifyAccessToken('demo', header);
+ * if (check.ok) { const claims: AccessTokenClaims = check.claims; claims.scope?.split(' '); }
+ * ```
  */
 export interface AccessTokenClaims {
   readonly iss: string;
@@ -54,7 +65,7 @@ export async function signAccessToken(
     aud: input.audience.length === 1 ? (input.audience[0] as string) : input.audience,
     client_id: input.clientId,
     ...(input.scope === '' ? {} : { scope: input.scope }),
-    jti: randomToken(16),
+    jti: pooledRandomToken(16),
     iat: input.nowSeconds,
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
