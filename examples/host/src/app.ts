@@ -11,8 +11,11 @@ import type { Logger } from '@keyhold/core';
 import { systemClock } from '@keyhold/core';
 import {
   type AuthorizationServer,
+  type CimdFetch,
   createAuthorizationServer,
+  createCimdResolver,
   createMemoryStorage,
+  createSafeFetch,
   DISCOVERY_ROUTES,
   type TenantConfig,
 } from '@keyhold/oauth-core';
@@ -70,12 +73,22 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   };
 
   const storage = createMemoryStorage();
+  const safeFetch = createSafeFetch();
+  const rewrite = config.cimdDevRewrite;
+  const cimdFetch: CimdFetch = rewrite
+    ? (url, init) =>
+        url.startsWith(`${rewrite.from}/`)
+          ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
+          : safeFetch(url, init)
+    : safeFetch;
+  const cimdResolver = createCimdResolver({ fetch: cimdFetch, clock, logger });
   const oauth = createAuthorizationServer({
     baseUrl,
     tenants: { get: (slug) => tenants[slug] },
     storage,
     clock,
     logger,
+    cimdResolver,
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
   });

@@ -18,6 +18,12 @@ export interface HostConfig {
   readonly logLevel: string;
   /** Hosts whose client metadata documents are fetched (CIMD allowlist). */
   readonly cimdDomains: readonly string[];
+  /**
+   * Development only: metadata documents under an https prefix are fetched from a local http server
+   * instead (`https://client.example=http://127.0.0.1:4567`), so CIMD can be tried without a public site.
+   * Every other CIMD rule (allowlist, validation, cache) still applies.
+   */
+  readonly cimdDevRewrite?: { readonly from: string; readonly to: string };
   /** Access-token lifetime; short values let tests see a refresh. */
   readonly accessTokenTtlSeconds: number;
 }
@@ -32,6 +38,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     throw new Error('KEYHOLD_ACCESS_TOKEN_TTL_SECONDS must be a positive whole number');
   }
   const webhookSecret = env['SVC_WEBHOOK_SECRET'];
+  const rewrite = env['KEYHOLD_CIMD_DEV_REWRITE'];
+  const [from, to] = rewrite ? rewrite.split('=', 2) : [];
   const publicUrl = env['KEYHOLD_PUBLIC_URL'];
   return {
     port,
@@ -49,6 +57,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
       .split(',')
       .map((d) => d.trim())
       .filter((d) => d !== ''),
+    ...(from && to ? { cimdDevRewrite: { from, to } } : {}),
     accessTokenTtlSeconds,
   };
 }
