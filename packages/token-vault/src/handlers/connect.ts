@@ -69,7 +69,9 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
       sessionId: elicitation.sessionId,
       codeVerifier: pkce.codeVerifier,
       createdAt: now,
-      expiresAt: now + STATE_MAX_AGE_MS,
+      // The state's age check is what enforces five minutes; the record outlives it a little so the two
+      // limits never disagree at the boundary, and is purged soon after.
+      expiresAt: now + STATE_MAX_AGE_MS + 60_000,
     });
     const state = signState(
       {
