@@ -8,7 +8,7 @@ import {
 import { createClaims, createFileClaimStore } from '@keyhold/claim-codes';
 import { createScopedMcpHandler } from '@keyhold/claim-codes/mcp-node';
 import type { Logger } from '@keyhold/core';
-import { systemClock } from '@keyhold/core';
+import { sha256Base64url, systemClock } from '@keyhold/core';
 import {
   type AuthorizationServer,
   type CimdFetch,
@@ -21,8 +21,14 @@ import {
 } from '@keyhold/oauth-core';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
+import {
+  createLocalVault,
+  createMemoryStorage as createMemoryVaultStorage,
+  createTokenBroker,
+} from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createSessionServers, whoAmITool } from './brokered-tools.js';
 import type { HostConfig } from './config.js';
 import { createDevLogin } from './login-page.js';
 import type { HostSecrets } from './secrets.js';
@@ -96,7 +102,47 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });
   const devLogin = createDevLogin({ baseUrl, sessions, now: () => clock.now() });
 
+  // The provider tenant knows the host as a confidential, first-party client.
+  const callbackUrl = `${baseUrl}/auth/oauth/callback`;
+  const existing = await storage.clients.get(config.providerTenant, PROVIDER_CLIENT_ID);
+  if (existing === undefined || !existing.redirectUris.includes(callbackUrl)) {
+    if (existing) await storage.clients.delete(config.providerTenant, PROVIDER_CLIENT_ID);
+    await storage.clients.create(config.providerTenant, {
+      clientId: PROVIDER_CLIENT_ID,
+      clientName: 'Keyhold example host',
+      redirectUris: [callbackUrl],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      responseTypes: ['code'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      clientSecretHash: sha256Base64url(secrets.providerClientSecret),
+      scope: 'openid profile',
+      createdAt: clock.now(),
+    });
+  }
+  const providerIssuer = `${baseUrl}/tenant/${config.providerTenant}`;
+  const broker = createTokenBroker({
+    baseUrl,
+    stateSecret: secrets.stateSecret,
+    vault: createLocalVault({ masterKey: Buffer.from(secrets.vaultMasterKey, 'base64') }),
+    storage: createMemoryVaultStorage(),
+    providers: [
+      {
+        id: 'demo-provider',
+        name: 'Demo provider (a second tenant of this host)',
+        authorizationUrl: `${providerIssuer}/authorize`,
+        tokenUrl: `${providerIssuer}/token`,
+        scopes: ['profile'],
+        clientId: PROVIDER_CLIENT_ID,
+        clientSecret: secrets.providerClientSecret,
+        tokenEndpointAuthMethod: 'client_secret_basic',
+      },
+    ],
+    clock,
+    logger,
+  });
+
   const instances = createToolInstances();
+  const sessionServers = createSessionServers();
   const claims = createClaims({
     store: createFileClaimStore({ dataDir: config.dataDir, logger }),
     clock,
@@ -104,8 +150,11 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
   const mcp = createScopedMcpHandler({
     claims,
-    modules: mcpToolModules(hostRoot, instances),
-    createServer: () => new McpServer({ name: 'keyhold-example-host', version: '0.0.0' }),
+    modules: mcpToolModules(hostRoot, instances, [
+      whoAmITool({ broker, activity: instances.activity, sessions: sessionServers, tenantId: config.tenant }),
+    ]),
+    createServer: () =>
+      sessionServers.track(new McpServer({ name: 'keyhold-example-host', version: '0.0.0' })),
     logger,
   });
   const mcpEndpoint = createMcpEndpoint({
@@ -163,7 +212,9 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     .on('POST', '/tenant/:tenant/introspect', tenantRoute(oauth.introspect))
     .on(['GET', 'POST'], '/tenant/:tenant/login', (request) => devLogin(request))
     .on('GET', DISCOVERY_ROUTES.jwks, tenantRoute(oauth.jwks))
-    .on('POST', '/webhook/*', (request) => webhooks(request));
+    .on('POST', '/webhook/*', (request) => webhooks(request))
+    .on('GET', '/auth/oauth/connect', (request) => broker.connect(request))
+    .on('GET', '/auth/oauth/callback', (request) => broker.callback(request));
   for (const path of DISCOVERY_ROUTES.authorizationServerMetadata) {
     router.on('GET', path, tenantRoute(oauth.authorizationServerMetadata));
   }
@@ -176,6 +227,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const handlerListener = createNodeListener(router.handle, {
     logger,
     resolveUserId: (request) => {
+      // Single-user mode: every browser is the tenant owner, as /authorize assumes.
+      if (config.singleUser) return config.ownerUserId;
       const cookie = request.headers.cookie;
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },

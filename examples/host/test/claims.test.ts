@@ -44,7 +44,7 @@ const names = async (client: Client): Promise<string[]> =>
 describe('claim codes narrow an MCP session of the host to one directory of tool modules', () => {
   it('a session without a code sees every module’s tools', async () => {
     const client = await connect();
-    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     await client.close();
   });
 
@@ -70,13 +70,13 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
       KEYHOLD_DATA_DIR: host.dataDir,
     });
     expect(revoked.code).toBe(0);
-    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     await client.close();
   });
 
   it('an unknown code leaves the session unscoped, as the spec says', async () => {
     const client = await connect({ 'Mcp-Claim-Code': 'ABC-DEF' });
-    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     await client.close();
   });
 });

@@ -45,7 +45,7 @@ describe('a real MCP client (SDK Client + its OAuth provider) against the host',
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     expect(textOf(await client.callTool({ name: 'add_note', arguments: { text: 'from e2e' } }))).toContain(
       'Saved',
     );
@@ -58,7 +58,7 @@ describe('a real MCP client (SDK Client + its OAuth provider) against the host',
     await new Promise((resolve) => setTimeout(resolve, 2_500)); // the host runs with 2-second access tokens
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }));
-    expect((await client.listTools()).tools.length).toBe(3);
+    expect((await client.listTools()).tools.length).toBe(4);
     expect(provider.savedTokens!.access_token).not.toBe(before.access_token);
     expect(provider.savedTokens!.refresh_token).not.toBe(before.refresh_token);
     await client.close();
