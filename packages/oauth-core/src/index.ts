@@ -1,2 +1,38 @@
-// The public barrel. This package's issue fills it; until then it exports nothing.
-export {};
+export type { AuthorizationServer, TenantHandler } from './authorization-server.js';
+export { createAuthorizationServer } from './authorization-server.js';
+export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
+export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
+export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
+export type { OAuthErrorCode } from './errors.js';
+export { OAuthError } from './errors.js';
+export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
+export type {
+  AsymmetricAlgorithm,
+  SigningAlgorithm,
+  SigningKeyConfig,
+  SymmetricAlgorithm,
+} from './keys.js';
+export { generateSigningKey } from './keys.js';
+export { createMemoryStorage } from './memory-store.js';
+export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
+export { noopMetrics } from './metrics-types.js';
+export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './options.js';
+export type {
+  AuthorizationCodeRecord,
+  AuthorizationCodeStore,
+  ClientRecord,
+  ClientStore,
+  ClientType,
+  ConsentRecord,
+  ConsentStore,
+  OAuthStorage,
+  PendingAuthorizationRecord,
+  PendingAuthorizationStore,
+  RefreshTokenRecord,
+  RefreshTokenStore,
+  RevokedAccessTokenStore,
+  TokenEndpointAuthMethod,
+} from './storage.js';
+export type { AccessTokenClaims, ActorClaim } from './tokens.js';
+
+// CIMD, metrics and federated login

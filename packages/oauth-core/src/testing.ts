@@ -1,2 +1,312 @@
-// A public entry point of this package; its issue fills it.
-export {};
+import { describe, expect, it } from 'vitest';
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  OAuthStorage,
+  PendingAuthorizationRecord,
+  RefreshTokenRecord,
+} from './storage.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+let counter = 0;
+function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function client(overrides: Partial<ClientRecord> = {}): ClientRecord {
+  return {
+    clientId: unique('client'),
+    clientName: 'Example',
+    redirectUris: ['https://app.example/cb', 'http://127.0.0.1/cb'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    clientSecretHash: 'hash',
+    scope: 'openid mcp',
+    createdAt: NOW,
+    ...overrides,
+  };
+}
+
+function code(overrides: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord {
+  return {
+    codeHash: unique('code'),
+    clientId: 'client-1',
+    clientType: 'registered',
+    userId: 'user-1',
+    redirectUri: 'https://app.example/cb',
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    scope: 'openid',
+    resources: ['https://api.example/mcp'],
+    nonce: 'n-1',
+    authTime: NOW,
+    expiresAt: NOW + 60_000,
+    ...overrides,
+  };
+}
+
+function pending(overrides: Partial<PendingAuthorizationRecord> = {}): PendingAuthorizationRecord {
+  return {
+    id: unique('req'),
+    userId: 'user-1',
+    clientId: 'https://app.example/client.json',
+    clientType: 'metadata_document',
+    clientName: 'Example',
+    clientHost: 'app.example',
+    redirectUri: 'https://app.example/cb',
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    scope: 'openid mcp',
+    resources: [],
+    state: 'xyz',
+    expiresAt: NOW + 600_000,
+    ...overrides,
+  };
+}
+
+function refresh(overrides: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord {
+  return {
+    tokenHash: unique('rt'),
+    familyId: unique('family'),
+    clientId: 'client-1',
+    clientType: 'registered',
+    userId: 'user-1',
+    scope: 'openid mcp',
+    resources: ['https://api.example/mcp'],
+    createdAt: NOW,
+    expiresAt: NOW + 30 * 86_400_000,
+    ...overrides,
+  };
+}
+
+/**
+ * The conformance suite every {@link OAuthStorage} implementation must pass. Call it from a test file;
+ * `makeStorage` is called once per test and must return an empty store (or one whose tenants the suite
+ * cannot collide with: every id it writes is random).
+ *
+ * @example
+ * ```ts
+ * import { describeOAuthStorageConformance } from '@keyhold/oauth-core/testing';
+ * describeOAuthStorageConformance('sqlite', async () => createSqliteOAuthStorage(':memory:'));
+ * ```
+ */
+export function describeOAuthStorageConformance(
+  name: string,
+  makeStorage: () => OAuthStorage | Promise<OAuthStorage>,
+): void {
+  describe(`OAuthStorage conformance: ${name}`, () => {
+    describe('clients', () => {
+      it('returns undefined for an unknown client', async () => {
+        const store = await makeStorage();
+        expect(await store.clients.get('t1', 'nope')).toBeUndefined();
+      });
+
+      it('returns a created client with every field intact', async () => {
+        const store = await makeStorage();
+        const record = client({ clientUri: 'https://app.example', logoUri: 'https://app.example/logo.png' });
+        await store.clients.create('t1', record);
+        expect(await store.clients.get('t1', record.clientId)).toEqual(record);
+      });
+
+      it('keeps optional fields absent rather than null', async () => {
+        const store = await makeStorage();
+        const {
+          clientSecretHash: _,
+          scope: __,
+          clientName: ___,
+          ...rest
+        } = client({ tokenEndpointAuthMethod: 'none' });
+        await store.clients.create('t1', rest);
+        const found = await store.clients.get('t1', rest.clientId);
+        expect(found).toEqual(rest);
+        expect(found && 'clientSecretHash' in found).toBe(false);
+      });
+
+      it('scopes clients by tenant', async () => {
+        const store = await makeStorage();
+        const record = client();
+        await store.clients.create('t1', record);
+        expect(await store.clients.get('t2', record.clientId)).toBeUndefined();
+      });
+
+      it('deletes a client', async () => {
+        const store = await makeStorage();
+        const record = client();
+        await store.clients.create('t1', record);
+        await store.clients.delete('t1', record.clientId);
+        expect(await store.clients.get('t1', record.clientId)).toBeUndefined();
+      });
+    });
+
+    describe('authorization codes: single use', () => {
+      it('consume returns the saved record once, then undefined', async () => {
+        const store = await makeStorage();
+        const record = code();
+        await store.authorizationCodes.save('t1', record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toBeUndefined();
+      });
+
+      it('consume deletes an expired code too (the caller decides about expiry)', async () => {
+        const store = await makeStorage();
+        const record = code({ expiresAt: NOW - 1 });
+        await store.authorizationCodes.save('t1', record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toBeUndefined();
+      });
+
+      it('exactly one of 50 concurrent consumers gets the code', async () => {
+        const store = await makeStorage();
+        const record = code();
+        await store.authorizationCodes.save('t1', record);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => store.authorizationCodes.consume('t1', record.codeHash)),
+        );
+        expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+      });
+
+      it('scopes codes by tenant', async () => {
+        const store = await makeStorage();
+        const record = code();
+        await store.authorizationCodes.save('t1', record);
+        expect(await store.authorizationCodes.consume('t2', record.codeHash)).toBeUndefined();
+        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
+      });
+    });
+
+    describe('pending authorizations', () => {
+      it('get leaves the record in place; consume takes it once', async () => {
+        const store = await makeStorage();
+        const record = pending();
+        await store.pendingAuthorizations.save('t1', record);
+        expect(await store.pendingAuthorizations.get('t1', record.id)).toEqual(record);
+        expect(await store.pendingAuthorizations.get('t1', record.id)).toEqual(record);
+        expect(await store.pendingAuthorizations.consume('t1', record.id)).toEqual(record);
+        expect(await store.pendingAuthorizations.get('t1', record.id)).toBeUndefined();
+        expect(await store.pendingAuthorizations.consume('t1', record.id)).toBeUndefined();
+      });
+
+      it('exactly one of 50 concurrent consumers gets the request', async () => {
+        const store = await makeStorage();
+        const record = pending();
+        await store.pendingAuthorizations.save('t1', record);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => store.pendingAuthorizations.consume('t1', record.id)),
+        );
+        expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+      });
+    });
+
+    describe('refresh tokens: rotation and families', () => {
+      it('consume returns the unconsumed record and marks it; a second consume sees the mark', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        expect(await store.refreshTokens.consume('t1', record.tokenHash, NOW + 5)).toEqual(record);
+        const again = await store.refreshTokens.consume('t1', record.tokenHash, NOW + 9);
+        expect(again?.consumedAt).toBe(NOW + 5);
+        expect((await store.refreshTokens.get('t1', record.tokenHash))?.consumedAt).toBe(NOW + 5);
+      });
+
+      it('consume of an unknown token is undefined', async () => {
+        const store = await makeStorage();
+        expect(await store.refreshTokens.consume('t1', 'nope', NOW)).toBeUndefined();
+      });
+
+      it('exactly one of 50 concurrent consumers sees the token unconsumed', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.refreshTokens.consume('t1', record.tokenHash, NOW + i)),
+        );
+        expect(results.filter((r) => r !== undefined && r.consumedAt === undefined)).toHaveLength(1);
+        expect(results.every((r) => r !== undefined)).toBe(true);
+      });
+
+      it('revokeFamily marks every member of the family and no other token', async () => {
+        const store = await makeStorage();
+        const first = refresh();
+        const second = refresh({ familyId: first.familyId });
+        const other = refresh();
+        for (const r of [first, second, other]) await store.refreshTokens.save('t1', r);
+        await store.refreshTokens.revokeFamily('t1', first.familyId, NOW + 1);
+        expect((await store.refreshTokens.get('t1', first.tokenHash))?.revokedAt).toBe(NOW + 1);
+        expect((await store.refreshTokens.get('t1', second.tokenHash))?.revokedAt).toBe(NOW + 1);
+        expect((await store.refreshTokens.get('t1', other.tokenHash))?.revokedAt).toBeUndefined();
+      });
+
+      it('a revoked token keeps its first revocation time', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        await store.refreshTokens.revokeFamily('t1', record.familyId, NOW + 1);
+        await store.refreshTokens.revokeFamily('t1', record.familyId, NOW + 2);
+        expect((await store.refreshTokens.get('t1', record.tokenHash))?.revokedAt).toBe(NOW + 1);
+      });
+
+      it('scopes refresh tokens and families by tenant', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        await store.refreshTokens.save('t2', record);
+        await store.refreshTokens.revokeFamily('t2', record.familyId, NOW);
+        expect((await store.refreshTokens.get('t1', record.tokenHash))?.revokedAt).toBeUndefined();
+        expect(await store.refreshTokens.get('t3', record.tokenHash)).toBeUndefined();
+      });
+    });
+
+    describe('consents', () => {
+      it('lists unexpired consents of the user for the client only', async () => {
+        const store = await makeStorage();
+        const base = { userId: 'u1', clientId: 'https://app.example/c.json', grantedAt: NOW };
+        await store.consents.save('t1', { ...base, scopes: ['mcp', 'openid'], expiresAt: NOW + 1000 });
+        await store.consents.save('t1', { ...base, scopes: ['email'], expiresAt: NOW - 1 });
+        await store.consents.save('t1', { ...base, userId: 'u2', scopes: ['x'], expiresAt: NOW + 1000 });
+        const listed = await store.consents.list('t1', 'u1', base.clientId, NOW);
+        expect(listed).toEqual([{ ...base, scopes: ['mcp', 'openid'], expiresAt: NOW + 1000 }]);
+      });
+
+      it('saving the same scope set again replaces the record', async () => {
+        const store = await makeStorage();
+        const base = { userId: 'u1', clientId: 'c1', scopes: ['openid'] };
+        await store.consents.save('t1', { ...base, grantedAt: NOW, expiresAt: NOW + 10 });
+        await store.consents.save('t1', { ...base, grantedAt: NOW + 5, expiresAt: NOW + 20 });
+        expect(await store.consents.list('t1', 'u1', 'c1', NOW)).toEqual([
+          { ...base, grantedAt: NOW + 5, expiresAt: NOW + 20 },
+        ]);
+      });
+
+      it('delete forgets every consent of the user for the client', async () => {
+        const store = await makeStorage();
+        await store.consents.save('t1', {
+          userId: 'u1',
+          clientId: 'c1',
+          scopes: ['a'],
+          grantedAt: NOW,
+          expiresAt: NOW + 10,
+        });
+        await store.consents.save('t1', {
+          userId: 'u1',
+          clientId: 'c2',
+          scopes: ['a'],
+          grantedAt: NOW,
+          expiresAt: NOW + 10,
+        });
+        await store.consents.delete('t1', 'u1', 'c1');
+        expect(await store.consents.list('t1', 'u1', 'c1', NOW)).toEqual([]);
+        expect(await store.consents.list('t1', 'u1', 'c2', NOW)).toHaveLength(1);
+      });
+    });
+
+    describe('revoked access tokens', () => {
+      it('a revoked jti is revoked until its expiry, and no other jti is', async () => {
+        const store = await makeStorage();
+        await store.revokedAccessTokens.revoke('t1', 'jti-1', NOW + 1000);
+        expect(await store.revokedAccessTokens.isRevoked('t1', 'jti-1', NOW)).toBe(true);
+        expect(await store.revokedAccessTokens.isRevoked('t1', 'jti-2', NOW)).toBe(false);
+        expect(await store.revokedAccessTokens.isRevoked('t2', 'jti-1', NOW)).toBe(false);
+      });
+    });
+  });
+}

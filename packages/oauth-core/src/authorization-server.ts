@@ -1,0 +1,166 @@
+import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
+import { bearerChallenge, checkBearer } from './bearer.js';
+import { OAuthError } from './errors.js';
+import { authorizeHandler } from './handlers/authorize.js';
+import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
+import { introspectHandler } from './handlers/introspect.js';
+import { authorizationServerMetadata, jwksDocument, protectedResourceMetadata } from './handlers/metadata.js';
+import { registerHandler } from './handlers/register.js';
+import { revokeHandler } from './handlers/revoke.js';
+import { tokenHandler } from './handlers/token.js';
+import { createKeyCache } from './keys.js';
+import type { AuthEventAttributes } from './metrics-types.js';
+import type { AuthorizationServerOptions, ServerContext } from './options.js';
+import { resolveOptions } from './options.js';
+import type { RequestEvent } from './request-event.js';
+import { errorPage, oauthErrorResult } from './responses.js';
+import type { Tenant } from './tenant.js';
+import { resolveTenant } from './tenant.js';
+
+/**
+ * A handler of one tenant-scoped endpoint. The host's router takes the slug from `/tenant/:tenant/…`.
+ *
+ * @example
+ * ```ts
+ * router.on('POST', '/tenant/:tenant/token', (request, { tenant }) => server.token(request, tenant!));
+ * ```
+ */
+export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
+
+/**
+ * The authorization server: one handler per endpoint, plus bearer verification for the protected resource.
+ * Handlers answer bad input with a status and throw only for storage outages and broken tenant
+ * configuration (a host's listener turns those into a 500).
+ */
+export interface AuthorizationServer {
+  /** GET /authorize. */
+  readonly authorize: TenantHandler;
+  /** GET /consent?req=…: the consent screen. */
+  readonly consentPage: TenantHandler;
+  /** POST /consent with `req` and `decision`. */
+  readonly consent: TenantHandler;
+  /** POST /token: authorization_code, refresh_token, client_credentials and RFC 8693 token exchange. */
+  readonly token: TenantHandler;
+  /** POST /register (RFC 7591). */
+  readonly register: TenantHandler;
+  /** POST /revoke (RFC 7009). */
+  readonly revoke: TenantHandler;
+  /** POST /introspect (RFC 7662). */
+  readonly introspect: TenantHandler;
+  /** Authorization server metadata (RFC 8414), also served as the OpenID configuration. */
+  readonly authorizationServerMetadata: TenantHandler;
+  /** Protected resource metadata (RFC 9728) of the tenant's MCP resource. */
+  readonly protectedResourceMetadata: TenantHandler;
+  /** The tenant's JWKS. */
+  readonly jwks: TenantHandler;
+  /**
+   * Verifies `Authorization: Bearer …` for the tenant's protected resource: the claims, or a ready 401/403
+   * with the `WWW-Authenticate` challenge. Never throws for a bad token.
+   */
+  verifyAccessToken(
+    tenantSlug: string,
+    authorizationHeader: string | undefined,
+    options?: VerifyAccessTokenOptions,
+  ): Promise<AccessTokenCheck>;
+  /** The issuer of a tenant: `{baseUrl}/tenant/<slug>`. */
+  issuer(tenantSlug: string): string;
+}
+
+type Run = (
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+) => Promise<HandlerResult>;
+
+/**
+ * Creates the tenant-scoped OAuth 2.1 authorization server. Options are validated here (an
+ * {@link OAuthError} with code `invalid_options` for bad ones); tenants are looked up per request.
+ *
+ * @example
+ * ```ts
+ * const server = createAuthorizationServer({
+ *   baseUrl: 'https://auth.example',
+ *   tenants: { get: (slug) => (slug === 'demo' ? { signingKeys: [key], singleUserId: 'owner' } : undefined) },
+ *   storage: createMemoryStorage(),
+ * });
+ * router.on('GET', '/tenant/:tenant/authorize', (req, { tenant }) => server.authorize(req, tenant!));
+ * ```
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const context = resolveOptions(options);
+  const keyCache = createKeyCache();
+
+  function endpoint(name: AuthEventAttributes['endpoint'], html: boolean, run: Run): TenantHandler {
+    return async (request, tenantSlug) => {
+      const event: RequestEvent = {};
+      let result: HandlerResult;
+      try {
+        const tenant = await resolveTenant(context, keyCache, tenantSlug);
+        if (!tenant) {
+          const error = new OAuthError('invalid_request', 'unknown tenant', { status: 404 });
+          event.error_code = error.code;
+          result = html ? errorPage(404, error) : oauthErrorResult(error);
+        } else {
+          result = await run(context, tenant, request, event);
+        }
+      } catch (error) {
+        if (!(error instanceof OAuthError) || error.code === 'invalid_options') {
+          record(name, 500, event);
+          throw error;
+        }
+        event.error_code = error.code;
+        if (html) {
+          result = errorPage(error.status, error);
+        } else {
+          // RFC 6749 §5.2: a 401 invalid_client carries the scheme the client may authenticate with.
+          result = oauthErrorResult(
+            error,
+            error.code === 'invalid_client' ? { 'www-authenticate': `Basic realm="${tenantSlug}"` } : {},
+          );
+        }
+      }
+      record(name, result.status, event);
+      return result;
+    };
+  }
+
+  function record(name: AuthEventAttributes['endpoint'], status: number, event: RequestEvent): void {
+    context.metrics.event({
+      endpoint: name,
+      status,
+      ...(event.grant_type === undefined ? {} : { grant_type: event.grant_type }),
+      ...(event.client_type === undefined ? {} : { client_type: event.client_type }),
+      ...(event.error_code === undefined ? {} : { error_code: event.error_code }),
+    });
+  }
+
+  return {
+    authorize: endpoint('authorize', true, authorizeHandler),
+    consentPage: endpoint('consent', true, consentPageHandler),
+    consent: endpoint('consent', true, consentDecisionHandler),
+    token: endpoint('token', false, tokenHandler),
+    register: endpoint('register', false, registerHandler),
+    revoke: endpoint('revoke', false, revokeHandler),
+    introspect: endpoint('introspect', false, introspectHandler),
+    authorizationServerMetadata: endpoint('metadata', false, async (ctx, tenant) =>
+      authorizationServerMetadata(ctx, tenant),
+    ),
+    protectedResourceMetadata: endpoint('metadata', false, async (_ctx, tenant) =>
+      protectedResourceMetadata(tenant),
+    ),
+    jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
+    async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
+      const tenant = await resolveTenant(context, keyCache, tenantSlug);
+      if (!tenant) {
+        return {
+          ok: false,
+          result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
+        };
+      }
+      return checkBearer(context, tenant, authorizationHeader, verifyOptions);
+    },
+    issuer: (tenantSlug) => `${context.baseUrl}/tenant/${encodeURIComponent(tenantSlug)}`,
+  };
+}

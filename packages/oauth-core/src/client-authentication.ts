@@ -1,0 +1,107 @@
+import type { HandlerRequest } from '@keyhold/core';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/core';
+import type { ResolvedClient } from './clients.js';
+import { resolveClient } from './clients.js';
+import { OAuthError } from './errors.js';
+import type { ServerContext } from './options.js';
+import type { Tenant } from './tenant.js';
+
+/** How the caller authenticated: with a secret in a Basic header, with one in the body, or not at all. */
+export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/** An authenticated (or, for public clients, identified) client. */
+export interface AuthenticatedClient {
+  readonly client: ResolvedClient;
+  readonly method: ClientAuthenticationMethod;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function formDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function readBasic(header: string): { clientId: string; secret: string } {
+  const match = /^Basic +(\S+)\s*$/i.exec(header);
+  const encoded = match?.[1];
+  if (!encoded || !BASE64.test(encoded))
+    throw new OAuthError('invalid_client', 'malformed Basic authorization');
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new OAuthError('invalid_client', 'malformed Basic authorization');
+  // RFC 6749 §2.3.1: both halves are form-urlencoded before they are joined.
+  const clientId = formDecode(decoded.slice(0, colon));
+  const secret = formDecode(decoded.slice(colon + 1));
+  if (clientId === undefined || secret === undefined || clientId === '') {
+    throw new OAuthError('invalid_client', 'malformed Basic authorization');
+  }
+  return { clientId, secret };
+}
+
+/** Options of {@link authenticateClient}. */
+export interface AuthenticateClientOptions {
+  /** Public clients are identified by client_id alone; when false they are refused. */
+  readonly allowPublic: boolean;
+  /** The spec requires HTTP Basic of confidential clients on the authorization_code grant. */
+  readonly requireBasic?: boolean;
+}
+
+/**
+ * Authenticates the client of a token, revocation or introspection request (RFC 6749 §2.3): HTTP Basic or
+ * `client_secret_post` for confidential clients, client_id alone for public ones. Using two methods at once
+ * is `invalid_request`; every failure to authenticate is `invalid_client`.
+ */
+export async function authenticateClient(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+  options: AuthenticateClientOptions,
+): Promise<AuthenticatedClient> {
+  const authorization = request.headers.authorization;
+  let clientId: string | undefined;
+  let secret: string | undefined;
+  let method: ClientAuthenticationMethod;
+  if (authorization !== undefined && /^basic /i.test(authorization)) {
+    const basic = readBasic(authorization);
+    if (params.client_secret !== undefined) {
+      throw new OAuthError('invalid_request', 'use only one client authentication method');
+    }
+    if (params.client_id !== undefined && params.client_id !== basic.clientId) {
+      throw new OAuthError('invalid_request', 'client_id does not match the authenticated client');
+    }
+    clientId = basic.clientId;
+    secret = basic.secret;
+    method = 'client_secret_basic';
+  } else {
+    clientId = params.client_id;
+    secret = params.client_secret;
+    method = secret === undefined ? 'none' : 'client_secret_post';
+  }
+  if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
+  const client = await resolveClient(context, tenant, clientId);
+  if (client.authMethod === 'none' || client.secretHash === undefined) {
+    if (method !== 'none')
+      throw new OAuthError('invalid_client', 'this is a public client and has no secret');
+    if (!options.allowPublic) {
+      throw new OAuthError('unauthorized_client', 'public clients may not use this grant');
+    }
+    return { client, method };
+  }
+  if (secret === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
+  if (!constantTimeEqual(sha256Base64url(secret), client.secretHash)) {
+    context.logger.info({ tenant: tenant.slug, clientId }, 'client authentication failed');
+    throw new OAuthError('invalid_client', 'client authentication failed');
+  }
+  if (options.requireBasic && method !== 'client_secret_basic') {
+    throw new OAuthError(
+      'invalid_client',
+      'confidential clients must authenticate with HTTP Basic on this grant',
+    );
+  }
+  return { client, method };
+}

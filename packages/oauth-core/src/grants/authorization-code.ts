@@ -1,0 +1,75 @@
+import type { HandlerRequest } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/core';
+import { authenticateClient } from '../client-authentication.js';
+import { OAuthError } from '../errors.js';
+import type { ServerContext } from '../options.js';
+import { verifyPkce } from '../pkce.js';
+import type { RequestEvent } from '../request-event.js';
+import { audienceFor, parseResources } from '../resources.js';
+import { isWithin } from '../scopes.js';
+import type { Tenant } from '../tenant.js';
+import type { TokenResponseBody } from './issue-tokens.js';
+import { issueTokens } from './issue-tokens.js';
+
+/**
+ * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): the code is taken once, whatever happens
+ * next; the verifier, redirect_uri and client must match what it was issued for.
+ */
+export async function authorizationCodeGrant(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+  event: RequestEvent,
+): Promise<TokenResponseBody> {
+  const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
+  if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  if (verifier === undefined) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
+  if (redirectUri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is required');
+  const { client } = await authenticateClient(context, tenant, request, params, {
+    allowPublic: true,
+    requireBasic: true,
+  });
+  event.client_type = client.clientType;
+  if (!client.grantTypes.includes('authorization_code')) {
+    throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
+  }
+  const requestedResources = parseResources(tenant, params.resource);
+  // Taken before any check, so a code is gone after its first presentation even when it fails.
+  const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code));
+  const now = context.clock.now();
+  if (!record) throw new OAuthError('invalid_grant', 'the authorization code is invalid or was already used');
+  if (record.expiresAt <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');
+  if (record.clientId !== client.clientId) {
+    throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
+  }
+  if (record.redirectUri !== redirectUri) {
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+  }
+  if (!verifyPkce(verifier, record.codeChallenge)) {
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  }
+  const granted = record.resources.length > 0 ? record.resources : tenant.resources;
+  if (!isWithin(requestedResources, granted)) {
+    throw new OAuthError('invalid_target', 'resource was not part of the authorization');
+  }
+  const resources = requestedResources.length > 0 ? requestedResources : record.resources;
+  const scopes = record.scope === '' ? [] : record.scope.split(' ');
+  return issueTokens(context, tenant, {
+    clientId: client.clientId,
+    clientType: client.clientType,
+    subject: record.userId,
+    scope: record.scope,
+    resources: record.resources,
+    audience: audienceFor(tenant, resources),
+    refresh: client.grantTypes.includes('refresh_token') ? {} : false,
+    ...(scopes.includes('openid')
+      ? {
+          idToken: {
+            authTimeMs: record.authTime,
+            ...(record.nonce === undefined ? {} : { nonce: record.nonce }),
+          },
+        }
+      : {}),
+  });
+}

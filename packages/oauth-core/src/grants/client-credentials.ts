@@ -1,0 +1,42 @@
+import type { HandlerRequest } from '@keyhold/core';
+import { authenticateClient } from '../client-authentication.js';
+import { OAuthError } from '../errors.js';
+import type { ServerContext } from '../options.js';
+import type { RequestEvent } from '../request-event.js';
+import { audienceFor, parseResources } from '../resources.js';
+import { formatScope, requestedScopes } from '../scopes.js';
+import type { Tenant } from '../tenant.js';
+import type { TokenResponseBody } from './issue-tokens.js';
+import { issueTokens } from './issue-tokens.js';
+
+/**
+ * The client_credentials grant (RFC 6749 §4.4): a confidential client acting for itself. The token's
+ * subject is `client:<client_id>`; no refresh token is issued; the scope stays within the registered one.
+ */
+export async function clientCredentialsGrant(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+  event: RequestEvent,
+): Promise<TokenResponseBody> {
+  const { client } = await authenticateClient(context, tenant, request, params, { allowPublic: false });
+  event.client_type = client.clientType;
+  if (!client.grantTypes.includes('client_credentials')) {
+    throw new OAuthError('unauthorized_client', 'the client may not use the client_credentials grant');
+  }
+  // A client without a registered scope gets no scope: client_credentials grants only what was registered.
+  const scopes = requestedScopes(params.scope, tenant.scopesSupported, client.scopes ?? []);
+  if ('error' in scopes) throw new OAuthError('invalid_scope', scopes.error);
+  const resources = parseResources(tenant, params.resource);
+  const scope = formatScope(scopes);
+  return issueTokens(context, tenant, {
+    clientId: client.clientId,
+    clientType: client.clientType,
+    subject: `client:${client.clientId}`,
+    scope,
+    resources,
+    audience: audienceFor(tenant, resources),
+    refresh: false,
+  });
+}

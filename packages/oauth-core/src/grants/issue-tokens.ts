@@ -1,0 +1,93 @@
+import { randomToken, sha256Base64url } from '@keyhold/core';
+import type { ServerContext } from '../options.js';
+import type { ClientType } from '../storage.js';
+import type { Tenant } from '../tenant.js';
+import type { ActorClaim } from '../tokens.js';
+import { signAccessToken, signIdToken } from '../tokens.js';
+
+/** What a token response carries (RFC 6749 §5.1, RFC 8693 §2.2.1, OIDC Core §3.1.3.3). */
+export interface TokenResponseBody {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly refresh_token?: string;
+  readonly scope?: string;
+  readonly id_token?: string;
+  readonly issued_token_type?: string;
+}
+
+export interface IssueInput {
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  readonly subject: string;
+  /** The granted scope (canonical form); the access token may carry a narrower `accessScope`. */
+  readonly scope: string;
+  readonly accessScope?: string;
+  readonly resources: readonly string[];
+  readonly audience: readonly string[];
+  /** Issue a refresh token of this family (a new family when `true`). */
+  readonly refresh?: { readonly familyId?: string } | false;
+  /** Issue an id_token with these claims. */
+  readonly idToken?: { readonly nonce?: string; readonly authTimeMs: number };
+  readonly act?: ActorClaim;
+  /** An upper bound on the access token's `exp` (seconds), e.g. the subject token's. */
+  readonly notAfterSeconds?: number;
+}
+
+/** Signs the access token (and id_token), stores the refresh token, and builds the response body. */
+export async function issueTokens(
+  context: ServerContext,
+  tenant: Tenant,
+  input: IssueInput,
+): Promise<TokenResponseBody> {
+  const now = context.clock.now();
+  const nowSeconds = Math.floor(now / 1000);
+  let exp = nowSeconds + context.accessTokenTtlSeconds;
+  if (input.notAfterSeconds !== undefined && input.notAfterSeconds < exp) exp = input.notAfterSeconds;
+  const accessScope = input.accessScope ?? input.scope;
+  const { token } = await signAccessToken(tenant.keys, {
+    issuer: tenant.issuer,
+    subject: input.subject,
+    audience: input.audience,
+    clientId: input.clientId,
+    scope: accessScope,
+    nowSeconds,
+    expiresAtSeconds: exp,
+    ...(input.act ? { act: input.act } : {}),
+  });
+  let refreshToken: string | undefined;
+  if (input.refresh) {
+    refreshToken = randomToken();
+    await context.storage.refreshTokens.save(tenant.slug, {
+      tokenHash: sha256Base64url(refreshToken),
+      familyId: input.refresh.familyId ?? randomToken(16),
+      clientId: input.clientId,
+      clientType: input.clientType,
+      userId: input.subject,
+      scope: input.scope,
+      resources: input.resources,
+      createdAt: now,
+      expiresAt: now + context.refreshTokenTtlMs,
+    });
+  }
+  let idToken: string | undefined;
+  if (input.idToken) {
+    idToken = await signIdToken(tenant.keys, {
+      issuer: tenant.issuer,
+      subject: input.subject,
+      clientId: input.clientId,
+      ...(input.idToken.nonce === undefined ? {} : { nonce: input.idToken.nonce }),
+      authTimeSeconds: Math.floor(input.idToken.authTimeMs / 1000),
+      nowSeconds,
+      expiresAtSeconds: nowSeconds + context.idTokenTtlSeconds,
+    });
+  }
+  return {
+    access_token: token,
+    token_type: 'Bearer',
+    expires_in: exp - nowSeconds,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    ...(accessScope === '' ? {} : { scope: accessScope }),
+    ...(idToken ? { id_token: idToken } : {}),
+  };
+}

@@ -1,0 +1,125 @@
+import type { HandlerRequest } from '@keyhold/core';
+import { authenticateClient } from '../client-authentication.js';
+import { OAuthError } from '../errors.js';
+import type { ServerContext } from '../options.js';
+import type { RequestEvent } from '../request-event.js';
+import { formatScope, isWithin, parseScope } from '../scopes.js';
+import type { Tenant } from '../tenant.js';
+import type { AccessTokenClaims, ActorClaim } from '../tokens.js';
+import { verifyAccessTokenJwt } from '../tokens.js';
+import type { TokenResponseBody } from './issue-tokens.js';
+import { issueTokens } from './issue-tokens.js';
+
+/** The RFC 8693 grant type. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** The one token type this server exchanges and issues (RFC 8693 §3). */
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+async function verifyPresented(
+  context: ServerContext,
+  tenant: Tenant,
+  token: string,
+  name: string,
+): Promise<AccessTokenClaims> {
+  const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, context.clock.now());
+  if (!verified.ok) throw new OAuthError('invalid_request', `${name}: ${verified.description}`);
+  if (
+    await context.storage.revokedAccessTokens.isRevoked(tenant.slug, verified.claims.jti, context.clock.now())
+  ) {
+    throw new OAuthError('invalid_request', `${name}: the token was revoked`);
+  }
+  return verified.claims;
+}
+
+function parseAudience(params: Readonly<Record<string, string>>): string[] {
+  const values: string[] = [];
+  for (const name of ['resource', 'audience'] as const) {
+    for (const value of (params[name] ?? '').split(' ')) {
+      if (value === '') continue;
+      if (name === 'resource') {
+        let url: URL;
+        try {
+          url = new URL(value);
+        } catch {
+          throw new OAuthError('invalid_target', 'resource must be an absolute URI');
+        }
+        if (url.hash !== '' || value.includes('#')) {
+          throw new OAuthError('invalid_target', 'resource must not contain a fragment');
+        }
+      }
+      if (value.length > 2048) throw new OAuthError('invalid_target', 'audience is too long');
+      values.push(value);
+    }
+  }
+  return [...new Set(values)];
+}
+
+/**
+ * RFC 8693 token exchange: a confidential client trades a user's access token (and optionally its own
+ * actor token) for a token addressed to a downstream service. The new token keeps the subject, may only
+ * narrow the scope, never outlives the subject token, and records the acting party in `act`; the subject
+ * token's own `act` is nested inside, so a chain of delegations of any depth stays visible.
+ */
+export async function tokenExchangeGrant(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+  event: RequestEvent,
+): Promise<TokenResponseBody> {
+  const { client } = await authenticateClient(context, tenant, request, params, { allowPublic: false });
+  event.client_type = client.clientType;
+  if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
+    throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
+  }
+  const { subject_token: subjectToken, subject_token_type: subjectType } = params;
+  if (subjectToken === undefined) throw new OAuthError('invalid_request', 'subject_token is required');
+  if (subjectType === undefined) throw new OAuthError('invalid_request', 'subject_token_type is required');
+  if (subjectType !== ACCESS_TOKEN_TYPE) {
+    throw new OAuthError('unsupported_token_type', `subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  const { actor_token: actorToken, actor_token_type: actorType } = params;
+  if (actorToken !== undefined && actorType === undefined) {
+    throw new OAuthError('invalid_request', 'actor_token_type is required with actor_token');
+  }
+  if (actorToken === undefined && actorType !== undefined) {
+    throw new OAuthError('invalid_request', 'actor_token_type must not be sent without actor_token');
+  }
+  if (actorType !== undefined && actorType !== ACCESS_TOKEN_TYPE) {
+    throw new OAuthError('unsupported_token_type', `actor_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new OAuthError('invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  const audience = parseAudience(params);
+  if (audience.length === 0) {
+    throw new OAuthError('invalid_request', 'audience or resource naming the downstream service is required');
+  }
+  const requested = parseScope(params.scope);
+  if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
+  const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');
+  const actor =
+    actorToken === undefined ? undefined : await verifyPresented(context, tenant, actorToken, 'actor_token');
+  const original = subject.scope === undefined ? [] : subject.scope.split(' ');
+  if (!isWithin(requested, original)) {
+    throw new OAuthError('invalid_scope', 'the requested scope is wider than the subject token');
+  }
+  const scope = params.scope === undefined ? formatScope(original) : formatScope(requested);
+  const act: ActorClaim = {
+    sub: actor ? actor.sub : `client:${client.clientId}`,
+    client_id: client.clientId,
+    ...(subject.act ? { act: subject.act } : {}),
+  };
+  const body = await issueTokens(context, tenant, {
+    clientId: client.clientId,
+    clientType: client.clientType,
+    subject: subject.sub,
+    scope,
+    resources: [],
+    audience,
+    refresh: false,
+    act,
+    notAfterSeconds: subject.exp,
+  });
+  return { ...body, issued_token_type: ACCESS_TOKEN_TYPE };
+}

@@ -1,0 +1,207 @@
+import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import { parseQuery, randomToken, redirectResult, sha256Base64url } from '@keyhold/core';
+import type { ResolvedClient } from '../clients.js';
+import { resolveClient } from '../clients.js';
+import { OAuthError } from '../errors.js';
+import type { ServerContext } from '../options.js';
+import { isS256Challenge } from '../pkce.js';
+import { redirectUriMatches, withQuery } from '../redirect-uri.js';
+import type { RequestEvent } from '../request-event.js';
+import { parseResources } from '../resources.js';
+import { errorPage } from '../responses.js';
+import { formatScope, isWithin, requestedScopes } from '../scopes.js';
+import type { ClientType } from '../storage.js';
+import type { Tenant } from '../tenant.js';
+
+const MAX_PARAMETER_LENGTH = 4096;
+
+/** What an authorization request asks for once it has been validated. */
+export interface ValidatedAuthorization {
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly scope: string;
+  readonly resources: readonly string[];
+  readonly state?: string;
+  readonly nonce?: string;
+}
+
+/** A 302 to the client with an error (RFC 6749 §4.1.2.1) and the issuer (RFC 9207). */
+export function errorRedirect(
+  tenant: Tenant,
+  redirectUri: string,
+  state: string | undefined,
+  error: OAuthError,
+  event: RequestEvent,
+): HandlerResult {
+  event.error_code = error.code;
+  return redirectResult(
+    withQuery(redirectUri, {
+      error: error.code,
+      error_description: error.message,
+      state,
+      iss: tenant.issuer,
+    }),
+  );
+}
+
+/** Issues an authorization code and answers with the 302 that carries it. */
+export async function issueCode(
+  context: ServerContext,
+  tenant: Tenant,
+  authorization: ValidatedAuthorization,
+  userId: string,
+): Promise<HandlerResult> {
+  const code = randomToken();
+  const now = context.clock.now();
+  await context.storage.authorizationCodes.save(tenant.slug, {
+    codeHash: sha256Base64url(code),
+    clientId: authorization.clientId,
+    clientType: authorization.clientType,
+    userId,
+    redirectUri: authorization.redirectUri,
+    codeChallenge: authorization.codeChallenge,
+    scope: authorization.scope,
+    resources: authorization.resources,
+    ...(authorization.nonce === undefined ? {} : { nonce: authorization.nonce }),
+    authTime: now,
+    expiresAt: now + context.authorizationCodeTtlMs,
+  });
+  context.logger.info(
+    { tenant: tenant.slug, clientId: authorization.clientId, userId, codePrefix: code.slice(0, 6) },
+    'authorization code issued',
+  );
+  return redirectResult(
+    withQuery(authorization.redirectUri, { code, state: authorization.state, iss: tenant.issuer }),
+  );
+}
+
+/** Whether a remembered consent of the user covers every requested scope. */
+export async function consentCovers(
+  context: ServerContext,
+  tenant: Tenant,
+  userId: string,
+  clientId: string,
+  scopes: readonly string[],
+): Promise<boolean> {
+  const remembered = await context.storage.consents.list(tenant.slug, userId, clientId, context.clock.now());
+  return remembered.some((record) => isWithin(scopes, record.scopes));
+}
+
+function clientHost(client: ResolvedClient, redirectUri: string): string {
+  if (client.host) return client.host;
+  try {
+    return new URL(redirectUri).host || new URL(redirectUri).protocol;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * GET /authorize (RFC 6749 §4.1.1, OAuth 2.1, RFC 7636, RFC 8707, RFC 9207). Problems with the client or the
+ * redirect URI are shown to the user; once the redirect URI is trusted, problems go back to it.
+ */
+export async function authorizeHandler(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+): Promise<HandlerResult> {
+  const parsed = parseQuery(request.query, { repeatable: ['resource'] });
+  if (!parsed.ok) return shown(event, new OAuthError('invalid_request', parsed.message));
+  const params = parsed.params;
+  for (const [name, value] of Object.entries(params)) {
+    if (value.length > MAX_PARAMETER_LENGTH) {
+      return shown(event, new OAuthError('invalid_request', `parameter "${name}" is too long`));
+    }
+  }
+  const clientId = params.client_id;
+  if (clientId === undefined) return shown(event, new OAuthError('invalid_request', 'client_id is required'));
+  let client: ResolvedClient;
+  try {
+    client = await resolveClient(context, tenant, clientId);
+  } catch (error) {
+    if (error instanceof OAuthError) return shown(event, error);
+    throw error;
+  }
+  event.client_type = client.clientType;
+  const redirectUri = params.redirect_uri;
+  if (redirectUri === undefined)
+    return shown(event, new OAuthError('invalid_request', 'redirect_uri is required'));
+  if (!client.redirectUris.some((registered) => redirectUriMatches(redirectUri, registered))) {
+    return shown(event, new OAuthError('invalid_request', 'redirect_uri is not registered for this client'));
+  }
+  // From here on the redirect URI is trusted: errors go back to the client.
+  const state = params.state;
+  const fail = (error: OAuthError): HandlerResult => errorRedirect(tenant, redirectUri, state, error, event);
+  if (params.response_type !== 'code') {
+    return fail(new OAuthError('unsupported_response_type', 'response_type must be "code"'));
+  }
+  if (params.response_mode !== undefined && params.response_mode !== 'query') {
+    return fail(new OAuthError('invalid_request', 'response_mode must be "query"'));
+  }
+  if (params.code_challenge_method !== 'S256') {
+    return fail(new OAuthError('invalid_request', 'PKCE with code_challenge_method "S256" is required'));
+  }
+  const challenge = params.code_challenge;
+  if (challenge === undefined || !isS256Challenge(challenge)) {
+    return fail(new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 digest'));
+  }
+  if (!client.grantTypes.includes('authorization_code')) {
+    return fail(new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant'));
+  }
+  const scopes = requestedScopes(params.scope, tenant.scopesSupported, client.scopes);
+  if ('error' in scopes) return fail(new OAuthError('invalid_scope', scopes.error));
+  let resources: string[];
+  try {
+    resources = parseResources(tenant, params.resource);
+  } catch (error) {
+    if (error instanceof OAuthError) return fail(error);
+    throw error;
+  }
+  const prompts = new Set((params.prompt ?? '').split(' ').filter((p) => p !== ''));
+  if (prompts.has('none') && prompts.size > 1) {
+    return fail(new OAuthError('invalid_request', 'prompt=none cannot be combined with another prompt'));
+  }
+  const authorization: ValidatedAuthorization = {
+    clientId: client.clientId,
+    clientType: client.clientType,
+    redirectUri,
+    codeChallenge: challenge,
+    scope: formatScope(scopes),
+    resources,
+    ...(state === undefined ? {} : { state }),
+    ...(params.nonce === undefined ? {} : { nonce: params.nonce }),
+  };
+
+  const userId = request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
+  if (userId === undefined) {
+    if (prompts.has('none')) return fail(new OAuthError('login_required', 'the user is not logged in'));
+    const returnTo = `${tenant.issuer}/authorize?${request.query}`;
+    return redirectResult(withQuery(tenant.loginUrl, { return_to: returnTo }));
+  }
+
+  const firstParty = tenant.firstPartyClientIds.has(client.clientId);
+  const needsScreen =
+    prompts.has('consent') ||
+    (!firstParty && !(await consentCovers(context, tenant, userId, client.clientId, scopes)));
+  if (!needsScreen) return issueCode(context, tenant, authorization, userId);
+  if (prompts.has('none')) return fail(new OAuthError('consent_required', 'the user has not consented'));
+
+  const id = randomToken();
+  await context.storage.pendingAuthorizations.save(tenant.slug, {
+    id,
+    userId,
+    clientName: client.name,
+    clientHost: clientHost(client, redirectUri),
+    ...authorization,
+    expiresAt: context.clock.now() + context.pendingAuthorizationTtlMs,
+  });
+  return redirectResult(`${tenant.issuer}/consent?req=${encodeURIComponent(id)}`);
+}
+
+function shown(event: RequestEvent, error: OAuthError): HandlerResult {
+  event.error_code = error.code;
+  return errorPage(400, error);
+}

@@ -1,0 +1,55 @@
+import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/core';
+import type { ServerContext } from '../options.js';
+import type { RequestEvent } from '../request-event.js';
+import { noStoreJson } from '../responses.js';
+import type { Tenant } from '../tenant.js';
+import { looksLikeJwt, verifyAccessTokenJwt } from '../tokens.js';
+import { readTokenForm } from './revoke.js';
+
+const INACTIVE = { active: false } as const;
+
+/**
+ * POST /introspect (RFC 7662) for access tokens (JWT) and refresh tokens. Confidential clients (resource
+ * servers) may introspect any token of the tenant; a public client only the tokens issued to it. Anything
+ * expired, revoked, unknown or out of reach is `{ "active": false }`.
+ */
+export async function introspectHandler(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+): Promise<HandlerResult> {
+  const { token, clientId, confidential } = await readTokenForm(context, tenant, request, event);
+  const now = context.clock.now();
+  if (looksLikeJwt(token)) {
+    const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
+    if (!verified.ok) return noStoreJson(200, INACTIVE);
+    const claims = verified.claims;
+    if (!confidential && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
+    if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
+      return noStoreJson(200, INACTIVE);
+    }
+    return noStoreJson(200, { active: true, token_type: 'Bearer', ...claims });
+  }
+  const record = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(token));
+  if (
+    !record ||
+    record.consumedAt !== undefined ||
+    record.revokedAt !== undefined ||
+    record.expiresAt <= now ||
+    (!confidential && record.clientId !== clientId)
+  ) {
+    return noStoreJson(200, INACTIVE);
+  }
+  return noStoreJson(200, {
+    active: true,
+    token_type: 'refresh_token',
+    iss: tenant.issuer,
+    sub: record.userId,
+    client_id: record.clientId,
+    ...(record.scope === '' ? {} : { scope: record.scope }),
+    iat: Math.floor(record.createdAt / 1000),
+    exp: Math.floor(record.expiresAt / 1000),
+  });
+}

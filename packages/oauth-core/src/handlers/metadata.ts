@@ -1,0 +1,66 @@
+import type { HandlerResult } from '@keyhold/core';
+import { jsonResult } from '@keyhold/core';
+import type { ServerContext } from '../options.js';
+import type { Tenant } from '../tenant.js';
+import { SUPPORTED_GRANT_TYPES } from './token.js';
+
+const CACHE = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+
+/** The scopes a tenant advertises. */
+export function advertisedScopes(tenant: Tenant): readonly string[] {
+  return tenant.scopesSupported ?? ['openid'];
+}
+
+/**
+ * Authorization server metadata (RFC 8414), which doubles as the OpenID configuration: it advertises exactly
+ * what works, so CIMD support appears only when a resolver is configured.
+ */
+export function authorizationServerMetadata(context: ServerContext, tenant: Tenant): HandlerResult {
+  const issuer = tenant.issuer;
+  return jsonResult(
+    200,
+    {
+      issuer,
+      authorization_endpoint: `${issuer}/authorize`,
+      token_endpoint: `${issuer}/token`,
+      registration_endpoint: `${issuer}/register`,
+      revocation_endpoint: `${issuer}/revoke`,
+      introspection_endpoint: `${issuer}/introspect`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: SUPPORTED_GRANT_TYPES,
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: AUTH_METHODS,
+      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+      scopes_supported: advertisedScopes(tenant),
+      authorization_response_iss_parameter_supported: true,
+      id_token_signing_alg_values_supported: [tenant.keys.active.alg],
+      subject_types_supported: ['public'],
+      prompt_values_supported: ['none', 'consent'],
+      client_id_metadata_document_supported: context.cimdResolver !== undefined,
+    },
+    CACHE,
+  );
+}
+
+/** Protected resource metadata (RFC 9728) for the tenant's MCP resource. */
+export function protectedResourceMetadata(tenant: Tenant): HandlerResult {
+  return jsonResult(
+    200,
+    {
+      resource: tenant.resource,
+      authorization_servers: [tenant.issuer],
+      bearer_methods_supported: ['header'],
+      scopes_supported: advertisedScopes(tenant),
+    },
+    CACHE,
+  );
+}
+
+/** The tenant's JWKS: the public keys of every asymmetric signing key, active or not. */
+export function jwksDocument(tenant: Tenant): HandlerResult {
+  return jsonResult(200, { keys: tenant.keys.publicJwks }, CACHE);
+}

@@ -1,0 +1,221 @@
+import { sha256Base64url } from '@keyhold/core';
+import type { CryptoKey, JWK } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
+import { OAuthError } from './errors.js';
+
+/** The symmetric algorithms a tenant key may use. */
+export type SymmetricAlgorithm = 'HS256' | 'HS384' | 'HS512';
+/** The asymmetric algorithms a tenant key may use; their public keys are published in the JWKS. */
+export type AsymmetricAlgorithm = 'RS256' | 'ES256';
+/** Every JWS algorithm the server signs with. */
+export type SigningAlgorithm = SymmetricAlgorithm | AsymmetricAlgorithm;
+
+/**
+ * One signing key of a tenant. A tenant lists several so a new key can be published before it signs:
+ * verification accepts every listed key, signing uses the one marked `active` (or the first when none is).
+ *
+ * @example
+ * ```ts
+ * const keys: SigningKeyConfig[] = [
+ *   { kid: '2026-02', alg: 'ES256', privateKey: newJwk, active: true },
+ *   { kid: '2026-01', alg: 'ES256', privateKey: oldJwk },
+ * ];
+ * ```
+ */
+export type SigningKeyConfig =
+  | {
+      readonly kid: string;
+      readonly alg: SymmetricAlgorithm;
+      /** At least as many bytes as the hash (32, 48 or 64); a string is taken as UTF-8. */
+      readonly secret: Uint8Array | string;
+      readonly active?: boolean;
+    }
+  | {
+      readonly kid: string;
+      readonly alg: AsymmetricAlgorithm;
+      /** A private JWK, or a PKCS#8 PEM string. */
+      readonly privateKey: JWK | string;
+      readonly active?: boolean;
+    };
+
+/** A tenant key imported for use. */
+export interface ImportedSigningKey {
+  readonly kid: string;
+  readonly alg: SigningAlgorithm;
+  readonly signingKey: CryptoKey;
+  readonly verificationKey: CryptoKey;
+  /** The public JWK (with `kid`, `alg`, `use`) for asymmetric keys. */
+  readonly publicJwk?: JWK;
+}
+
+/** A tenant's keys, imported once and cached. */
+export interface TenantKeySet {
+  readonly active: ImportedSigningKey;
+  readonly byKid: ReadonlyMap<string, ImportedSigningKey>;
+  readonly algorithms: readonly SigningAlgorithm[];
+  /** The public JWKs of every asymmetric key, active or not. */
+  readonly publicJwks: readonly JWK[];
+}
+
+const HMAC_MIN_BYTES: Record<SymmetricAlgorithm, number> = { HS256: 32, HS384: 48, HS512: 64 };
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
+function publicPart(jwk: JWK): JWK {
+  const copy: Record<string, unknown> = { ...jwk };
+  for (const member of PRIVATE_MEMBERS) delete copy[member];
+  delete copy.key_ops;
+  delete copy.ext;
+  return copy as JWK;
+}
+
+async function importOne(config: SigningKeyConfig): Promise<ImportedSigningKey> {
+  if (typeof config.kid !== 'string' || config.kid === '') {
+    throw new OAuthError('invalid_options', 'every signing key needs a non-empty kid');
+  }
+  if (config.alg === 'HS256' || config.alg === 'HS384' || config.alg === 'HS512') {
+    const bytes = typeof config.secret === 'string' ? new TextEncoder().encode(config.secret) : config.secret;
+    if (!(bytes instanceof Uint8Array) || bytes.byteLength < HMAC_MIN_BYTES[config.alg]) {
+      throw new OAuthError(
+        'invalid_options',
+        `signing key ${config.kid}: ${config.alg} needs a secret of at least ${HMAC_MIN_BYTES[config.alg]} bytes`,
+      );
+    }
+    const key = await crypto.subtle.importKey(
+      'raw',
+      new Uint8Array(bytes),
+      { name: 'HMAC', hash: `SHA-${config.alg.slice(2)}` },
+      false,
+      ['sign', 'verify'],
+    );
+    return { kid: config.kid, alg: config.alg, signingKey: key, verificationKey: key };
+  }
+  if (config.alg !== 'RS256' && config.alg !== 'ES256') {
+    throw new OAuthError('invalid_options', `signing key ${config.kid}: unsupported alg`);
+  }
+  let privateJwk: JWK;
+  try {
+    if (typeof config.privateKey === 'string') {
+      privateJwk = await exportJWK(await importPKCS8(config.privateKey, config.alg, { extractable: true }));
+    } else {
+      privateJwk = config.privateKey;
+    }
+    const signingKey = (await importJWK({ ...privateJwk, ext: false }, config.alg)) as CryptoKey;
+    const publicJwk: JWK = { ...publicPart(privateJwk), kid: config.kid, alg: config.alg, use: 'sig' };
+    const verificationKey = (await importJWK(publicJwk, config.alg)) as CryptoKey;
+    if (signingKey.type !== 'private') throw new Error('not a private key');
+    return { kid: config.kid, alg: config.alg, signingKey, verificationKey, publicJwk };
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    throw new OAuthError(
+      'invalid_options',
+      `signing key ${config.kid}: not a usable ${config.alg} private key`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+async function importKeySet(configs: readonly SigningKeyConfig[]): Promise<TenantKeySet> {
+  if (!Array.isArray(configs) || configs.length === 0) {
+    throw new OAuthError('invalid_options', 'a tenant needs at least one signing key');
+  }
+  const marked = configs.filter((config) => config.active === true);
+  if (marked.length > 1) throw new OAuthError('invalid_options', 'only one signing key may be active');
+  const imported = await Promise.all(configs.map(importOne));
+  const byKid = new Map<string, ImportedSigningKey>();
+  for (const key of imported) {
+    if (byKid.has(key.kid)) throw new OAuthError('invalid_options', `duplicate signing key kid ${key.kid}`);
+    byKid.set(key.kid, key);
+  }
+  const activeKid = (marked[0] ?? configs[0])?.kid;
+  const active = activeKid === undefined ? undefined : byKid.get(activeKid);
+  if (!active) throw new OAuthError('invalid_options', 'no active signing key');
+  return {
+    active,
+    byKid,
+    algorithms: [...new Set(imported.map((key) => key.alg))],
+    publicJwks: imported.flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
+  };
+}
+
+function fingerprint(configs: readonly SigningKeyConfig[]): string {
+  return sha256Base64url(
+    JSON.stringify(
+      configs.map((config) =>
+        'secret' in config
+          ? {
+              ...config,
+              secret:
+                typeof config.secret === 'string'
+                  ? config.secret
+                  : Buffer.from(config.secret).toString('base64'),
+            }
+          : config,
+      ),
+    ),
+  );
+}
+
+/**
+ * A cache of imported key sets. Tenant lookups may hand out the same array every time (found by identity)
+ * or build a fresh one per request (found by a digest of its contents), so importing happens once per
+ * distinct key set either way.
+ *
+ * @example
+ * ```ts
+ * const cache = createKeyCache();
+ * const keys = await cache.get(tenant.signingKeys);
+ * ```
+ */
+export interface KeyCache {
+  get(configs: readonly SigningKeyConfig[]): Promise<TenantKeySet>;
+}
+
+/**
+ * Creates a {@link KeyCache}. A failed import is not cached, so a fixed configuration takes effect.
+ *
+ * @example
+ * ```ts
+ * const keys = await createKeyCache().get([{ kid: 'k1', alg: 'HS256', secret }]);
+ * ```
+ */
+export function createKeyCache(): KeyCache {
+  const byIdentity = new WeakMap<readonly SigningKeyConfig[], Promise<TenantKeySet>>();
+  const byDigest = new Map<string, Promise<TenantKeySet>>();
+  return {
+    get(configs) {
+      const known = byIdentity.get(configs);
+      if (known) return known;
+      const digest = fingerprint(configs);
+      let pending = byDigest.get(digest);
+      if (!pending) {
+        pending = importKeySet(configs);
+        byDigest.set(digest, pending);
+        pending.catch(() => {
+          byDigest.delete(digest);
+          byIdentity.delete(configs);
+        });
+      }
+      byIdentity.set(configs, pending);
+      return pending;
+    },
+  };
+}
+
+/**
+ * Generates a new signing key: random bytes for HS*, a fresh key pair (as a private JWK) for RS256/ES256.
+ * Persist the result; a key generated at every start would invalidate every token at every restart.
+ *
+ * @example
+ * ```ts
+ * const key = await generateSigningKey('ES256', '2026-01');
+ * ```
+ */
+export async function generateSigningKey(alg: SigningAlgorithm, kid: string): Promise<SigningKeyConfig> {
+  if (alg === 'HS256' || alg === 'HS384' || alg === 'HS512') {
+    return { kid, alg, secret: crypto.getRandomValues(new Uint8Array(HMAC_MIN_BYTES[alg])) };
+  }
+  const { privateKey } = await generateKeyPair(alg, { extractable: true });
+  return { kid, alg, privateKey: await exportJWK(privateKey) };
+}

@@ -1,0 +1,144 @@
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  ConsentRecord,
+  OAuthStorage,
+  PendingAuthorizationRecord,
+  RefreshTokenRecord,
+} from './storage.js';
+
+function key(tenant: string, ...parts: readonly string[]): string {
+  // NUL cannot occur in a tenant slug, an id or a hash, so joined keys never collide.
+  return [tenant, ...parts].join('\u0000');
+}
+
+function copy<T>(record: T): T {
+  // Callers get their own copy, as they would from a database, so mutating it never edits the store.
+  return structuredClone(record);
+}
+
+/**
+ * An in-memory {@link OAuthStorage} for tests and single-process development. Every operation completes
+ * synchronously inside one turn of the event loop, which is what makes `consume` atomic here. Nothing is
+ * persisted and expired records are only dropped when touched.
+ *
+ * @example
+ * ```ts
+ * const server = createAuthorizationServer({ storage: createMemoryStorage(), baseUrl, tenants });
+ * ```
+ */
+export function createMemoryStorage(): OAuthStorage {
+  const clients = new Map<string, ClientRecord>();
+  const codes = new Map<string, AuthorizationCodeRecord>();
+  const pending = new Map<string, PendingAuthorizationRecord>();
+  const refresh = new Map<string, RefreshTokenRecord>();
+  const families = new Map<string, Set<string>>();
+  const consents = new Map<string, Map<string, ConsentRecord>>();
+  const revoked = new Map<string, number>();
+
+  return {
+    clients: {
+      async get(tenant, clientId) {
+        const found = clients.get(key(tenant, clientId));
+        return found && copy(found);
+      },
+      async create(tenant, client) {
+        const k = key(tenant, client.clientId);
+        if (clients.has(k)) throw new Error(`client ${client.clientId} already exists`);
+        clients.set(k, copy(client));
+      },
+      async delete(tenant, clientId) {
+        clients.delete(key(tenant, clientId));
+      },
+    },
+    authorizationCodes: {
+      async save(tenant, record) {
+        codes.set(key(tenant, record.codeHash), copy(record));
+      },
+      async consume(tenant, codeHash) {
+        const k = key(tenant, codeHash);
+        const found = codes.get(k);
+        codes.delete(k);
+        return found;
+      },
+    },
+    pendingAuthorizations: {
+      async save(tenant, record) {
+        pending.set(key(tenant, record.id), copy(record));
+      },
+      async get(tenant, id) {
+        const found = pending.get(key(tenant, id));
+        return found && copy(found);
+      },
+      async consume(tenant, id) {
+        const k = key(tenant, id);
+        const found = pending.get(k);
+        pending.delete(k);
+        return found;
+      },
+    },
+    refreshTokens: {
+      async save(tenant, record) {
+        refresh.set(key(tenant, record.tokenHash), copy(record));
+        const familyKey = key(tenant, record.familyId);
+        let members = families.get(familyKey);
+        if (!members) {
+          members = new Set();
+          families.set(familyKey, members);
+        }
+        members.add(record.tokenHash);
+      },
+      async get(tenant, tokenHash) {
+        const found = refresh.get(key(tenant, tokenHash));
+        return found && copy(found);
+      },
+      async consume(tenant, tokenHash, now) {
+        const k = key(tenant, tokenHash);
+        const found = refresh.get(k);
+        if (!found) return undefined;
+        if (found.consumedAt === undefined) refresh.set(k, { ...found, consumedAt: now });
+        return copy(found);
+      },
+      async revokeFamily(tenant, familyId, now) {
+        for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {
+          const k = key(tenant, tokenHash);
+          const found = refresh.get(k);
+          if (found && found.revokedAt === undefined) refresh.set(k, { ...found, revokedAt: now });
+        }
+      },
+    },
+    consents: {
+      async save(tenant, record) {
+        const k = key(tenant, record.userId, record.clientId);
+        let byScopes = consents.get(k);
+        if (!byScopes) {
+          byScopes = new Map();
+          consents.set(k, byScopes);
+        }
+        byScopes.set(record.scopes.join(' '), copy(record));
+      },
+      async list(tenant, userId, clientId, now) {
+        const byScopes = consents.get(key(tenant, userId, clientId));
+        return [...(byScopes?.values() ?? [])].filter((record) => record.expiresAt > now).map(copy);
+      },
+      async delete(tenant, userId, clientId) {
+        consents.delete(key(tenant, userId, clientId));
+      },
+    },
+    revokedAccessTokens: {
+      async revoke(tenant, jti, expiresAt) {
+        revoked.set(key(tenant, jti), expiresAt);
+      },
+      async isRevoked(tenant, jti, now) {
+        const k = key(tenant, jti);
+        const expiresAt = revoked.get(k);
+        if (expiresAt === undefined) return false;
+        if (expiresAt <= now) {
+          // The token has expired anyway; forgetting it keeps the set bounded by live tokens.
+          revoked.delete(k);
+        }
+        return true;
+      },
+    },
+  };
+}

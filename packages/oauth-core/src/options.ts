@@ -1,0 +1,170 @@
+import type { Clock, Logger } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import type { CimdResolver } from './cimd/types.js';
+import { OAuthError } from './errors.js';
+import type { SigningKeyConfig } from './keys.js';
+import type { AuthMetrics } from './metrics-types.js';
+import { noopMetrics } from './metrics-types.js';
+import type { OAuthStorage } from './storage.js';
+
+/**
+ * One tenant's configuration, as the host's {@link TenantLookup} returns it.
+ *
+ * @example
+ * ```ts
+ * const demo: TenantConfig = { signingKeys: [await generateSigningKey('ES256', 'k1')], singleUserId: 'owner' };
+ * ```
+ */
+export interface TenantConfig {
+  /** Several keys may be listed; verification accepts each, signing uses the active one. */
+  readonly signingKeys: readonly SigningKeyConfig[];
+  /** Where a browser without a session is sent (with `return_to`). Default `{issuer}/login`. */
+  readonly loginUrl?: string;
+  /** The tenant owner; the subject in single-user mode. */
+  readonly singleUserId?: string;
+  /** Clients that skip the consent screen. */
+  readonly firstPartyClientIds?: readonly string[];
+  /** Hosts whose Client ID Metadata Documents may be fetched (exact host, or `*.example.com`). */
+  readonly allowedCimdDomains?: readonly string[];
+  /**
+   * The scopes the tenant offers, advertised in both metadata documents. When set, a request for any
+   * other scope is refused with `invalid_scope`; when absent, any well-formed scope is accepted and
+   * `["openid"]` is advertised.
+   */
+  readonly scopesSupported?: readonly string[];
+  /**
+   * RFC 8707 resource indicators a client may ask a token for. Default: the tenant's protected resource
+   * (`{issuer}/mcp`) only; the first entry is the default audience.
+   */
+  readonly resources?: readonly string[];
+}
+
+/**
+ * How the server finds a tenant by its slug. Return the same object (or at least the same `signingKeys`
+ * array) for an unchanged tenant so imported keys are reused; `undefined` answers 404.
+ *
+ * @example
+ * ```ts
+ * const tenants: TenantLookup = { get: (slug) => (slug === 'demo' ? demo : undefined) };
+ * ```
+ */
+export interface TenantLookup {
+  get(slug: string): TenantConfig | undefined | Promise<TenantConfig | undefined>;
+}
+
+/**
+ * Options of {@link createAuthorizationServer}. Lifetimes are in seconds; the defaults are the spec's.
+ *
+ * @example
+ * ```ts
+ * const options: AuthorizationServerOptions = { baseUrl: 'https://auth.example', tenants, storage: createMemoryStorage() };
+ * ```
+ */
+export interface AuthorizationServerOptions {
+  /** The public origin (and optional path prefix) the host serves; issuers are `{baseUrl}/tenant/<slug>`. */
+  readonly baseUrl: string;
+  readonly tenants: TenantLookup;
+  readonly storage: OAuthStorage;
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+  /** Default: silent. */
+  readonly logger?: Logger;
+  /** Default: no metrics. */
+  readonly metrics?: AuthMetrics;
+  /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
+  readonly cimdResolver?: CimdResolver;
+  /** Single-user bootstrap (the host maps `SVC_SINGLE_USER=1` to it). Default false. */
+  readonly singleUserMode?: boolean;
+  /** The protected resource under the issuer: `{issuer}{resourcePath}`. Default `/mcp`. */
+  readonly resourcePath?: string;
+  /** Default 60. */
+  readonly authorizationCodeTtlSeconds?: number;
+  /** Default 900 (15 minutes). */
+  readonly accessTokenTtlSeconds?: number;
+  /** Default 900 (15 minutes). */
+  readonly idTokenTtlSeconds?: number;
+  /** Default 2 592 000 (30 days). */
+  readonly refreshTokenTtlSeconds?: number;
+  /** Default 600 (10 minutes). */
+  readonly pendingAuthorizationTtlSeconds?: number;
+  /** Default 2 592 000 (30 days). */
+  readonly consentTtlSeconds?: number;
+}
+
+/** The validated options the handlers share. */
+export interface ServerContext {
+  readonly baseUrl: string;
+  readonly tenants: TenantLookup;
+  readonly storage: OAuthStorage;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: AuthMetrics;
+  readonly cimdResolver?: CimdResolver;
+  readonly singleUserMode: boolean;
+  readonly resourcePath: string;
+  readonly authorizationCodeTtlMs: number;
+  readonly accessTokenTtlSeconds: number;
+  readonly idTokenTtlSeconds: number;
+  readonly refreshTokenTtlMs: number;
+  readonly pendingAuthorizationTtlMs: number;
+  readonly consentTtlMs: number;
+}
+
+function ttl(name: string, value: number | undefined, fallback: number): number {
+  const seconds = value ?? fallback;
+  if (!Number.isInteger(seconds) || seconds <= 0) {
+    throw new OAuthError('invalid_options', `${name} must be a positive whole number of seconds`);
+  }
+  return seconds;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === '127.0.0.1' || hostname === '[::1]' || hostname === 'localhost';
+}
+
+/** Validates options once, at creation, and fills in the defaults. */
+export function resolveOptions(options: AuthorizationServerOptions): ServerContext {
+  if (typeof options !== 'object' || options === null)
+    throw new OAuthError('invalid_options', 'options are required');
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new OAuthError('invalid_options', 'baseUrl must be an absolute URL');
+  }
+  if (base.protocol !== 'https:' && !(base.protocol === 'http:' && isLoopbackHost(base.hostname))) {
+    throw new OAuthError('invalid_options', 'baseUrl must use https (http is allowed on loopback only)');
+  }
+  if (base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') {
+    throw new OAuthError('invalid_options', 'baseUrl must not carry a query, fragment or user information');
+  }
+  if (typeof options.tenants?.get !== 'function')
+    throw new OAuthError('invalid_options', 'tenants.get is required');
+  if (typeof options.storage !== 'object' || options.storage === null) {
+    throw new OAuthError('invalid_options', 'storage is required');
+  }
+  const resourcePath = options.resourcePath ?? '/mcp';
+  if (!/^\/[A-Za-z0-9\-._~/]*$/.test(resourcePath) || resourcePath.endsWith('/')) {
+    throw new OAuthError('invalid_options', 'resourcePath must be an absolute path without a trailing slash');
+  }
+  return {
+    // One exact issuer spelling everywhere: no trailing slash.
+    baseUrl: base.href.replace(/\/+$/, ''),
+    tenants: options.tenants,
+    storage: options.storage,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? silentLogger,
+    metrics: options.metrics ?? noopMetrics,
+    ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
+    singleUserMode: options.singleUserMode === true,
+    resourcePath,
+    authorizationCodeTtlMs:
+      ttl('authorizationCodeTtlSeconds', options.authorizationCodeTtlSeconds, 60) * 1000,
+    accessTokenTtlSeconds: ttl('accessTokenTtlSeconds', options.accessTokenTtlSeconds, 900),
+    idTokenTtlSeconds: ttl('idTokenTtlSeconds', options.idTokenTtlSeconds, 900),
+    refreshTokenTtlMs: ttl('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000,
+    pendingAuthorizationTtlMs:
+      ttl('pendingAuthorizationTtlSeconds', options.pendingAuthorizationTtlSeconds, 600) * 1000,
+    consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
+  };
+}

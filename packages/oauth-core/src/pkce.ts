@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto';
+import { constantTimeEqual } from '@keyhold/core';
+
+// RFC 7636 §4.1: 43–128 characters of the unreserved set. An S256 challenge is always 43 characters.
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a code_challenge has the shape of an S256 challenge. */
+export function isS256Challenge(challenge: string): boolean {
+  return S256_CHALLENGE.test(challenge);
+}
+
+/** Whether `verifier` is well formed and hashes (S256) to `challenge`. */
+export function verifyPkce(verifier: string, challenge: string): boolean {
+  if (!VERIFIER.test(verifier)) return false;
+  const computed = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return constantTimeEqual(computed, challenge);
+}

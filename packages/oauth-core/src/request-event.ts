@@ -1,0 +1,8 @@
+import type { AuthEventAttributes } from './metrics-types.js';
+
+/** The metric attributes a handler learns while it runs; the boundary adds endpoint and status. */
+export interface RequestEvent {
+  grant_type?: string;
+  client_type?: AuthEventAttributes['client_type'];
+  error_code?: string;
+}

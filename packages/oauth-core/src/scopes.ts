@@ -1,0 +1,42 @@
+// RFC 6749 §3.3 scope-token: printable ASCII except space, double quote and backslash.
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** Splits a scope string into its tokens, or `undefined` when a token is malformed. Duplicates collapse. */
+export function parseScope(scope: string | undefined): string[] | undefined {
+  if (scope === undefined) return [];
+  const tokens = scope.split(' ').filter((token) => token !== '');
+  if (!tokens.every((token) => SCOPE_TOKEN.test(token))) return undefined;
+  return [...new Set(tokens)];
+}
+
+/** A scope set in its canonical form: sorted, space-separated. */
+export function formatScope(scopes: Iterable<string>): string {
+  return [...new Set(scopes)].sort().join(' ');
+}
+
+/** Whether every scope of `requested` is in `allowed`. */
+export function isWithin(requested: readonly string[], allowed: readonly string[]): boolean {
+  const set = new Set(allowed);
+  return requested.every((scope) => set.has(scope));
+}
+
+/**
+ * The scopes a client may be granted from a `scope` parameter: well formed (`invalid_scope` otherwise),
+ * offered by the tenant when it lists its scopes, and within the client's registered scope when it has
+ * one. An absent parameter means the client's registered scope (or none).
+ */
+export function requestedScopes(
+  scope: string | undefined,
+  tenantScopes: readonly string[] | undefined,
+  clientScopes: readonly string[] | undefined,
+): string[] | { readonly error: string } {
+  const parsed = parseScope(scope);
+  if (!parsed) return { error: 'scope is malformed' };
+  const requested = scope === undefined ? [...(clientScopes ?? [])] : parsed;
+  if (tenantScopes && !isWithin(requested, tenantScopes))
+    return { error: 'a requested scope is not offered here' };
+  if (clientScopes && !isWithin(requested, clientScopes)) {
+    return { error: 'a requested scope is outside the scope the client registered' };
+  }
+  return requested;
+}

@@ -1,0 +1,244 @@
+/**
+ * How a client authenticates at the token endpoint (RFC 7591 §2). `none` marks a public client.
+ */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+/**
+ * A client created through dynamic registration (RFC 7591). Plain JSON: every field maps to a column.
+ *
+ * @example
+ * ```ts
+ * const client: ClientRecord = {
+ *   clientId: 'c_123', redirectUris: ['http://127.0.0.1/cb'], grantTypes: ['authorization_code', 'refresh_token'],
+ *   responseTypes: ['code'], tokenEndpointAuthMethod: 'none', createdAt: Date.now(),
+ * };
+ * ```
+ */
+export interface ClientRecord {
+  readonly clientId: string;
+  readonly clientName?: string;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: readonly string[];
+  readonly responseTypes: readonly string[];
+  readonly tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** SHA-256 of the client secret, base64url; absent for public clients. */
+  readonly clientSecretHash?: string;
+  /** Space-separated scopes the client may ask for; absent means any scope the tenant offers. */
+  readonly scope?: string;
+  readonly clientUri?: string;
+  readonly logoUri?: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
+
+/**
+ * Registered clients, per tenant.
+ *
+ * @example
+ * ```ts
+ * await store.clients.create('demo', client);
+ * const found = await store.clients.get('demo', client.clientId);
+ * ```
+ */
+export interface ClientStore {
+  get(tenant: string, clientId: string): Promise<ClientRecord | undefined>;
+  /** Inserts a new client; client ids are random, so a collision is an outage-class error. */
+  create(tenant: string, client: ClientRecord): Promise<void>;
+  delete(tenant: string, clientId: string): Promise<void>;
+}
+
+/** Where a client came from: a Client ID Metadata Document or the registry. */
+export type ClientType = 'metadata_document' | 'registered';
+
+/**
+ * An issued authorization code, stored under the SHA-256 of the code.
+ *
+ * @example
+ * ```ts
+ * await store.authorizationCodes.save('demo', record);
+ * ```
+ */
+export interface AuthorizationCodeRecord {
+  readonly codeHash: string;
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  readonly userId: string;
+  /** The redirect URI of the authorization request, pinned so a changed client document cannot move it. */
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  /** Space-separated granted scopes. */
+  readonly scope: string;
+  /** RFC 8707 resource indicators the grant is for. */
+  readonly resources: readonly string[];
+  readonly nonce?: string;
+  /** Epoch ms at which the user authenticated or consented. */
+  readonly authTime: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * Authorization codes. `consume` deletes the record whatever its state and returns it, so the caller sees
+ * an expired code once and then never again.
+ *
+ * @example
+ * ```ts
+ * const record = await store.authorizationCodes.consume('demo', sha256Base64url(code));
+ * ```
+ */
+export interface AuthorizationCodeStore {
+  save(tenant: string, record: AuthorizationCodeRecord): Promise<void>;
+  /** Atomically takes the record: of any number of concurrent callers, exactly one gets it. */
+  consume(tenant: string, codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
+}
+
+/**
+ * An authorization request waiting on the consent screen.
+ *
+ * @example
+ * ```ts
+ * await store.pendingAuthorizations.save('demo', pending);
+ * ```
+ */
+export interface PendingAuthorizationRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  /** What the consent screen shows: the client's name and the host it lives at. */
+  readonly clientName: string;
+  readonly clientHost: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly scope: string;
+  readonly resources: readonly string[];
+  readonly state?: string;
+  readonly nonce?: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * Pending authorizations. `get` lets the server check who may decide before the record is taken.
+ *
+ * @example
+ * ```ts
+ * const pending = await store.pendingAuthorizations.consume('demo', req);
+ * ```
+ */
+export interface PendingAuthorizationStore {
+  save(tenant: string, record: PendingAuthorizationRecord): Promise<void>;
+  get(tenant: string, id: string): Promise<PendingAuthorizationRecord | undefined>;
+  /** Atomically takes the record: of any number of concurrent callers, exactly one gets it. */
+  consume(tenant: string, id: string): Promise<PendingAuthorizationRecord | undefined>;
+}
+
+/**
+ * A refresh token, stored under the SHA-256 of the token. Used tokens are kept (with `consumedAt`) until
+ * they expire so that a replay is recognised and revokes the whole family.
+ *
+ * @example
+ * ```ts
+ * await store.refreshTokens.save('demo', { tokenHash, familyId, clientId, clientType: 'registered',
+ *   userId, scope: 'openid', resources: [], createdAt: now, expiresAt: now + 30 * 86_400_000 });
+ * ```
+ */
+export interface RefreshTokenRecord {
+  readonly tokenHash: string;
+  /** Shared by every token rotated from one authorization; replay revokes them all. */
+  readonly familyId: string;
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  readonly userId: string;
+  readonly scope: string;
+  readonly resources: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** Set when the token was redeemed (rotated). */
+  readonly consumedAt?: number;
+  /** Set when the token's family was revoked. */
+  readonly revokedAt?: number;
+}
+
+/**
+ * Refresh tokens and their families.
+ *
+ * @example
+ * ```ts
+ * const before = await store.refreshTokens.consume('demo', hash, now);
+ * if (before?.consumedAt !== undefined) await store.refreshTokens.revokeFamily('demo', before.familyId, now);
+ * ```
+ */
+export interface RefreshTokenStore {
+  save(tenant: string, record: RefreshTokenRecord): Promise<void>;
+  get(tenant: string, tokenHash: string): Promise<RefreshTokenRecord | undefined>;
+  /**
+   * Atomically marks the token consumed at `now` and returns the record as it was before: of any number of
+   * concurrent callers exactly one sees it without `consumedAt`; the others see the first one's mark.
+   */
+  consume(tenant: string, tokenHash: string, now: number): Promise<RefreshTokenRecord | undefined>;
+  /** Marks every token of the family revoked at `now` (tokens already revoked keep their first mark). */
+  revokeFamily(tenant: string, familyId: string, now: number): Promise<void>;
+}
+
+/**
+ * A remembered consent, keyed on (user, client_id, scope set). `clientId` is the metadata-document URL for
+ * such clients. `scopes` is sorted and free of duplicates.
+ *
+ * @example
+ * ```ts
+ * await store.consents.save('demo', { userId, clientId, scopes: ['openid'], grantedAt: now, expiresAt });
+ * ```
+ */
+export interface ConsentRecord {
+  readonly userId: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly grantedAt: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * Remembered consents.
+ *
+ * @example
+ * ```ts
+ * const remembered = await store.consents.list('demo', userId, clientId, now);
+ * ```
+ */
+export interface ConsentStore {
+  /** Inserts, or replaces the record with the same (user, client, scope set). */
+  save(tenant: string, record: ConsentRecord): Promise<void>;
+  /** The unexpired consents of a user for a client. */
+  list(tenant: string, userId: string, clientId: string, now: number): Promise<readonly ConsentRecord[]>;
+  /** Forgets every consent of a user for a client. */
+  delete(tenant: string, userId: string, clientId: string): Promise<void>;
+}
+
+/**
+ * Revoked access tokens by `jti`, kept until the token would have expired anyway.
+ *
+ * @example
+ * ```ts
+ * await store.revokedAccessTokens.revoke('demo', claims.jti, claims.exp * 1000);
+ * ```
+ */
+export interface RevokedAccessTokenStore {
+  revoke(tenant: string, jti: string, expiresAt: number): Promise<void>;
+  isRevoked(tenant: string, jti: string, now: number): Promise<boolean>;
+}
+
+/**
+ * Everything the authorization server stores. Every method is tenant-scoped; a store may partition by it.
+ *
+ * @example
+ * ```ts
+ * const server = createAuthorizationServer({ storage: createMemoryStorage(), … });
+ * ```
+ */
+export interface OAuthStorage {
+  readonly clients: ClientStore;
+  readonly authorizationCodes: AuthorizationCodeStore;
+  readonly pendingAuthorizations: PendingAuthorizationStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly consents: ConsentStore;
+  readonly revokedAccessTokens: RevokedAccessTokenStore;
+}

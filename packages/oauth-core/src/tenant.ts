@@ -1,0 +1,46 @@
+import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
+import type { KeyCache, TenantKeySet } from './keys.js';
+import type { ServerContext, TenantConfig } from './options.js';
+
+/** A tenant resolved for one request: its config, URLs and imported keys. */
+export interface Tenant {
+  readonly slug: string;
+  readonly config: TenantConfig;
+  readonly issuer: string;
+  /** The protected resource (`{issuer}/mcp` by default): the default token audience. */
+  readonly resource: string;
+  readonly resourceMetadataUrl: string;
+  /** The resources a token may be issued for (RFC 8707); the first is the default audience. */
+  readonly resources: readonly string[];
+  readonly loginUrl: string;
+  readonly keys: TenantKeySet;
+  readonly firstPartyClientIds: ReadonlySet<string>;
+  readonly scopesSupported?: readonly string[];
+}
+
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. */
+export async function resolveTenant(
+  context: ServerContext,
+  keyCache: KeyCache,
+  slug: string,
+): Promise<Tenant | undefined> {
+  if (!SLUG.test(slug)) return undefined;
+  const config = await context.tenants.get(slug);
+  if (!config) return undefined;
+  const issuer = tenantIssuer(context.baseUrl, slug);
+  const resource = `${issuer}${context.resourcePath}`;
+  return {
+    slug,
+    config,
+    issuer,
+    resource,
+    resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource'),
+    resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
+    loginUrl: config.loginUrl ?? `${issuer}/login`,
+    keys: await keyCache.get(config.signingKeys),
+    firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
+    ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),
+  };
+}

@@ -1,0 +1,161 @@
+import { randomToken } from '@keyhold/core';
+import type { JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import type { TenantKeySet } from './keys.js';
+
+/**
+ * The acting party of a delegated token (RFC 8693 §4.1). A chain of delegations nests: the outermost
+ * `act` is the current actor, its `act` the one before, and so on.
+ */
+export interface ActorClaim {
+  readonly sub: string;
+  readonly client_id?: string;
+  readonly act?: ActorClaim;
+}
+
+/**
+ * The claims of an access token this server issues (RFC 9068 profile, `typ: at+jwt`).
+ */
+export interface AccessTokenClaims {
+  readonly iss: string;
+  /** The user id, or `client:<client_id>` for client_credentials. */
+  readonly sub: string;
+  readonly aud: string | readonly string[];
+  readonly client_id: string;
+  /** Space-separated; absent when no scope was granted. */
+  readonly scope?: string;
+  readonly jti: string;
+  readonly iat: number;
+  readonly exp: number;
+  readonly act?: ActorClaim;
+}
+
+/** The typ header of access tokens (RFC 9068 §2.1). */
+export const ACCESS_TOKEN_TYP = 'at+jwt';
+
+export interface AccessTokenInput {
+  readonly issuer: string;
+  readonly subject: string;
+  readonly audience: readonly string[];
+  readonly clientId: string;
+  readonly scope: string;
+  readonly nowSeconds: number;
+  readonly expiresAtSeconds: number;
+  readonly act?: ActorClaim;
+}
+
+export async function signAccessToken(
+  keys: TenantKeySet,
+  input: AccessTokenInput,
+): Promise<{ token: string; claims: AccessTokenClaims }> {
+  const claims: AccessTokenClaims = {
+    iss: input.issuer,
+    sub: input.subject,
+    aud: input.audience.length === 1 ? (input.audience[0] as string) : input.audience,
+    client_id: input.clientId,
+    ...(input.scope === '' ? {} : { scope: input.scope }),
+    jti: randomToken(16),
+    iat: input.nowSeconds,
+    exp: input.expiresAtSeconds,
+    ...(input.act ? { act: input.act } : {}),
+  };
+  const token = await new SignJWT(claims as unknown as JWTPayload)
+    .setProtectedHeader({ alg: keys.active.alg, kid: keys.active.kid, typ: ACCESS_TOKEN_TYP })
+    .sign(keys.active.signingKey);
+  return { token, claims };
+}
+
+export interface IdTokenInput {
+  readonly issuer: string;
+  readonly subject: string;
+  readonly clientId: string;
+  readonly nonce?: string;
+  readonly authTimeSeconds: number;
+  readonly nowSeconds: number;
+  readonly expiresAtSeconds: number;
+}
+
+export async function signIdToken(keys: TenantKeySet, input: IdTokenInput): Promise<string> {
+  return new SignJWT({
+    iss: input.issuer,
+    sub: input.subject,
+    aud: input.clientId,
+    azp: input.clientId,
+    iat: input.nowSeconds,
+    exp: input.expiresAtSeconds,
+    auth_time: input.authTimeSeconds,
+    ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
+  })
+    .setProtectedHeader({ alg: keys.active.alg, kid: keys.active.kid, typ: 'JWT' })
+    .sign(keys.active.signingKey);
+}
+
+/** Why a presented access token was not accepted; the description is safe to send to the client. */
+export type AccessTokenVerification =
+  | { readonly ok: true; readonly claims: AccessTokenClaims }
+  | { readonly ok: false; readonly description: string };
+
+/** Whether a string has the shape of a compact JWS; refresh tokens never do. */
+export function looksLikeJwt(token: string): boolean {
+  return token.split('.').length === 3;
+}
+
+function isActor(value: unknown, depth = 0): value is ActorClaim {
+  if (depth > 64 || typeof value !== 'object' || value === null) return false;
+  const actor = value as Record<string, unknown>;
+  if (typeof actor.sub !== 'string') return false;
+  if (actor.client_id !== undefined && typeof actor.client_id !== 'string') return false;
+  return actor.act === undefined || isActor(actor.act, depth + 1);
+}
+
+/**
+ * Verifies the signature (against any listed key of the tenant), `typ`, `iss` and lifetime of one of this
+ * server's access tokens. Revocation is checked by the caller, which has the store.
+ */
+export async function verifyAccessTokenJwt(
+  keys: TenantKeySet,
+  token: string,
+  issuer: string,
+  nowMs: number,
+): Promise<AccessTokenVerification> {
+  if (!looksLikeJwt(token)) return { ok: false, description: 'the access token is malformed' };
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    return { ok: false, description: 'the access token is malformed' };
+  }
+  try {
+    const key = typeof header.kid === 'string' ? keys.byKid.get(header.kid) : undefined;
+    if (!key || header.alg !== key.alg)
+      return { ok: false, description: 'the access token was not signed by this issuer' };
+    const { payload } = await jwtVerify(token, key.verificationKey, {
+      issuer,
+      algorithms: [key.alg],
+      typ: ACCESS_TOKEN_TYP,
+      currentDate: new Date(nowMs),
+      requiredClaims: ['sub', 'aud', 'jti', 'iat', 'exp', 'client_id'],
+    });
+    if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') {
+      return { ok: false, description: 'the access token is malformed' };
+    }
+    if (payload.scope !== undefined && typeof payload.scope !== 'string') {
+      return { ok: false, description: 'the access token is malformed' };
+    }
+    if (payload.act !== undefined && !isActor(payload.act)) {
+      return { ok: false, description: 'the access token is malformed' };
+    }
+    return { ok: true, claims: payload as unknown as AccessTokenClaims };
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) return { ok: false, description: 'the access token has expired' };
+    if (error instanceof errors.JOSEError) {
+      return { ok: false, description: 'the access token is invalid' };
+    }
+    throw error;
+  }
+}
+
+/** The audiences of a token as an array. */
+export function audiences(claims: AccessTokenClaims): readonly string[] {
+  return typeof claims.aud === 'string' ? [claims.aud] : claims.aud;
+}

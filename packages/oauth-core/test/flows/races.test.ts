@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { createTestServer, exchangeCode, json, obtainCode, postForm, registerClient } from '../helpers.js';
+
+describe('single use under concurrency', () => {
+  it('50 concurrent redemptions of one authorization code: exactly one succeeds', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => exchangeCode(t, client, code, verifier)),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => json(r).error === 'invalid_grant')).toHaveLength(49);
+  });
+
+  it('50 concurrent uses of one refresh token: exactly one succeeds (the rest count as replay)', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const token = String(json(await exchangeCode(t, client, code, verifier)).refresh_token);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.server.token(
+          postForm('/tenant/demo/token', {
+            grant_type: 'refresh_token',
+            refresh_token: token,
+            client_id: client.client_id,
+          }),
+          'demo',
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => json(r).error === 'invalid_grant')).toHaveLength(49);
+  });
+
+  it('50 concurrent approvals of one pending authorization: exactly one code', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const authorize = await t.server.authorize(
+      {
+        method: 'GET',
+        path: '/tenant/demo/authorize',
+        query: new URLSearchParams({
+          client_id: client.client_id,
+          response_type: 'code',
+          redirect_uri: 'https://app.example/callback',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        }).toString(),
+        headers: {},
+        body: '',
+        userId: 'user-1',
+      },
+      'demo',
+    );
+    const req = new URL(String(authorize.headers.location)).searchParams.get('req') ?? '';
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.server.consent(
+          postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, 'user-1'),
+          'demo',
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.status === 302)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
+import type { TestServer } from '../helpers.js';
+import {
+  basic,
+  createTestServer,
+  decodePayload,
+  exchangeCode,
+  ISSUER,
+  json,
+  obtainCode,
+  postForm,
+  registerClient,
+} from '../helpers.js';
+
+interface Party {
+  client_id: string;
+  client_secret?: string;
+}
+
+async function setup() {
+  const t = await createTestServer();
+  const app = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+  const { code, verifier } = await obtainCode(t, app.client_id, { scope: 'files:read files:write mcp' });
+  const userToken = String(json(await exchangeCode(t, app, code, verifier)).access_token);
+  const servers: Party[] = [];
+  for (let i = 0; i < 3; i++) {
+    servers.push(
+      await registerClient(t.server, {
+        grant_types: [TOKEN_EXCHANGE_GRANT],
+        redirect_uris: [],
+        client_name: `server-${i}`,
+      }),
+    );
+  }
+  return { t, userToken, servers };
+}
+
+function exchange(t: TestServer, as: Party, params: Record<string, string | undefined>) {
+  return t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      { grant_type: TOKEN_EXCHANGE_GRANT, subject_token_type: ACCESS_TOKEN_TYPE, ...params },
+      basic(as.client_id, String(as.client_secret)),
+    ),
+    'demo',
+  );
+}
+
+async function introspect(t: TestServer, as: Party, token: string) {
+  return json(
+    await t.server.introspect(
+      postForm('/tenant/demo/introspect', { token }, basic(as.client_id, String(as.client_secret))),
+      'demo',
+    ),
+  );
+}
+
+describe('RFC 8693 token exchange', () => {
+  it('issues a downstream-audience token with an act claim for the acting client', async () => {
+    const { t, userToken, servers } = await setup();
+    const [first] = servers as [Party];
+    const result = await exchange(t, first, { subject_token: userToken, audience: 'https://files.example' });
+    expect(result.status).toBe(200);
+    const body = json(result);
+    expect(body).toMatchObject({
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      token_type: 'Bearer',
+      scope: 'files:read files:write mcp',
+    });
+    expect(body.refresh_token).toBeUndefined();
+    const claims = decodePayload(String(body.access_token));
+    const original = decodePayload(userToken);
+    expect(claims).toMatchObject({
+      iss: ISSUER,
+      sub: 'user-1',
+      aud: 'https://files.example',
+      client_id: first.client_id,
+      act: { sub: `client:${first.client_id}`, client_id: first.client_id },
+    });
+    expect(claims.jti).not.toBe(original.jti);
+    expect(Number(claims.exp)).toBeLessThanOrEqual(Number(original.exp));
+  });
+
+  it('chains three deep: each exchange nests the previous act, narrows scope and audience, and introspects', async () => {
+    const { t, userToken, servers } = await setup();
+    const [a, b, c] = servers as [Party, Party, Party];
+    const one = json(
+      await exchange(t, a, {
+        subject_token: userToken,
+        resource: 'https://files.example/api',
+        scope: 'files:read files:write',
+      }),
+    );
+    const two = json(
+      await exchange(t, b, {
+        subject_token: String(one.access_token),
+        audience: 'storage',
+        scope: 'files:read',
+      }),
+    );
+    const three = json(
+      await exchange(t, c, { subject_token: String(two.access_token), audience: 'blob-store' }),
+    );
+    const claims = decodePayload(String(three.access_token));
+    expect(claims).toMatchObject({
+      sub: 'user-1',
+      aud: 'blob-store',
+      scope: 'files:read',
+      act: {
+        sub: `client:${c.client_id}`,
+        act: { sub: `client:${b.client_id}`, act: { sub: `client:${a.client_id}` } },
+      },
+    });
+    expect(new Set([one, two, three].map((body) => decodePayload(String(body.access_token)).jti)).size).toBe(
+      3,
+    );
+    const described = await introspect(t, a, String(three.access_token));
+    expect(described).toMatchObject({
+      active: true,
+      sub: 'user-1',
+      aud: 'blob-store',
+      scope: 'files:read',
+      iss: ISSUER,
+    });
+    expect((described.act as { act: unknown }).act).toBeDefined();
+    // The narrowed scope holds: widening again is refused.
+    const widened = await exchange(t, a, {
+      subject_token: String(two.access_token),
+      audience: 'x',
+      scope: 'files:write',
+    });
+    expect(json(widened).error).toBe('invalid_scope');
+  });
+
+  it('the exchanged token is refused by the tenant resource: its audience is the downstream service', async () => {
+    const { t, userToken, servers } = await setup();
+    const body = json(
+      await exchange(t, servers[0] as Party, { subject_token: userToken, audience: 'https://files.example' }),
+    );
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${body.access_token}`)).ok).toBe(false);
+    const downstream = await t.server.verifyAccessToken('demo', `Bearer ${body.access_token}`, {
+      resource: 'https://files.example',
+    });
+    expect(downstream.ok).toBe(true);
+  });
+
+  it('an actor token names the actor in act.sub', async () => {
+    const { t, userToken, servers } = await setup();
+    const actorApp = await registerClient(t.server, {
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      scope: 'agent',
+    });
+    const actorToken = String(
+      json(
+        await t.server.token(
+          postForm(
+            '/tenant/demo/token',
+            { grant_type: 'client_credentials' },
+            basic(actorApp.client_id, String(actorApp.client_secret)),
+          ),
+          'demo',
+        ),
+      ).access_token,
+    );
+    const first = servers[0] as Party;
+    const body = json(
+      await exchange(t, first, {
+        subject_token: userToken,
+        actor_token: actorToken,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+        audience: 'svc',
+      }),
+    );
+    expect(decodePayload(String(body.access_token)).act).toEqual({
+      sub: `client:${actorApp.client_id}`,
+      client_id: first.client_id,
+    });
+  });
+
+  it.each([
+    [
+      'a SAML subject token type',
+      { subject_token_type: 'urn:ietf:params:oauth:token-type:saml2' },
+      'unsupported_token_type',
+    ],
+    [
+      'a JWT subject token type',
+      { subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' },
+      'unsupported_token_type',
+    ],
+    [
+      'an actor token of another type',
+      { actor_token: 'x', actor_token_type: 'urn:ietf:params:oauth:token-type:id_token' },
+      'unsupported_token_type',
+    ],
+    ['an actor token without its type', { actor_token: 'x' }, 'invalid_request'],
+    ['no audience or resource', { audience: undefined }, 'invalid_request'],
+    ['a wider scope', { scope: 'admin' }, 'invalid_scope'],
+    ['an invalid subject token', { subject_token: 'a.b.c' }, 'invalid_request'],
+  ])('refuses %s', async (_, overrides, error) => {
+    const { t, userToken, servers } = await setup();
+    const result = await exchange(t, servers[0] as Party, {
+      subject_token: userToken,
+      audience: 'svc',
+      ...overrides,
+    });
+    expect(json(result).error).toBe(error);
+  });
+
+  it('refuses a revoked subject token', async () => {
+    const { t, userToken, servers } = await setup();
+    const claims = decodePayload(userToken);
+    await t.storage.revokedAccessTokens.revoke('demo', String(claims.jti), Number(claims.exp) * 1000);
+    expect(
+      json(await exchange(t, servers[0] as Party, { subject_token: userToken, audience: 'svc' })).error,
+    ).toBe('invalid_request');
+  });
+
+  it('refuses a client not registered for token exchange', async () => {
+    const { t, userToken } = await setup();
+    const plain = await registerClient(t.server);
+    expect(json(await exchange(t, plain, { subject_token: userToken, audience: 'svc' })).error).toBe(
+      'unauthorized_client',
+    );
+  });
+});

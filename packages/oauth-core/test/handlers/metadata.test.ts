@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { CimdResolver } from '../../src/index.js';
+import { DISCOVERY_ROUTES, generateSigningKey, wellKnownUrl } from '../../src/index.js';
+import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE } from '../helpers.js';
+
+describe('authorization server metadata (RFC 8414)', () => {
+  it('lists every endpoint under one exact issuer, and exactly the grants and methods that work', async () => {
+    const { server } = await createTestServer();
+    const result = await server.authorizationServerMetadata(get('/'), 'demo');
+    expect(result.status).toBe(200);
+    expect(json(result)).toEqual({
+      issuer: ISSUER,
+      authorization_endpoint: `${ISSUER}/authorize`,
+      token_endpoint: `${ISSUER}/token`,
+      registration_endpoint: `${ISSUER}/register`,
+      revocation_endpoint: `${ISSUER}/revoke`,
+      introspection_endpoint: `${ISSUER}/introspect`,
+      jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: [
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['openid'],
+      authorization_response_iss_parameter_supported: true,
+      id_token_signing_alg_values_supported: ['ES256'],
+      subject_types_supported: ['public'],
+      prompt_values_supported: ['none', 'consent'],
+      client_id_metadata_document_supported: false,
+    });
+  });
+
+  it('advertises CIMD only when a resolver is configured', async () => {
+    const cimdResolver: CimdResolver = {
+      resolve: async () => ({ ok: false, error: 'fetch_failed', description: 'x' }),
+    };
+    const { server } = await createTestServer({ cimdResolver });
+    expect(
+      json(await server.authorizationServerMetadata(get('/'), 'demo')).client_id_metadata_document_supported,
+    ).toBe(true);
+  });
+
+  it('the issuer has no trailing slash even when baseUrl has one', async () => {
+    const { server } = await createTestServer({ options: { baseUrl: `${BASE_URL}/` } });
+    expect(json(await server.authorizationServerMetadata(get('/'), 'demo')).issuer).toBe(ISSUER);
+  });
+
+  it('an unknown tenant is 404', async () => {
+    const { server } = await createTestServer();
+    expect((await server.authorizationServerMetadata(get('/'), 'other')).status).toBe(404);
+  });
+});
+
+describe('protected resource metadata (RFC 9728)', () => {
+  it('names the tenant MCP resource, the issuer and header bearer tokens', async () => {
+    const { server } = await createTestServer({ tenant: { scopesSupported: ['mcp'] } });
+    expect(json(await server.protectedResourceMetadata(get('/'), 'demo'))).toEqual({
+      resource: RESOURCE,
+      authorization_servers: [ISSUER],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['mcp'],
+    });
+  });
+});
+
+describe('discovery paths', () => {
+  it('inserts the well-known segment before the path (RFC 8414 §3.1, RFC 9728 §3.1)', () => {
+    expect(wellKnownUrl(ISSUER, 'oauth-authorization-server')).toBe(
+      `${BASE_URL}/.well-known/oauth-authorization-server/tenant/demo`,
+    );
+    expect(wellKnownUrl(RESOURCE, 'oauth-protected-resource')).toBe(
+      `${BASE_URL}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
+    );
+  });
+
+  it('lists every route form of the example host contract', () => {
+    expect(DISCOVERY_ROUTES.authorizationServerMetadata).toEqual([
+      '/.well-known/oauth-authorization-server/tenant/:tenant',
+      '/tenant/:tenant/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration/tenant/:tenant',
+      '/tenant/:tenant/.well-known/openid-configuration',
+    ]);
+    expect(DISCOVERY_ROUTES.protectedResourceMetadata).toContain(
+      '/.well-known/oauth-protected-resource/tenant/:tenant/mcp',
+    );
+    expect(DISCOVERY_ROUTES.jwks).toBe('/tenant/:tenant/.well-known/jwks.json');
+  });
+});
+
+describe('JWKS', () => {
+  it('publishes the public part of every asymmetric key, with kid, alg and use, and no symmetric key', async () => {
+    const t = await createTestServer();
+    t.tenant.signingKeys = [
+      await generateSigningKey('ES256', 'new'),
+      await generateSigningKey('RS256', 'old'),
+      await generateSigningKey('HS256', 'sym'),
+    ];
+    const { keys } = json(await t.server.jwks(get('/'), 'demo')) as { keys: Record<string, unknown>[] };
+    expect(keys.map((key) => [key.kid, key.alg, key.use])).toEqual([
+      ['new', 'ES256', 'sig'],
+      ['old', 'RS256', 'sig'],
+    ]);
+    for (const key of keys) {
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key[member]).toBeUndefined();
+    }
+  });
+});

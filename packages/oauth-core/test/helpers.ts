@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import type { HandlerRequest, HandlerResult, ManualClock } from '@keyhold/core';
+import { createManualClock, formEncode, randomToken } from '@keyhold/core';
+import type {
+  AuthEventAttributes,
+  AuthMetrics,
+  AuthorizationServer,
+  AuthorizationServerOptions,
+  CimdResolver,
+  OAuthStorage,
+  SigningKeyConfig,
+  TenantConfig,
+} from '../src/index.js';
+import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../src/index.js';
+
+export const BASE_URL = 'https://auth.example';
+export const ISSUER: string = `${BASE_URL}/tenant/demo`;
+export const RESOURCE: string = `${ISSUER}/mcp`;
+export const REDIRECT_URI = 'https://app.example/callback';
+export const USER = 'user-1';
+
+export interface TestServer {
+  readonly server: AuthorizationServer;
+  readonly storage: OAuthStorage;
+  readonly clock: ManualClock;
+  /** The live tenant config: tests may edit it between requests. */
+  readonly tenant: { -readonly [K in keyof TenantConfig]: TenantConfig[K] } & {
+    signingKeys: SigningKeyConfig[];
+  };
+  readonly events: AuthEventAttributes[];
+}
+
+export interface TestServerOptions {
+  readonly tenant?: Partial<TenantConfig>;
+  readonly alg?: SigningKeyConfig['alg'];
+  readonly cimdResolver?: CimdResolver;
+  readonly options?: Partial<AuthorizationServerOptions>;
+}
+
+export async function createTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {
+  const storage = createMemoryStorage();
+  const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
+  const events: AuthEventAttributes[] = [];
+  const metrics: AuthMetrics = { event: (attributes) => events.push(attributes), cimdFetch: () => {} };
+  const tenant = {
+    signingKeys: [await generateSigningKey(overrides.alg ?? 'ES256', 'k1')],
+    ...overrides.tenant,
+  } as TestServer['tenant'];
+  const server = createAuthorizationServer({
+    baseUrl: BASE_URL,
+    tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
+    storage,
+    clock,
+    metrics,
+    ...(overrides.cimdResolver ? { cimdResolver: overrides.cimdResolver } : {}),
+    ...overrides.options,
+  });
+  return { server, storage, clock, tenant, events };
+}
+
+export function get(
+  path: string,
+  query: Record<string, string | undefined> = {},
+  userId?: string,
+): HandlerRequest {
+  return {
+    method: 'GET',
+    path,
+    query: formEncode(query),
+    headers: {},
+    body: '',
+    ...(userId === undefined ? {} : { userId }),
+  };
+}
+
+export function postForm(
+  path: string,
+  form: Record<string, string | undefined> | string,
+  headers: Record<string, string> = {},
+  userId?: string,
+): HandlerRequest {
+  return {
+    method: 'POST',
+    path,
+    query: '',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: typeof form === 'string' ? form : formEncode(form),
+    ...(userId === undefined ? {} : { userId }),
+  };
+}
+
+export function basic(clientId: string, secret: string): Record<string, string> {
+  const encoded = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString(
+    'base64',
+  );
+  return { authorization: `Basic ${encoded}` };
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomToken(32);
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export function json(result: HandlerResult): Record<string, unknown> {
+  return JSON.parse(result.body ?? 'null') as Record<string, unknown>;
+}
+
+export function location(result: HandlerResult): URL {
+  const value = result.headers.location;
+  if (!value) throw new Error(`expected a redirect, got ${result.status}: ${result.body}`);
+  return new URL(value);
+}
+
+export function decodePayload(jwt: string): Record<string, unknown> {
+  const part = jwt.split('.')[1] ?? '';
+  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+export async function registerClient(
+  server: AuthorizationServer,
+  metadata: Record<string, unknown> = {},
+): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+  const result = await server.register(
+    {
+      method: 'POST',
+      path: '/tenant/demo/register',
+      query: '',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI], client_name: 'Example App', ...metadata }),
+    },
+    'demo',
+  );
+  if (result.status !== 201) throw new Error(`registration failed: ${result.body}`);
+  return json(result) as { client_id: string; client_secret?: string };
+}
+
+/** Runs authorize (and, when asked, consent) and returns the code. */
+export async function obtainCode(
+  t: TestServer,
+  clientId: string,
+  options: { scope?: string; nonce?: string; resource?: string; challenge?: string; userId?: string } = {},
+): Promise<{ code: string; verifier: string }> {
+  const { verifier, challenge } = pkce();
+  const userId = options.userId ?? USER;
+  const authorize = await t.server.authorize(
+    get(
+      '/tenant/demo/authorize',
+      {
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        code_challenge: options.challenge ?? challenge,
+        code_challenge_method: 'S256',
+        state: 'st',
+        scope: options.scope,
+        nonce: options.nonce,
+        resource: options.resource,
+      },
+      userId,
+    ),
+    'demo',
+  );
+  let target = location(authorize);
+  if (target.pathname === '/tenant/demo/consent') {
+    const req = target.searchParams.get('req') ?? '';
+    const decided = await t.server.consent(
+      postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, userId),
+      'demo',
+    );
+    target = location(decided);
+  }
+  const code = target.searchParams.get('code');
+  if (!code) throw new Error(`no code in ${target}`);
+  return { code, verifier };
+}
+
+export async function exchangeCode(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+): Promise<HandlerResult> {
+  return t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+        ...(client.client_secret ? {} : { client_id: client.client_id }),
+        ...extra,
+      },
+      client.client_secret ? basic(client.client_id, client.client_secret) : {},
+    ),
+    'demo',
+  );
+}

@@ -1,0 +1,137 @@
+import { exportPKCS8, generateKeyPair } from 'jose';
+import { describe, expect, it } from 'vitest';
+import type { SigningAlgorithm } from '../src/index.js';
+import {
+  createAuthorizationServer,
+  createMemoryStorage,
+  generateSigningKey,
+  OAuthError,
+} from '../src/index.js';
+import { basic, createTestServer, decodePayload, json, postForm, registerClient } from './helpers.js';
+
+async function clientCredentialsToken(t: Awaited<ReturnType<typeof createTestServer>>) {
+  const client = await registerClient(t.server, {
+    grant_types: ['client_credentials'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: 'mcp',
+  });
+  const result = await t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      { grant_type: 'client_credentials' },
+      basic(client.client_id, client.client_secret ?? ''),
+    ),
+    'demo',
+  );
+  return String(json(result).access_token);
+}
+
+describe('signing keys', () => {
+  it.each(['HS256', 'HS384', 'HS512', 'RS256', 'ES256'] as SigningAlgorithm[])(
+    'signs with %s and verifies what it signed',
+    async (alg) => {
+      const t = await createTestServer({ alg });
+      const token = await clientCredentialsToken(t);
+      const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as Record<
+        string,
+        unknown
+      >;
+      expect(header).toEqual({ alg, kid: 'k1', typ: 'at+jwt' });
+      const check = await t.server.verifyAccessToken('demo', `Bearer ${token}`, {});
+      expect(check.ok).toBe(true);
+    },
+  );
+
+  it('rotation: a token signed by the old key still verifies once a new key is active, and new tokens use the new key', async () => {
+    const t = await createTestServer();
+    const old = await clientCredentialsToken(t);
+    t.tenant.signingKeys = [
+      { ...(await generateSigningKey('ES256', 'k2')), active: true },
+      ...t.tenant.signingKeys,
+    ];
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${old}`)).ok).toBe(true);
+    const fresh = await clientCredentialsToken(t);
+    expect(JSON.parse(Buffer.from(fresh.split('.')[0] ?? '', 'base64url').toString()).kid).toBe('k2');
+    // Both verify at introspection, which accepts any listed key.
+    const rs = await registerClient(t.server);
+    for (const token of [old, fresh]) {
+      const body = json(
+        await t.server.introspect(
+          postForm('/tenant/demo/introspect', { token }, basic(rs.client_id, rs.client_secret ?? '')),
+          'demo',
+        ),
+      );
+      expect(body.active).toBe(true);
+    }
+    // Once the old key is removed, its tokens stop verifying.
+    t.tenant.signingKeys = t.tenant.signingKeys.filter((key) => key.kid === 'k2');
+    const body = json(
+      await t.server.introspect(
+        postForm('/tenant/demo/introspect', { token: old }, basic(rs.client_id, rs.client_secret ?? '')),
+        'demo',
+      ),
+    );
+    expect(body.active).toBe(false);
+  });
+
+  it('accepts a PKCS#8 PEM private key', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const pem = await exportPKCS8(privateKey);
+    const t = await createTestServer({
+      tenant: { signingKeys: [{ kid: 'pem', alg: 'ES256', privateKey: pem }] },
+    });
+    const token = await clientCredentialsToken(t);
+    expect(decodePayload(token).sub).toMatch(/^client:/);
+    const { keys } = json(await t.server.jwks(postForm('/', ''), 'demo')) as {
+      keys: { kid: string; d?: string }[];
+    };
+    expect(keys).toHaveLength(1);
+    expect(keys[0]?.kid).toBe('pem');
+    expect(keys[0]?.d).toBeUndefined();
+  });
+
+  it.each([
+    ['a short HMAC secret', [{ kid: 'a', alg: 'HS256', secret: 'short' }]],
+    [
+      'two active keys',
+      [
+        { kid: 'a', alg: 'HS256', secret: 'x'.repeat(32), active: true },
+        { kid: 'b', alg: 'HS256', secret: 'y'.repeat(32), active: true },
+      ],
+    ],
+    ['no keys', []],
+    [
+      'a duplicate kid',
+      [
+        { kid: 'a', alg: 'HS256', secret: 'x'.repeat(32) },
+        { kid: 'a', alg: 'HS256', secret: 'y'.repeat(32) },
+      ],
+    ],
+    [
+      'a public key where a private one is needed',
+      [{ kid: 'a', alg: 'ES256', privateKey: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } }],
+    ],
+  ])('refuses %s with invalid_options (a programming error, thrown)', async (_, signingKeys) => {
+    const t = await createTestServer({ tenant: { signingKeys: signingKeys as never } });
+    const error = await t.server.jwks(postForm('/', ''), 'demo').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthError);
+    expect((error as OAuthError).code).toBe('invalid_options');
+  });
+});
+
+describe('options are validated at creation', () => {
+  const base = { tenants: { get: () => undefined }, storage: createMemoryStorage() };
+  it.each([
+    ['a relative baseUrl', { baseUrl: '/auth' }],
+    ['plain http off loopback', { baseUrl: 'http://auth.example' }],
+    ['a query in baseUrl', { baseUrl: 'https://auth.example/?x=1' }],
+    ['a zero TTL', { baseUrl: 'https://auth.example', accessTokenTtlSeconds: 0 }],
+    ['a fractional TTL', { baseUrl: 'https://auth.example', authorizationCodeTtlSeconds: 1.5 }],
+  ])('refuses %s', (_, options) => {
+    expect(() => createAuthorizationServer({ ...base, ...options } as never)).toThrow(OAuthError);
+  });
+
+  it('accepts http on loopback for development', () => {
+    expect(() => createAuthorizationServer({ ...base, baseUrl: 'http://127.0.0.1:8787' })).not.toThrow();
+  });
+});
