@@ -1,2 +1,17 @@
-// The public barrel. This package's issue fills it; until then it exports nothing.
-export {};
+export type { ClaimRevocation, Claims, ClaimsOptions, ClaimValidation, CreateClaimInput } from './claims.js';
+export { createClaims } from './claims.js';
+export type { NormalizedClaimCode } from './code.js';
+export {
+  CLAIM_CODE_ALPHABET,
+  CLAIM_CODE_LENGTH,
+  formatClaimCode,
+  generateClaimCode,
+  normalizeClaimCode,
+} from './code.js';
+export type { ClaimCodesErrorCode } from './errors.js';
+export { ClaimCodesError } from './errors.js';
+export type { FileClaimStore, FileClaimStoreOptions } from './file-store.js';
+export { createFileClaimStore } from './file-store.js';
+export { createMemoryClaimStore } from './memory-store.js';
+export { isFileInScope, isPathInScope, resolveExistingPath, resolveScopeDir } from './scope.js';
+export type { ClaimRecord, ClaimStore } from './storage.js';

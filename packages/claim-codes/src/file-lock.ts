@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { Logger } from '@keyhold/core';
+import { ClaimCodesError } from './errors.js';
+import { systemErrorCode } from './system-error.js';
+
+/** Options of {@link withFileLock}. */
+export interface FileLockOptions {
+  readonly lockPath: string;
+  /** Give up (`ERR_STORE_LOCKED`) after waiting this long. */
+  readonly lockTimeoutMs: number;
+  /** A lock older than this is taken to be abandoned even when its owner cannot be checked. */
+  readonly staleLockMs: number;
+  readonly logger: Logger;
+}
+
+interface LockOwner {
+  readonly pid: number;
+  readonly hostname: string;
+  readonly nonce: string;
+}
+
+// The nonces of the locks this process holds: a lock file naming this pid with another nonce was left by
+// an earlier process that had the same pid (common in containers, where the daemon is often pid 1).
+const heldNonces = new Set<string>();
+
+/**
+ * Runs `work` while holding an exclusive lock file, across processes, with no native dependency.
+ *
+ * The lock is a file created with `open(path, 'wx')` (O_CREAT|O_EXCL, atomic on local file systems) that
+ * names its owner (pid, host, nonce). A waiter retries with jittered exponential backoff up to
+ * `lockTimeoutMs`. A lock is broken when its owner is a dead process on this host, or when it is older
+ * than `staleLockMs`; breaking renames the file aside first and deletes it only if it is still the file
+ * that was judged stale, so two waiters never both break one lock and then delete a fresh one.
+ */
+export async function withFileLock<T>(options: FileLockOptions, work: () => Promise<T>): Promise<T> {
+  const nonce = await acquire(options);
+  try {
+    return await work();
+  } finally {
+    await release(options.lockPath, nonce);
+  }
+}
+
+async function acquire(options: FileLockOptions): Promise<string> {
+  const { lockPath, lockTimeoutMs } = options;
+  const deadline = Date.now() + lockTimeoutMs;
+  let delayMs = 2;
+  for (;;) {
+    const nonce = randomBytes(9).toString('base64url');
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      heldNonces.add(nonce);
+      try {
+        const owner: LockOwner = { pid: process.pid, hostname: hostname(), nonce };
+        await handle.writeFile(JSON.stringify(owner));
+      } finally {
+        await handle.close();
+      }
+      return nonce;
+    } catch (error) {
+      if (systemErrorCode(error) !== 'EEXIST') {
+        throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the lock file ${lockPath}.`, {
+          cause: error,
+        });
+      }
+    }
+    if (await breakIfStale(options)) continue;
+    if (Date.now() >= deadline) {
+      throw new ClaimCodesError(
+        'ERR_STORE_LOCKED',
+        `The claim file is locked by another process (${lockPath}); gave up after ${lockTimeoutMs} ms.`,
+      );
+    }
+    await sleep(delayMs * (0.5 + Math.random()));
+    delayMs = Math.min(delayMs * 2, 100);
+  }
+}
+
+async function release(lockPath: string, nonce: string): Promise<void> {
+  heldNonces.delete(nonce);
+  const owner = await readOwner(lockPath);
+  // Only our own lock is removed: if it was broken as stale and retaken, the file is someone else's now.
+  if (owner?.nonce === nonce) await unlink(lockPath).catch(() => {});
+}
+
+/** Answers `true` when the lock is gone (broken or released), so the caller retries at once. */
+async function breakIfStale(options: FileLockOptions): Promise<boolean> {
+  const { lockPath, staleLockMs, logger } = options;
+  let judged: Awaited<ReturnType<typeof stat>>;
+  try {
+    judged = await stat(lockPath);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return true;
+    throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot read the lock file ${lockPath}.`, {
+      cause: error,
+    });
+  }
+  const owner = await readOwner(lockPath);
+  const ageMs = Date.now() - judged.mtimeMs;
+  const deadOwner =
+    owner !== undefined &&
+    owner.hostname === hostname() &&
+    (owner.pid === process.pid ? !heldNonces.has(owner.nonce) : !isProcessAlive(owner.pid));
+  if (!deadOwner && ageMs <= staleLockMs) return false;
+
+  const aside = `${lockPath}.${process.pid}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await rename(lockPath, aside);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return true;
+    throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot break the lock file ${lockPath}.`, {
+      cause: error,
+    });
+  }
+  const moved = await stat(aside);
+  if (moved.ino === judged.ino && moved.dev === judged.dev) {
+    await unlink(aside).catch(() => {});
+    logger.warn({ lockPath, ownerPid: owner?.pid, ageMs: Math.round(ageMs) }, 'stale claim-file lock broken');
+    return true;
+  }
+  // Between the check and the rename another process took a fresh lock: put it back. `link` fails when
+  // yet another process already holds the path, which leaves that one's lock in place.
+  await link(aside, lockPath).catch(() => {});
+  await unlink(aside).catch(() => {});
+  return false;
+}
+
+async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(lockPath, 'utf8'));
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'pid' in parsed &&
+      typeof parsed.pid === 'number' &&
+      'hostname' in parsed &&
+      typeof parsed.hostname === 'string' &&
+      'nonce' in parsed &&
+      typeof parsed.nonce === 'string'
+    ) {
+      return { pid: parsed.pid, hostname: parsed.hostname, nonce: parsed.nonce };
+    }
+    return undefined;
+  } catch {
+    // Missing, or created but not yet written: judged by age alone.
+    return undefined;
+  }
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return systemErrorCode(error) === 'EPERM';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

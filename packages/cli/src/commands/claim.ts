@@ -1,0 +1,267 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ClaimCodesError,
+  type ClaimRecord,
+  type Claims,
+  createClaims,
+  createFileClaimStore,
+  formatClaimCode,
+} from '@keyhold/claim-codes';
+import { type CliIo, EXIT, type ExitCode } from '../io.js';
+import type { Command } from '../main.js';
+import { formatSeconds, parseDuration } from './claim/duration.js';
+import { printable, type Style, styleFor, table } from './claim/render.js';
+
+/** The environment variable naming the data directory, shared with the host (ARCHITECTURE.md). */
+const DATA_DIR_ENV = 'KEYHOLD_DATA_DIR';
+const MAX_TTL_SECONDS = 365 * 86_400;
+const HEADER_NAME = 'Mcp-Claim-Code';
+
+const CREATE_USAGE = `Usage: keyhold claim [--scope <dir>] [--ttl <duration>] [--label <text>] [--json]
+       keyhold claim list [--json]
+       keyhold claim revoke <code> [--json]
+
+Creates a claim code: a short code that narrows an MCP session to the tool modules under one directory.
+
+Options:
+  --scope <dir>       directory the code is tied to (default: the current directory)
+  --ttl <duration>    lifetime: 30m, 1h, 2h, 7d, 90s, 1h30m … up to 365d (default: 24h)
+  --label <text>      a note shown by "keyhold claim list"
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --json              print JSON for scripts
+  -h, --help          show this help
+`;
+
+const LIST_USAGE = `Usage: keyhold claim list [--json] [--data-dir <dir>]
+
+Lists the active claim codes (expired ones are removed).
+
+Options:
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --json              print JSON for scripts
+  -h, --help          show this help
+`;
+
+const REVOKE_USAGE = `Usage: keyhold claim revoke <code> [--json] [--data-dir <dir>]
+
+Removes a claim code; sessions using it lose their scope on their next request.
+
+Options:
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --json              print JSON for scripts
+  -h, --help          show this help
+`;
+
+const COMMON_OPTIONS = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** What a subcommand needs beyond its own arguments. */
+interface Context {
+  readonly io: CliIo;
+  readonly json: boolean;
+  readonly style: Style;
+  readonly now: number;
+}
+
+/**
+ * The `keyhold claim` command: `claim` creates a code, `claim list` lists active codes, `claim revoke <code>`
+ * removes one. Exit codes: 0 success, 1 the operation failed (unknown code, unreadable claim file),
+ * 2 usage error (bad flag or value).
+ *
+ * @example
+ * ```ts
+ * await runCli(process.argv.slice(2), io, { claim: claimCommand });
+ * ```
+ */
+export const claimCommand: Command = async (args, io) => {
+  const [first, ...rest] = args;
+  const json = args.includes('--json');
+  const context: Context = { io, json, style: styleFor(io), now: Date.now() };
+  try {
+    if (first === 'list') return await list(rest, context);
+    if (first === 'revoke') return await revoke(rest, context);
+    return await create(args, context);
+  } catch (error) {
+    if (error instanceof ClaimCodesError) {
+      const usage =
+        error.code === 'ERR_INVALID_SCOPE' ||
+        error.code === 'ERR_INVALID_LABEL' ||
+        error.code === 'ERR_INVALID_TTL';
+      return fail(context, usage ? EXIT.usage : EXIT.failure, error.code, error.message);
+    }
+    throw error;
+  }
+};
+
+async function create(args: readonly string[], context: Context): Promise<ExitCode> {
+  const parsed = parse(
+    args,
+    { ...COMMON_OPTIONS, scope: { type: 'string' }, ttl: { type: 'string' }, label: { type: 'string' } },
+    0,
+    CREATE_USAGE,
+    context,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  let ttlSeconds = 86_400;
+  if (values.ttl !== undefined) {
+    const duration = parseDuration(values.ttl, MAX_TTL_SECONDS);
+    if (!duration.ok) return usage(context, duration.message, CREATE_USAGE);
+    ttlSeconds = duration.seconds;
+  }
+  const claims = claimsFor(values['data-dir'], context.io);
+  const claim = await claims.create({
+    scopeDir: resolve(context.io.cwd, values.scope ?? '.'),
+    ttlSeconds,
+    ...(values.label === undefined ? {} : { label: values.label }),
+  });
+  const code = formatClaimCode(claim.code);
+  const expiresIn = Math.round((claim.expiresAt - claim.createdAt) / 1000);
+  if (context.json) {
+    print(context, { ...describe(claim, claim.createdAt), header: `${HEADER_NAME}: ${code}` });
+    return EXIT.ok;
+  }
+  const { bold, dim, accent } = context.style;
+  const lines = [
+    `${dim('Claim code')}  ${bold(code)}`,
+    `${dim('Scope     ')}  ${printable(claim.scopeDir)}`,
+    `${dim('Expires in')}  ${formatSeconds(expiresIn)} ${dim(`(${new Date(claim.expiresAt).toISOString()})`)}`,
+    ...(claim.label === undefined ? [] : [`${dim('Label     ')}  ${printable(claim.label)}`]),
+    '',
+    'Send this header with every MCP request (or add ?claim=<code> to the SSE stream URL):',
+    `  ${accent(`${HEADER_NAME}: ${code}`)}`,
+  ];
+  context.io.stdout(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+async function list(args: readonly string[], context: Context): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 0, LIST_USAGE, context);
+  if (typeof parsed === 'number') return parsed;
+  const claims = await claimsFor(parsed.values['data-dir'], context.io).list();
+  if (context.json) {
+    print(context, { claims: claims.map((claim) => describe(claim, context.now)) });
+    return EXIT.ok;
+  }
+  if (claims.length === 0) {
+    context.io.stdout('No active claim codes. Create one with "keyhold claim".\n');
+    return EXIT.ok;
+  }
+  const rows = table([
+    ['CODE', 'SCOPE', 'LABEL', 'EXPIRES IN'],
+    ...claims.map((claim) => [
+      formatClaimCode(claim.code),
+      printable(claim.scopeDir),
+      claim.label === undefined ? '-' : printable(claim.label),
+      formatSeconds((claim.expiresAt - context.now) / 1000),
+    ]),
+  ]);
+  const [header, ...body] = rows;
+  context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+async function revoke(args: readonly string[], context: Context): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 1, REVOKE_USAGE, context);
+  if (typeof parsed === 'number') return parsed;
+  const [input = ''] = parsed.positionals;
+  const result = await claimsFor(parsed.values['data-dir'], context.io).revoke(input);
+  switch (result.status) {
+    case 'malformed':
+      return usage(context, result.message, REVOKE_USAGE);
+    case 'unknown':
+      return fail(
+        context,
+        EXIT.failure,
+        'unknown_code',
+        `No active claim code ${formatClaimCode(result.code)}.`,
+      );
+    case 'revoked': {
+      const code = formatClaimCode(result.claim.code);
+      if (context.json) print(context, { revoked: true, code });
+      else context.io.stdout(`Revoked ${code}. Sessions using it lose their scope on their next request.\n`);
+      return EXIT.ok;
+    }
+  }
+}
+
+type Options = Parameters<typeof parseArgs>[0] extends infer T
+  ? T extends { options?: infer O }
+    ? NonNullable<O>
+    : never
+  : never;
+
+/** Parses arguments strictly; answers an exit code when it printed help or a usage error instead. */
+function parse<O extends Options>(
+  args: readonly string[],
+  options: O,
+  positionalCount: number,
+  usageText: string,
+  context: Context,
+):
+  | {
+      values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>['values'];
+      positionals: string[];
+    }
+  | ExitCode {
+  let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usage(context, error instanceof Error ? error.message : String(error), usageText);
+  }
+  if ((parsed.values as { help?: boolean }).help === true) {
+    context.io.stdout(usageText);
+    return EXIT.ok;
+  }
+  if (parsed.positionals.length !== positionalCount) {
+    const message =
+      positionalCount === 0
+        ? `Unexpected argument "${parsed.positionals[0]}".`
+        : parsed.positionals.length === 0
+          ? 'Missing the claim code to revoke.'
+          : 'Give exactly one claim code.';
+    return usage(context, message, usageText);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+function claimsFor(dataDirFlag: string | undefined, io: CliIo): Claims {
+  const fromEnv = io.env[DATA_DIR_ENV];
+  const dataDir = resolve(
+    io.cwd,
+    dataDirFlag ?? (fromEnv === undefined || fromEnv === '' ? '.keyhold' : fromEnv),
+  );
+  return createClaims({ store: createFileClaimStore({ dataDir }), maxTtlSeconds: MAX_TTL_SECONDS });
+}
+
+function describe(claim: ClaimRecord, now: number): Record<string, unknown> {
+  return {
+    code: formatClaimCode(claim.code),
+    scopeDir: claim.scopeDir,
+    ...(claim.label === undefined ? {} : { label: claim.label }),
+    createdAt: new Date(claim.createdAt).toISOString(),
+    expiresAt: new Date(claim.expiresAt).toISOString(),
+    expiresInSeconds: Math.max(0, Math.round((claim.expiresAt - now) / 1000)),
+  };
+}
+
+function print(context: Context, value: unknown): void {
+  context.io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function usage(context: Context, message: string, usageText: string): ExitCode {
+  if (context.json) return fail(context, EXIT.usage, 'usage', message);
+  context.io.stderr(`keyhold claim: ${message}\n\n${usageText}`);
+  return EXIT.usage;
+}
+
+function fail(context: Context, exit: ExitCode, code: string, message: string): ExitCode {
+  if (context.json) print(context, { error: { code, message } });
+  else context.io.stderr(`keyhold claim: ${message}\n`);
+  return exit;
+}
