@@ -4,5 +4,7 @@ export type { PostgresStoreErrorCode } from './errors.js';
 export { PostgresStoreError } from './errors.js';
 export type { Migration } from './migrations.js';
 export { migratePostgres } from './migrations.js';
+export { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from './oauth-schema.js';
+export { createPostgresOAuthStorage } from './oauth-store.js';
 export type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from './sweeper.js';
 export { startExpirySweeper } from './sweeper.js';
