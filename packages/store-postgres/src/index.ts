@@ -1,3 +1,8 @@
+export {
+  CLAIMS_POSTGRES_MIGRATIONS,
+  CLAIMS_POSTGRES_SWEPT_TABLES,
+  createPostgresClaimStore,
+} from './claim-store.js';
 export type { PostgresClient, PostgresPool } from './database.js';
 export { createPostgresPool, withTransaction } from './database.js';
 export type { PostgresStoreErrorCode } from './errors.js';

@@ -1,3 +1,4 @@
+export { CLAIMS_SQLITE_MIGRATIONS, createSqliteClaimStore } from './claim-store.js';
 export type { OpenSqliteOptions, SqliteDatabase } from './database.js';
 export { openSqliteDatabase } from './database.js';
 export type { SqliteStoreErrorCode } from './errors.js';
