@@ -122,6 +122,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         }
       }
       record(name, result.status, event);
+      // The JSON endpoints use no cookies, so any origin may call them: browser-based MCP clients need this.
+      if (!html && result.headers['access-control-allow-origin'] === undefined) {
+        result = { ...result, headers: { ...result.headers, 'access-control-allow-origin': '*' } };
+      }
       return result;
     };
   }

@@ -12,9 +12,12 @@ function key(tenant: string, ...parts: readonly string[]): string {
   return [tenant, ...parts].join('\u0000');
 }
 
-function copy<T>(record: T): T {
+function copy<T extends object>(record: T): T {
   // Callers get their own copy, as they would from a database, so mutating it never edits the store.
-  return structuredClone(record);
+  // Records are flat apart from arrays of strings, so a shallow copy with copied arrays is a full copy.
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(record)) out[name] = Array.isArray(value) ? [...value] : value;
+  return out as T;
 }
 
 /**
@@ -59,6 +62,7 @@ export function createMemoryStorage(): OAuthStorage {
         const k = key(tenant, codeHash);
         const found = codes.get(k);
         codes.delete(k);
+        // No longer stored, so the caller may have the object itself.
         return found;
       },
     },
@@ -96,8 +100,10 @@ export function createMemoryStorage(): OAuthStorage {
         const k = key(tenant, tokenHash);
         const found = refresh.get(k);
         if (!found) return undefined;
-        if (found.consumedAt === undefined) refresh.set(k, { ...found, consumedAt: now });
-        return copy(found);
+        if (found.consumedAt !== undefined) return copy(found);
+        // The stored object is replaced, so the caller may have the old one itself.
+        refresh.set(k, { ...found, consumedAt: now });
+        return found;
       },
       async revokeFamily(tenant, familyId, now) {
         for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {

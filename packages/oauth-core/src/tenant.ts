@@ -20,6 +20,34 @@ export interface Tenant {
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+interface TenantUrls {
+  readonly issuer: string;
+  readonly resource: string;
+  readonly resourceMetadataUrl: string;
+}
+
+// The URLs depend only on the slug and the server's options, so they are computed once per known tenant
+// (the cache is cleared when it grows past a bound, so unbounded slugs cannot grow it).
+const MAX_CACHED_TENANTS = 1024;
+const urlCaches = new WeakMap<ServerContext, Map<string, TenantUrls>>();
+
+function tenantUrls(context: ServerContext, slug: string): TenantUrls {
+  let cache = urlCaches.get(context);
+  if (!cache) {
+    cache = new Map();
+    urlCaches.set(context, cache);
+  }
+  let urls = cache.get(slug);
+  if (!urls) {
+    const issuer = tenantIssuer(context.baseUrl, slug);
+    const resource = `${issuer}${context.resourcePath}`;
+    urls = { issuer, resource, resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource') };
+    if (cache.size >= MAX_CACHED_TENANTS) cache.clear();
+    cache.set(slug, urls);
+  }
+  return urls;
+}
+
 /** Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. */
 export async function resolveTenant(
   context: ServerContext,
@@ -29,14 +57,13 @@ export async function resolveTenant(
   if (!SLUG.test(slug)) return undefined;
   const config = await context.tenants.get(slug);
   if (!config) return undefined;
-  const issuer = tenantIssuer(context.baseUrl, slug);
-  const resource = `${issuer}${context.resourcePath}`;
+  const { issuer, resource, resourceMetadataUrl } = tenantUrls(context, slug);
   return {
     slug,
     config,
     issuer,
     resource,
-    resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource'),
+    resourceMetadataUrl,
     resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
     loginUrl: config.loginUrl ?? `${issuer}/login`,
     keys: await keyCache.get(config.signingKeys),

@@ -1,7 +1,7 @@
-import { randomToken } from '@keyhold/core';
 import type { JWTPayload } from 'jose';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import type { TenantKeySet } from './keys.js';
+import { pooledRandomToken } from './random-pool.js';
 
 /**
  * The acting party of a delegated token (RFC 8693 §4.1). A chain of delegations nests: the outermost
@@ -54,7 +54,7 @@ export async function signAccessToken(
     aud: input.audience.length === 1 ? (input.audience[0] as string) : input.audience,
     client_id: input.clientId,
     ...(input.scope === '' ? {} : { scope: input.scope }),
-    jti: randomToken(16),
+    jti: pooledRandomToken(16),
     iat: input.nowSeconds,
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),

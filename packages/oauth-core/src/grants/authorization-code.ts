@@ -24,6 +24,9 @@ export async function authorizationCodeGrant(
 ): Promise<TokenResponseBody> {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
+  // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).
+  const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code));
   if (verifier === undefined) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
   if (redirectUri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is required');
   const { client } = await authenticateClient(context, tenant, request, params, {
@@ -35,8 +38,6 @@ export async function authorizationCodeGrant(
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
   }
   const requestedResources = parseResources(tenant, params.resource);
-  // Taken before any check, so a code is gone after its first presentation even when it fails.
-  const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code));
   const now = context.clock.now();
   if (!record) throw new OAuthError('invalid_grant', 'the authorization code is invalid or was already used');
   if (record.expiresAt <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');

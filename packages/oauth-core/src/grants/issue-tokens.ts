@@ -1,5 +1,6 @@
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/core';
 import type { ServerContext } from '../options.js';
+import { pooledRandomToken } from '../random-pool.js';
 import type { ClientType } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { ActorClaim } from '../tokens.js';
@@ -57,10 +58,10 @@ export async function issueTokens(
   });
   let refreshToken: string | undefined;
   if (input.refresh) {
-    refreshToken = randomToken();
+    refreshToken = pooledRandomToken();
     await context.storage.refreshTokens.save(tenant.slug, {
       tokenHash: sha256Base64url(refreshToken),
-      familyId: input.refresh.familyId ?? randomToken(16),
+      familyId: input.refresh.familyId ?? pooledRandomToken(16),
       clientId: input.clientId,
       clientType: input.clientType,
       userId: input.subject,

@@ -1,10 +1,11 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { parseQuery, randomToken, redirectResult, sha256Base64url } from '@keyhold/core';
+import { parseQuery, redirectResult, sha256Base64url } from '@keyhold/core';
 import type { ResolvedClient } from '../clients.js';
 import { resolveClient } from '../clients.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { isS256Challenge } from '../pkce.js';
+import { pooledRandomToken } from '../random-pool.js';
 import { redirectUriMatches, withQuery } from '../redirect-uri.js';
 import type { RequestEvent } from '../request-event.js';
 import { parseResources } from '../resources.js';
@@ -53,7 +54,7 @@ export async function issueCode(
   authorization: ValidatedAuthorization,
   userId: string,
 ): Promise<HandlerResult> {
-  const code = randomToken();
+  const code = pooledRandomToken();
   const now = context.clock.now();
   await context.storage.authorizationCodes.save(tenant.slug, {
     codeHash: sha256Base64url(code),
@@ -189,7 +190,7 @@ export async function authorizeHandler(
   if (!needsScreen) return issueCode(context, tenant, authorization, userId);
   if (prompts.has('none')) return fail(new OAuthError('consent_required', 'the user has not consented'));
 
-  const id = randomToken();
+  const id = pooledRandomToken();
   await context.storage.pendingAuthorizations.save(tenant.slug, {
     id,
     userId,

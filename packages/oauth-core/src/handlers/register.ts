@@ -1,9 +1,10 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult, mediaType, NO_STORE_HEADERS, randomToken, sha256Base64url } from '@keyhold/core';
+import { jsonResult, mediaType, NO_STORE_HEADERS, sha256Base64url } from '@keyhold/core';
 import * as z from 'zod';
 import { OAuthError } from '../errors.js';
 import { TOKEN_EXCHANGE_GRANT } from '../grants/token-exchange.js';
 import type { ServerContext } from '../options.js';
+import { pooledRandomToken } from '../random-pool.js';
 import { redirectUriProblem } from '../redirect-uri.js';
 import type { RequestEvent } from '../request-event.js';
 import { formatScope, parseScope } from '../scopes.js';
@@ -106,8 +107,8 @@ export async function registerHandler(
     }
     scope = formatScope(scopes);
   }
-  const clientId = randomToken(16);
-  const secret = authMethod === 'none' ? undefined : randomToken();
+  const clientId = pooledRandomToken(16);
+  const secret = authMethod === 'none' ? undefined : pooledRandomToken();
   const now = context.clock.now();
   const record: ClientRecord = {
     clientId,

@@ -31,6 +31,8 @@ describe('POST /token authorization_code: issued → consumed', () => {
     const result = await exchangeCode(t, publicClient, code, verifier);
     expect(result.status).toBe(200);
     expect(result.headers['cache-control']).toBe('no-store');
+    // No cookies are involved, so browser-based clients on any origin may call the endpoint.
+    expect(result.headers['access-control-allow-origin']).toBe('*');
     const body = json(result);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'mcp openid' });
     expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -192,5 +194,32 @@ describe('POST /token authorization_code: rejected', () => {
       'demo',
     );
     expect(json(result).error).toBe('invalid_request');
+  });
+});
+
+describe('POST /token authorization_code: the code is deleted on any presentation', () => {
+  it('a presentation that fails client authentication still spends the code', async () => {
+    const t = await createTestServer();
+    const confidential = await registerClient(t.server);
+    const { code, verifier } = await obtainCode(t, confidential.client_id);
+    const failed = await exchangeCode(
+      t,
+      { client_id: confidential.client_id, client_secret: 'wrong' },
+      code,
+      verifier,
+    );
+    expect(failed.status).toBe(401);
+    expect(json(await exchangeCode(t, confidential, code, verifier)).error).toBe('invalid_grant');
+  });
+
+  it('a presentation without code_verifier still spends the code', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    await t.server.token(
+      postForm('/tenant/demo/token', { grant_type: 'authorization_code', code, client_id: client.client_id }),
+      'demo',
+    );
+    expect(json(await exchangeCode(t, client, code, verifier)).error).toBe('invalid_grant');
   });
 });

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { formatScope, parseScope, requestedScopes } from '../src/scopes.js';
+
+describe('scope strings (RFC 6749 §3.3)', () => {
+  it('splits on spaces, collapses duplicates and refuses quotes and backslashes', () => {
+    expect(parseScope('a  b a')).toEqual(['a', 'b']);
+    expect(parseScope('a "b"')).toBeUndefined();
+    expect(parseScope('a\\b')).toBeUndefined();
+    expect(parseScope(undefined)).toEqual([]);
+  });
+
+  it('formats a scope set canonically', () => {
+    expect(formatScope(['mcp', 'openid', 'mcp'])).toBe('mcp openid');
+  });
+
+  it('keeps requests within the tenant offer and the client registration', () => {
+    expect(requestedScopes('a', ['a', 'b'], undefined)).toEqual(['a']);
+    expect(requestedScopes('c', ['a', 'b'], undefined)).toEqual({
+      error: 'a requested scope is not offered here',
+    });
+    expect(requestedScopes('b', undefined, ['a'])).toMatchObject({
+      error: expect.stringMatching(/registered/),
+    });
+    expect(requestedScopes(undefined, undefined, ['a', 'b'])).toEqual(['a', 'b']);
+  });
+});
