@@ -244,7 +244,21 @@ export function createFileClaimStore(options: FileClaimStoreOptions): FileClaimS
       throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot write the claim file ${path}.`, { cause });
     }
     await syncDirectory(dataDir);
-    snapshot = undefined;
+    // We hold the lock, so the file at `path` is the one just written: cache it instead of parsing it back.
+    const stats = statSync(path, { throwIfNoEntry: false });
+    snapshot =
+      stats === undefined
+        ? undefined
+        : {
+            dev: stats.dev,
+            ino: stats.ino,
+            size: stats.size,
+            mtimeMs: stats.mtimeMs,
+            ctimeMs: stats.ctimeMs,
+            text,
+            records: new Map([...records].map(([code, record]) => [code, Object.freeze(record)])),
+            racy: true,
+          };
   }
 
   return {

@@ -149,6 +149,16 @@ export function registerToolModules(
     scope.kind !== 'scoped' ||
     (entry.realSourcePath !== undefined && isPathInScope(scope.scopeDir, entry.realSourcePath));
 
+  try {
+    server.assertCanSetRequestHandler('tools/list');
+    server.assertCanSetRequestHandler('tools/call');
+  } catch (cause) {
+    throw new ClaimCodesError(
+      'ERR_INVALID_TOOL_MODULE',
+      'The server already serves tools (McpServer.registerTool or an earlier registerToolModules); register every tool module in one call instead.',
+      { cause },
+    );
+  }
   server.registerCapabilities({ tools: { listChanged: true } });
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {

@@ -252,3 +252,13 @@ describe('registration refuses malformed tool modules', () => {
     expect(() => registerToolModules(server, twice, { session })).toThrow(/beta_echo is used twice/);
   });
 });
+
+describe('registration owns tools/list and tools/call', () => {
+  it('refuses a server that already serves tools through McpServer.registerTool', () => {
+    const tree = toolModuleTree();
+    const server = new McpServer({ name: 'x', version: '1.0.0' });
+    server.registerTool('own_tool', {}, async () => ({ content: [] }));
+    const session = createClaimSession({ claims: host.claims });
+    expect(() => registerToolModules(server, tree.modules, { session })).toThrow(/already serves tools/);
+  });
+});
