@@ -1,16 +1,8 @@
 import { describeClaimStoreConformance } from '@keyhold/claim-codes/testing';
-import { afterAll } from 'vitest';
 import { createSqliteClaimStore } from '../src/claim-store.js';
-import type { SqliteDatabase } from '../src/database.js';
-import { openSqliteDatabase } from '../src/database.js';
+import { temporaryDatabases } from './temp-database.js';
 
-const opened: SqliteDatabase[] = [];
-afterAll(() => {
-  for (const db of opened.splice(0)) db.close();
-});
+const databases = temporaryDatabases();
 
-describeClaimStoreConformance('sqlite (:memory:)', () => {
-  const db = openSqliteDatabase(':memory:');
-  opened.push(db);
-  return createSqliteClaimStore(db);
-});
+describeClaimStoreConformance('sqlite (:memory:)', () => createSqliteClaimStore(databases.memory()));
+describeClaimStoreConformance('sqlite (WAL file)', () => createSqliteClaimStore(databases.file()));
