@@ -1,0 +1,250 @@
+import type { Handler } from '@keyhold/core';
+import { randomToken } from '@keyhold/core';
+import { LRUCache } from 'lru-cache';
+import type { OAuthAsk } from './ask.js';
+import { parseAsk } from './ask.js';
+import { ElicitationRequiredError } from './elicitation.js';
+import { TokenVaultError } from './errors.js';
+import { createCallbackHandler } from './handlers/callback.js';
+import { createConnectHandler } from './handlers/connect.js';
+import type { McpSessionHandle } from './mcp-session.js';
+import type { ResolvedBrokerOptions, TokenBrokerOptions } from './options.js';
+import { resolveBrokerOptions } from './options.js';
+import type { Provider } from './providers.js';
+import type { RefreshOutcome } from './refresh.js';
+import { grantLockKey, isFresh, refreshAcrossProcesses } from './refresh.js';
+import { canonicalScopes } from './scopes.js';
+import type { GrantKey } from './storage.js';
+
+/**
+ * Who is asking: the tenant, the user (`sub`), the tool module and the MCP session.
+ *
+ * @example
+ * ```ts
+ * const context: AskContext = { tenantId: 'demo', userId: auth.sub, photonId: 'github-tools', session };
+ * ```
+ */
+export interface AskContext {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly photonId: string;
+  readonly session: McpSessionHandle;
+}
+
+/** The outcome of {@link TokenBroker.requestToken}: a token, or the elicitation the user must complete. */
+export type TokenOutcome =
+  | { readonly kind: 'token'; readonly accessToken: string }
+  | { readonly kind: 'elicitation'; readonly error: ElicitationRequiredError };
+
+/** A tool method that yields asks: a generator, or a function returning one. Each yield evaluates to a token. */
+export type AskingMethod<T> =
+  | Generator<OAuthAsk, T, string>
+  | AsyncGenerator<OAuthAsk, T, string>
+  | (() => Generator<OAuthAsk, T, string> | AsyncGenerator<OAuthAsk, T, string>);
+
+/** The summary of a {@link TokenBroker.rewrapGrants} pass. */
+export interface RewrapSummary {
+  /** Grants written again under the current key. */
+  readonly rewrapped: number;
+  /** Grants another writer changed during the pass (they were written with the current key anyway). */
+  readonly skipped: number;
+}
+
+/** The broker: plain functions over validated options. */
+export interface TokenBroker {
+  /**
+   * The access token for an ask: returned at once from a valid grant, refreshed when within the refresh
+   * buffer, or an {@link ElicitationRequiredError} thrown when there is no usable grant.
+   */
+  getToken(ask: OAuthAsk, context: AskContext): Promise<string>;
+  /** {@link TokenBroker.getToken} as a result instead of an exception. */
+  requestToken(ask: OAuthAsk, context: AskContext): Promise<TokenOutcome>;
+  /**
+   * Drives a generator method: each yielded ask is answered with a token; an elicitation (or any failure)
+   * is thrown into the generator at the yield, and out of `runWithAsks` unless the method catches it.
+   */
+  runWithAsks<T>(method: AskingMethod<T>, context: AskContext): Promise<T>;
+  /** The connect step: `GET <connectUrl>?elicitation_id=…` with `request.userId` set by the host's session. */
+  readonly connect: Handler;
+  /** `GET /auth/oauth/callback`: verifies the state, exchanges the code with PKCE, stores the grant. */
+  readonly callback: Handler;
+  /** Re-encrypts every grant of a tenant under the vault's current key (after a key rotation). */
+  rewrapGrants(tenantId: string): Promise<RewrapSummary>;
+}
+
+/** What the broker's handlers share with it. */
+export interface BrokerInternals {
+  readonly options: ResolvedBrokerOptions;
+  /** Completion notifiers of elicitations raised in this process, by elicitation id. */
+  readonly notifiers: LRUCache<string, (elicitationId: string) => Promise<void>>;
+}
+
+/**
+ * Creates a token broker. Options are validated here (`ERR_INVALID_OPTIONS`).
+ *
+ * @example
+ * ```ts
+ * const broker = createTokenBroker({
+ *   baseUrl: 'https://host.example', stateSecret, vault: createLocalVault({ masterKey }),
+ *   storage: createMemoryStorage(), providers: [{ id: 'github', clientId, clientSecret }],
+ * });
+ * const token = await broker.getToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
+ * ```
+ */
+export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
+  const resolved = resolveBrokerOptions(options);
+  const { storage, vault, clock, logger } = resolved;
+  const notifiers = new LRUCache<string, (elicitationId: string) => Promise<void>>({
+    max: 10_000,
+    ttl: resolved.elicitationTtlMs,
+    ttlResolution: 0,
+    perf: clock,
+  });
+  const internals: BrokerInternals = { options: resolved, notifiers };
+  // In-process single-flight: concurrent asks for one grant share one refresh.
+  const refreshing = new Map<string, Promise<RefreshOutcome>>();
+
+  function providerFor(id: string): Provider {
+    const provider = resolved.providers.get(id);
+    if (provider === undefined) throw new TokenVaultError('ERR_UNKNOWN_PROVIDER', `no provider ${id}`);
+    return provider;
+  }
+
+  async function elicit(
+    key: GrantKey,
+    provider: Provider,
+    ask: OAuthAsk,
+    context: AskContext,
+  ): Promise<ElicitationRequiredError> {
+    const now = clock.now();
+    const elicitationId = randomToken(16);
+    const message =
+      ask.message ?? `${provider.name} authorization is needed (${key.scopes.join(' ')}) to continue.`;
+    await storage.pending.putElicitation({
+      elicitationId,
+      tenantId: key.tenantId,
+      userId: key.userId,
+      photonId: key.photonId,
+      provider: key.provider,
+      scopes: key.scopes,
+      sessionId: context.session.id,
+      message,
+      createdAt: now,
+      expiresAt: now + resolved.elicitationTtlMs,
+    });
+    const notify = context.session.notifyElicitationComplete;
+    if (notify !== undefined && context.session.supportsUrlElicitation) {
+      notifiers.set(elicitationId, (id) => notify.call(context.session, id));
+    }
+    const url = new URL(resolved.connectUrl);
+    url.searchParams.set('elicitation_id', elicitationId);
+    logger.info(
+      {
+        tenantId: key.tenantId,
+        userId: key.userId,
+        photonId: key.photonId,
+        provider: key.provider,
+        elicitationId,
+      },
+      'token-vault: elicitation required',
+    );
+    return new ElicitationRequiredError({
+      elicitationUrl: url.href,
+      elicitationId,
+      provider: key.provider,
+      scopes: key.scopes,
+      message,
+    });
+  }
+
+  function refreshOnce(provider: Provider, key: GrantKey): Promise<RefreshOutcome> {
+    const id = grantLockKey(key);
+    const running = refreshing.get(id);
+    if (running !== undefined) return running;
+    const started = refreshAcrossProcesses(resolved, provider, key).finally(() => refreshing.delete(id));
+    refreshing.set(id, started);
+    return started;
+  }
+
+  async function requestToken(rawAsk: OAuthAsk, context: AskContext): Promise<TokenOutcome> {
+    const ask = parseAsk(rawAsk);
+    const provider = providerFor(ask.provider);
+    const scopes = canonicalScopes(ask.scopes);
+    const key: GrantKey = {
+      tenantId: context.tenantId,
+      userId: context.userId,
+      photonId: context.photonId,
+      provider: provider.id,
+      scopes: scopes.length === 0 ? provider.defaultScopes : scopes,
+    };
+    const grant = await storage.grants.get(key);
+    if (grant !== undefined && grant.status === 'valid') {
+      if (isFresh(grant, clock.now(), resolved.refreshBufferMs)) {
+        const accessToken = await vault.decrypt(grant.accessTokenEncrypted, {
+          tenantId: key.tenantId,
+          userId: key.userId,
+          photonId: key.photonId,
+          provider: key.provider,
+        });
+        return { kind: 'token', accessToken };
+      }
+      if (grant.refreshTokenEncrypted !== undefined) {
+        const refreshed = await refreshOnce(provider, key);
+        if (refreshed.kind === 'token') return refreshed;
+      }
+    }
+    return { kind: 'elicitation', error: await elicit(key, provider, ask, context) };
+  }
+
+  async function getToken(ask: OAuthAsk, context: AskContext): Promise<string> {
+    const outcome = await requestToken(ask, context);
+    if (outcome.kind === 'elicitation') throw outcome.error;
+    return outcome.accessToken;
+  }
+
+  return {
+    getToken,
+    requestToken,
+    async runWithAsks<T>(method: AskingMethod<T>, context: AskContext): Promise<T> {
+      const generator = typeof method === 'function' ? method() : method;
+      let step = await generator.next();
+      while (step.done !== true) {
+        let token: string;
+        try {
+          token = await getToken(step.value, context);
+        } catch (error) {
+          step = await generator.throw(error);
+          continue;
+        }
+        step = await generator.next(token);
+      }
+      return step.value;
+    },
+    connect: createConnectHandler(internals),
+    callback: createCallbackHandler(internals),
+    async rewrapGrants(tenantId) {
+      let rewrapped = 0;
+      let skipped = 0;
+      for (const grant of await storage.grants.list({ tenantId })) {
+        const binding = {
+          tenantId: grant.tenantId,
+          userId: grant.userId,
+          photonId: grant.photonId,
+          provider: grant.provider,
+        };
+        const { version, ...rest } = grant;
+        const next = {
+          ...rest,
+          accessTokenEncrypted: await vault.rewrap(grant.accessTokenEncrypted, binding),
+          ...(grant.refreshTokenEncrypted === undefined
+            ? {}
+            : { refreshTokenEncrypted: await vault.rewrap(grant.refreshTokenEncrypted, binding) }),
+          updatedAt: clock.now(),
+        };
+        if (await storage.grants.compareAndSwap(next, version)) rewrapped += 1;
+        else skipped += 1;
+      }
+      return { rewrapped, skipped };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { Handler } from '@keyhold/core';
+import { parseQuery, randomToken, redirectResult, sha256Base64url } from '@keyhold/core';
+import type { BrokerInternals } from '../broker.js';
+import { page } from '../pages.js';
+import { createPkcePair } from '../pkce.js';
+import { STATE_MAX_AGE_MS, signState } from '../state.js';
+
+/**
+ * The connect step, where the elicitation URL points. It refuses a browser user other than the user who asked
+ * (the MCP spec's phishing rule: a link forwarded to someone else must not attach their account to the
+ * asker's session), then redirects to the provider with PKCE (S256) and a signed, single-use state.
+ */
+export function createConnectHandler(internals: BrokerInternals): Handler {
+  const { options } = internals;
+  const { storage, clock, logger } = options;
+  return async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return {
+        ...page(405, 'Method not allowed', 'Open this link in a browser.'),
+        headers: { allow: 'GET' },
+      };
+    }
+    const query = parseQuery(request.query);
+    const elicitationId = query.ok ? query.params.elicitation_id : undefined;
+    if (elicitationId === undefined) {
+      return page(
+        400,
+        'Invalid authorization link',
+        'The link is incomplete. Run the tool again for a new link.',
+      );
+    }
+    const now = clock.now();
+    const elicitation = await storage.pending.getElicitation(elicitationId, now);
+    if (elicitation === undefined) {
+      return page(
+        404,
+        'Authorization link expired',
+        'This authorization link is unknown, already used or expired. Run the tool again for a new link.',
+      );
+    }
+    if (request.userId === undefined) {
+      return page(401, 'Sign in first', 'Sign in to this service in this browser, then open the link again.');
+    }
+    if (request.userId !== elicitation.userId) {
+      logger.warn(
+        { tenantId: elicitation.tenantId, elicitationId, provider: elicitation.provider },
+        'token-vault: connect step opened by a different user',
+      );
+      return page(
+        403,
+        'Wrong account',
+        'This authorization link was created for another account. Sign in as the user who ran the tool, or run the tool yourself.',
+      );
+    }
+    const provider = options.providers.get(elicitation.provider);
+    if (provider === undefined) {
+      return page(404, 'Unknown provider', 'The provider of this link is no longer configured.');
+    }
+    const pkce = createPkcePair();
+    const nonce = randomToken(32);
+    await storage.pending.putAuthorization({
+      nonceHash: sha256Base64url(nonce),
+      elicitationId,
+      tenantId: elicitation.tenantId,
+      userId: elicitation.userId,
+      photonId: elicitation.photonId,
+      provider: elicitation.provider,
+      scopes: elicitation.scopes,
+      sessionId: elicitation.sessionId,
+      codeVerifier: pkce.codeVerifier,
+      createdAt: now,
+      // The state's age check is what enforces five minutes; the record outlives it a little so the two
+      // limits never disagree at the boundary, and is purged soon after.
+      expiresAt: now + STATE_MAX_AGE_MS + 60_000,
+    });
+    const state = signState(
+      {
+        sessionId: elicitation.sessionId,
+        elicitationId,
+        photonId: elicitation.photonId,
+        provider: elicitation.provider,
+        nonce,
+        timestamp: now,
+        tenantId: elicitation.tenantId,
+        userId: elicitation.userId,
+      },
+      options.stateSecret,
+    );
+    const url = new URL(provider.authorizationUrl);
+    const scopes = [...new Set([...elicitation.scopes, ...provider.additionalScopes])];
+    for (const [name, value] of Object.entries({
+      ...provider.authorizationParams,
+      response_type: 'code',
+      client_id: provider.clientId,
+      redirect_uri: options.callbackUrl,
+      scope: scopes.join(' '),
+      state,
+      code_challenge: pkce.codeChallenge,
+      code_challenge_method: pkce.codeChallengeMethod,
+    })) {
+      url.searchParams.set(name, value);
+    }
+    logger.debug(
+      { tenantId: elicitation.tenantId, elicitationId, provider: provider.id },
+      'token-vault: redirecting to provider',
+    );
+    return redirectResult(url.href);
+  };
+}

@@ -1,0 +1,151 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { TokenVaultError } from './errors.js';
+import type { ResolvedBrokerOptions } from './options.js';
+import type { Provider } from './providers.js';
+import type { GrantKey, StoredGrant } from './storage.js';
+import { requestTokens } from './token-endpoint.js';
+import type { VaultBinding } from './vault/vault.js';
+
+/** What a refresh ends in: a token to hand out, or a grant that can no longer be used. */
+export type RefreshOutcome =
+  | { readonly kind: 'token'; readonly accessToken: string }
+  | { readonly kind: 'unusable' };
+
+/** A grant's identity as one string: the in-process single-flight key and the refresh-lock key. */
+export function grantLockKey(key: GrantKey): string {
+  return `token-vault:refresh:${JSON.stringify([key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')])}`;
+}
+
+/** Whether a grant's access token can be handed out at `now` without refreshing. */
+export function isFresh(grant: StoredGrant, now: number, bufferMs: number): boolean {
+  return grant.tokenExpiresAt === undefined || now < grant.tokenExpiresAt - bufferMs;
+}
+
+function bindingOf(key: GrantKey): VaultBinding {
+  return { tenantId: key.tenantId, userId: key.userId, photonId: key.photonId, provider: key.provider };
+}
+
+/**
+ * Refreshes one grant at most once across processes: the holder of the refresh lock re-reads the grant,
+ * refreshes it and writes it back with compare-and-swap; every other process polls the grant until the
+ * holder's write shows (or the lease expires and it may take over).
+ */
+export async function refreshAcrossProcesses(
+  options: ResolvedBrokerOptions,
+  provider: Provider,
+  key: GrantKey,
+): Promise<RefreshOutcome> {
+  const { storage, clock, refreshBufferMs, refreshLockTtlMs, refreshPollIntervalMs } = options;
+  const lockKey = grantLockKey(key);
+  // Waiting is bounded in real time: the lease (on the injected clock) governs who may refresh.
+  const giveUpAt = performance.now() + refreshLockTtlMs * 2;
+  for (;;) {
+    const grant = await storage.grants.get(key);
+    if (grant === undefined || grant.status !== 'valid') return { kind: 'unusable' };
+    if (isFresh(grant, clock.now(), refreshBufferMs)) {
+      return {
+        kind: 'token',
+        accessToken: await options.vault.decrypt(grant.accessTokenEncrypted, bindingOf(key)),
+      };
+    }
+    if (grant.refreshTokenEncrypted === undefined) return { kind: 'unusable' };
+    const now = clock.now();
+    const lease = await storage.refreshLock.acquire(lockKey, now, now + refreshLockTtlMs);
+    if (lease !== undefined) {
+      try {
+        // Read again under the lease: another process may have finished between our read and our acquire.
+        const current = await storage.grants.get(key);
+        if (current === undefined || current.status !== 'valid') return { kind: 'unusable' };
+        if (isFresh(current, clock.now(), refreshBufferMs)) {
+          return {
+            kind: 'token',
+            accessToken: await options.vault.decrypt(current.accessTokenEncrypted, bindingOf(key)),
+          };
+        }
+        return await refreshGrant(options, provider, current);
+      } finally {
+        await storage.refreshLock.release(lockKey, lease);
+      }
+    }
+    if (performance.now() > giveUpAt) {
+      throw new TokenVaultError('ERR_REFRESH_TIMEOUT', 'another process held the refresh lock for too long');
+    }
+    await delay(refreshPollIntervalMs);
+  }
+}
+
+async function refreshGrant(
+  options: ResolvedBrokerOptions,
+  provider: Provider,
+  grant: StoredGrant,
+): Promise<RefreshOutcome> {
+  const { vault, storage, clock, logger } = options;
+  const binding = bindingOf(grant);
+  if (grant.refreshTokenEncrypted === undefined) return { kind: 'unusable' };
+  const refreshToken = await vault.decrypt(grant.refreshTokenEncrypted, binding);
+  // expiresAt counts from when the request was sent, so a slow answer never makes a token look fresher.
+  const sentAt = clock.now();
+  const outcome = await requestTokens(
+    provider,
+    { grant_type: 'refresh_token', refresh_token: refreshToken },
+    options.fetch,
+    options.tokenRequestTimeoutMs,
+  );
+  const log = {
+    tenantId: grant.tenantId,
+    userId: grant.userId,
+    photonId: grant.photonId,
+    provider: provider.id,
+  };
+  if (outcome.kind === 'refused') {
+    logger.info({ ...log, error: outcome.error }, 'token-vault: refresh refused; grant marked invalid');
+    await storage.grants.compareAndSwap(
+      { ...grant, status: 'invalid', updatedAt: clock.now() },
+      grant.version,
+    );
+    return { kind: 'unusable' };
+  }
+  if (outcome.kind === 'unavailable') {
+    logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
+    // Inside the refresh buffer the old token still works: better than failing the tool call.
+    if (grant.tokenExpiresAt !== undefined && clock.now() < grant.tokenExpiresAt) {
+      return { kind: 'token', accessToken: await vault.decrypt(grant.accessTokenEncrypted, binding) };
+    }
+    throw new TokenVaultError(
+      'ERR_PROVIDER_UNAVAILABLE',
+      `provider ${provider.id} could not refresh the token`,
+    );
+  }
+  const { tokens } = outcome;
+  const {
+    tokenExpiresAt: _previousExpiry,
+    grantedScopes: _previousScopes,
+    version: _version,
+    ...rest
+  } = grant;
+  const next = {
+    ...rest,
+    accessTokenEncrypted: await vault.encrypt(tokens.accessToken, binding),
+    // A provider that does not rotate refresh tokens keeps the old one valid.
+    refreshTokenEncrypted:
+      tokens.refreshToken === undefined
+        ? grant.refreshTokenEncrypted
+        : await vault.encrypt(tokens.refreshToken, binding),
+    ...(tokens.expiresInSeconds === undefined
+      ? {}
+      : { tokenExpiresAt: sentAt + tokens.expiresInSeconds * 1000 }),
+    ...(tokens.grantedScopes === undefined
+      ? grant.grantedScopes === undefined
+        ? {}
+        : { grantedScopes: grant.grantedScopes }
+      : { grantedScopes: tokens.grantedScopes }),
+    updatedAt: clock.now(),
+  };
+  const stored = await storage.grants.compareAndSwap(next, grant.version);
+  if (stored === undefined) {
+    logger.warn(log, 'token-vault: grant changed during refresh; refreshed token returned but not stored');
+  } else {
+    logger.debug(log, 'token-vault: grant refreshed');
+  }
+  return { kind: 'token', accessToken: tokens.accessToken };
+}

@@ -1,0 +1,123 @@
+import { scrypt } from 'node:crypto';
+import type { Logger } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { LRUCache } from 'lru-cache';
+import { TokenVaultError } from '../errors.js';
+import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';
+import type { Vault } from './vault.js';
+
+const VERSION = 'v1';
+
+/** Reported once per derived tenant key (a cache miss), so hosts can see that scrypt is not on the hot path. */
+export interface KeyDerivationEvent {
+  readonly tenantId: string;
+  readonly keyId: string;
+  readonly durationMs: number;
+}
+
+/** Options of {@link createLocalVault}. */
+export interface LocalVaultOptions {
+  /** The master key: at least 32 bytes (a string counts its UTF-8 bytes). Keep it out of the database. */
+  masterKey: string | Uint8Array;
+  /** The id written in front of every value sealed with `masterKey` (default `'k1'`). */
+  masterKeyId?: string;
+  /** Earlier master keys by id, still accepted for decryption and `rewrap` after a rotation. */
+  previousMasterKeys?: Readonly<Record<string, string | Uint8Array>>;
+  /** scrypt cost parameter N, a power of two (default 2^15; r = 8, p = 1). */
+  scryptCost?: number;
+  /** How many derived tenant keys stay cached (default 10 000). */
+  keyCacheSize?: number;
+  /** Called after each scrypt derivation. */
+  onKeyDerived?: (event: KeyDerivationEvent) => void;
+  logger?: Logger;
+}
+
+function keyBytes(value: string | Uint8Array, name: string): Uint8Array {
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  if (bytes.byteLength < 32)
+    throw new TokenVaultError('ERR_INVALID_OPTIONS', `${name} must be at least 32 bytes`);
+  return bytes;
+}
+
+function derive(masterKey: Uint8Array, salt: string, cost: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    scrypt(masterKey, salt, 32, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+/**
+ * The local vault: each tenant's AES-256-GCM key is derived from a master key with scrypt, once per tenant
+ * and key id per process, then cached (scrypt is slow by design; the cache keeps it off the request path).
+ * For development and single-instance deployments; use {@link createKmsVault} when several instances share
+ * a database.
+ *
+ * @example
+ * ```ts
+ * const vault = createLocalVault({ masterKey: process.env.KEYHOLD_MASTER_KEY! });
+ * ```
+ */
+export function createLocalVault(options: LocalVaultOptions): Vault {
+  const currentKeyId = options.masterKeyId ?? 'k1';
+  const masterKeys = new Map<string, Uint8Array>();
+  masterKeys.set(currentKeyId, keyBytes(options.masterKey, 'masterKey'));
+  for (const [keyId, key] of Object.entries(options.previousMasterKeys ?? {})) {
+    if (keyId === currentKeyId) {
+      throw new TokenVaultError(
+        'ERR_INVALID_OPTIONS',
+        `previousMasterKeys repeats the current key id ${keyId}`,
+      );
+    }
+    masterKeys.set(keyId, keyBytes(key, `previousMasterKeys.${keyId}`));
+  }
+  for (const keyId of masterKeys.keys()) {
+    if (!isValidKeyId(keyId)) throw new TokenVaultError('ERR_INVALID_OPTIONS', `invalid key id ${keyId}`);
+  }
+  const cost = options.scryptCost ?? 2 ** 15;
+  if (!Number.isInteger(cost) || cost < 2 ** 10 || (cost & (cost - 1)) !== 0) {
+    throw new TokenVaultError('ERR_INVALID_OPTIONS', 'scryptCost must be a power of two, at least 1024');
+  }
+  const logger = options.logger ?? silentLogger;
+  // The cache holds promises, so concurrent first uses of a tenant share one derivation.
+  const keys = new LRUCache<string, Promise<Uint8Array>>({ max: options.keyCacheSize ?? 10_000 });
+
+  function tenantKey(tenantId: string, keyId: string): Promise<Uint8Array> {
+    const cacheKey = `${keyId}\u0000${tenantId}`;
+    const cached = keys.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const masterKey = masterKeys.get(keyId);
+    if (masterKey === undefined) {
+      return Promise.reject(new TokenVaultError('ERR_UNKNOWN_KEY', `no master key with id ${keyId}`));
+    }
+    const started = performance.now();
+    const derived = derive(
+      masterKey,
+      `keyhold/token-vault/local/v1\u0000${keyId}\u0000${tenantId}`,
+      cost,
+    ).then((key) => {
+      const event = { tenantId, keyId, durationMs: performance.now() - started };
+      logger.debug(event, 'token-vault: derived tenant key');
+      options.onKeyDerived?.(event);
+      return key;
+    });
+    derived.catch(() => keys.delete(cacheKey));
+    keys.set(cacheKey, derived);
+    return derived;
+  }
+
+  const vault: Vault = {
+    encrypt: async (plaintext, binding) =>
+      seal(await tenantKey(binding.tenantId, currentKeyId), `${VERSION}.${currentKeyId}`, plaintext, binding),
+    decrypt: async (value, binding) => {
+      const parsed = parseSealedValue(value);
+      if (parsed.version !== VERSION || parsed.extra.length !== 0) {
+        throw new TokenVaultError('ERR_MALFORMED_CIPHERTEXT', `not a local vault value (${parsed.version})`);
+      }
+      return open(await tenantKey(binding.tenantId, parsed.keyId), parsed, binding);
+    },
+    rewrap: async (value, binding) => vault.encrypt(await vault.decrypt(value, binding), binding),
+    keyIdOf: (value) => parseSealedValue(value).keyId,
+  };
+  return vault;
+}

@@ -1,0 +1,129 @@
+import type { HandlerRequest, ManualClock } from '@keyhold/core';
+import { createManualClock, parseForm } from '@keyhold/core';
+import { HttpResponse, http } from 'msw';
+import type { SetupServer } from 'msw/node';
+import type {
+  AskContext,
+  McpSessionHandle,
+  TokenBroker,
+  TokenBrokerOptions,
+  TokenVaultStorage,
+} from '../src/index.js';
+import { createLocalVault, createMemoryStorage, createTokenBroker } from '../src/index.js';
+
+export const T0: number = Date.parse('2026-03-01T12:00:00Z');
+export const STATE_SECRET = 'a-state-secret-of-at-least-32-bytes!!';
+export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
+export const ACME_TOKEN = 'https://acme.example/oauth/token';
+export const GITHUB_TOKEN = 'https://github.com/login/oauth/access_token';
+
+/** Every request the mocked token endpoint received, decoded. */
+export interface TokenRequestLog {
+  readonly url: string;
+  readonly params: Record<string, string>;
+  readonly headers: Record<string, string>;
+}
+
+export interface Harness {
+  readonly broker: TokenBroker;
+  readonly storage: TokenVaultStorage;
+  readonly clock: ManualClock;
+  readonly context: AskContext;
+}
+
+export function sessionHandle(overrides: Partial<McpSessionHandle> = {}): McpSessionHandle {
+  return { id: 'session-1', supportsUrlElicitation: true, ...overrides };
+}
+
+export function makeHarness(
+  overrides: Partial<TokenBrokerOptions> = {},
+  shared: { storage?: TokenVaultStorage; clock?: ManualClock } = {},
+): Harness {
+  const clock = shared.clock ?? createManualClock(T0);
+  const storage = shared.storage ?? createMemoryStorage();
+  const broker = createTokenBroker({
+    baseUrl: 'https://host.example',
+    stateSecret: STATE_SECRET,
+    vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
+    storage,
+    clock,
+    refreshPollIntervalMs: 5,
+    providers: [
+      {
+        id: 'acme',
+        name: 'Acme',
+        authorizationUrl: ACME_AUTHORIZE,
+        tokenUrl: ACME_TOKEN,
+        scopes: ['read', 'profile'],
+        clientId: 'acme-client',
+        clientSecret: 'acme-secret',
+      },
+      { id: 'github', clientId: 'gh-client', clientSecret: 'gh-secret' },
+    ],
+    ...overrides,
+  });
+  return {
+    broker,
+    storage,
+    clock,
+    context: { tenantId: 'tenant-a', userId: 'user-1', photonId: 'photon-1', session: sessionHandle() },
+  };
+}
+
+export function getRequest(url: string, userId?: string): HandlerRequest {
+  const parsed = new URL(url);
+  return {
+    method: 'GET',
+    path: parsed.pathname,
+    query: parsed.search.slice(1),
+    headers: {},
+    body: '',
+    ...(userId === undefined ? {} : { userId }),
+  };
+}
+
+/** Installs a token endpoint on `server` that records requests and answers with `answer(params)`. */
+export function mockTokenEndpoint(
+  server: SetupServer,
+  url: string,
+  answer: (params: Record<string, string>, count: number) => Response | Promise<Response>,
+): TokenRequestLog[] {
+  const log: TokenRequestLog[] = [];
+  server.use(
+    http.post(url, async ({ request }) => {
+      const parsed = parseForm(await request.text());
+      const params = parsed.ok ? { ...parsed.params } : {};
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      log.push({ url, params, headers });
+      return answer(params, log.length);
+    }),
+  );
+  return log;
+}
+
+export function tokenResponse(body: Record<string, unknown>, status = 200): Response {
+  return HttpResponse.json(body, { status });
+}
+
+/**
+ * Opens the elicitation URL as `userId`, follows the redirect to the provider, and returns the callback
+ * request the provider would send back (with `code`), plus the provider redirect URL.
+ */
+export async function authorizeInBrowser(
+  broker: TokenBroker,
+  elicitationUrl: string,
+  userId = 'user-1',
+  code = 'code-1',
+): Promise<{ callback: HandlerRequest; authorizationUrl: URL }> {
+  const connect = await broker.connect(getRequest(elicitationUrl, userId));
+  if (connect.status !== 302) throw new Error(`connect answered ${connect.status}: ${connect.body}`);
+  const authorizationUrl = new URL(connect.headers.location!);
+  const state = authorizationUrl.searchParams.get('state')!;
+  const redirect = new URL(authorizationUrl.searchParams.get('redirect_uri')!);
+  redirect.searchParams.set('code', code);
+  redirect.searchParams.set('state', state);
+  return { callback: getRequest(redirect.href), authorizationUrl };
+}

@@ -1,0 +1,283 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import { s256Challenge, signState, verifyState } from '../../src/index.js';
+import {
+  ACME_TOKEN,
+  authorizeInBrowser,
+  getRequest,
+  makeHarness,
+  mockTokenEndpoint,
+  STATE_SECRET,
+  tokenResponse,
+} from '../fixtures.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+
+async function started(harness = makeHarness()) {
+  const error = (await harness.broker
+    .getToken(ask, harness.context)
+    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  const browser = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+  return { harness, error, ...browser };
+}
+
+function withQuery(callback: ReturnType<typeof getRequest>, change: (params: URLSearchParams) => void) {
+  const params = new URLSearchParams(callback.query);
+  change(params);
+  return { ...callback, query: params.toString() };
+}
+
+async function grantCount(harness: ReturnType<typeof makeHarness>): Promise<number> {
+  return (await harness.storage.grants.list({ tenantId: 'tenant-a' })).length;
+}
+
+describe('Callback with a valid code and state: tokens exchanged with PKCE, encrypted, stored', () => {
+  it('exchanges the code with the verifier and the redirect_uri, then stores the grant', async () => {
+    const { harness, callback, authorizationUrl, error } = await started();
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
+      tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
+    );
+    const result = await harness.broker.callback(callback);
+    expect(result.status).toBe(200);
+    expect(result.headers['content-type']).toContain('text/html');
+    expect(result.body).toContain('return to your client');
+    expect(result.body).not.toContain('access-1');
+    expect(log).toHaveLength(1);
+    const params = log[0]!.params;
+    expect(params).toMatchObject({
+      grant_type: 'authorization_code',
+      code: 'code-1',
+      redirect_uri: 'https://host.example/auth/oauth/callback',
+      client_id: 'acme-client',
+      client_secret: 'acme-secret',
+    });
+    expect(s256Challenge(params.code_verifier!)).toBe(authorizationUrl.searchParams.get('code_challenge'));
+    expect(log[0]!.headers.accept).toBe('application/json');
+    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-1');
+    // The elicitation link is spent once the grant exists.
+    expect((await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'))).status).toBe(404);
+  });
+
+  it('computes tokenExpiresAt from the time the code exchange was sent', async () => {
+    const { harness, callback } = await started();
+    const sentAt = harness.clock.now();
+    mockTokenEndpoint(server, ACME_TOKEN, () => {
+      harness.clock.advance(15_000);
+      return tokenResponse({ access_token: 'access-1', expires_in: 120 });
+    });
+    await harness.broker.callback(callback);
+    const [grant] = await harness.storage.grants.list({ tenantId: 'tenant-a' });
+    expect(grant?.tokenExpiresAt).toBe(sentAt + 120_000);
+  });
+
+  it('authenticates with HTTP Basic when the provider asks for client_secret_basic', async () => {
+    const harness = makeHarness({
+      providers: [
+        {
+          id: 'acme',
+          name: 'Acme',
+          authorizationUrl: 'https://acme.example/oauth/authorize',
+          tokenUrl: ACME_TOKEN,
+          scopes: ['read'],
+          clientId: 'acme client',
+          clientSecret: 's3cr:t',
+          tokenEndpointAuthMethod: 'client_secret_basic',
+        },
+      ],
+    });
+    const { callback } = await started(harness);
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    expect((await harness.broker.callback(callback)).status).toBe(200);
+    expect(log[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('acme%20client:s3cr%3At').toString('base64')}`,
+    );
+    expect(log[0]!.params.client_secret).toBeUndefined();
+  });
+
+  it('accepts a form-encoded token response', async () => {
+    const { harness, callback } = await started();
+    mockTokenEndpoint(
+      server,
+      ACME_TOKEN,
+      () =>
+        new Response('access_token=access-form&expires_in=600&scope=read', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+    );
+    expect((await harness.broker.callback(callback)).status).toBe(200);
+    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-form');
+  });
+});
+
+describe('Callback rejections: a clear error page, nothing stored', () => {
+  it('a tampered state (bad signature) is refused', async () => {
+    const { harness, callback } = await started();
+    const tampered = withQuery(callback, (params) => {
+      const state = Buffer.from(params.get('state')!, 'base64url');
+      const json = state
+        .subarray(0, state.length - 33)
+        .toString('utf8')
+        .replace('"user-1"', '"user-2"');
+      params.set(
+        'state',
+        Buffer.concat([Buffer.from(json), state.subarray(state.length - 33)]).toString('base64url'),
+      );
+    });
+    const result = await harness.broker.callback(tampered);
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('could not be verified');
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('a state signed with another secret is refused', async () => {
+    const { harness, callback } = await started();
+    const forged = withQuery(callback, (params) => {
+      const original = verifyState(params.get('state')!, Buffer.from(STATE_SECRET), harness.clock.now());
+      if (!original.ok) throw new Error('fixture state did not verify');
+      params.set('state', signState(original.payload, Buffer.from('another-secret-of-at-least-32-bytes!!')));
+    });
+    expect((await harness.broker.callback(forged)).status).toBe(400);
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('a state older than 5 minutes is refused; at exactly 5 minutes it is accepted', async () => {
+    const first = await started();
+    first.harness.clock.advance(5 * 60_000 + 1);
+    const result = await first.harness.broker.callback(first.callback);
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('five minutes');
+    expect(await grantCount(first.harness)).toBe(0);
+
+    const second = await started();
+    second.harness.clock.advance(5 * 60_000);
+    mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    expect((await second.harness.broker.callback(second.callback)).status).toBe(200);
+  });
+
+  it('a replayed state is refused and sends no second code exchange', async () => {
+    const { harness, callback } = await started();
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    expect((await harness.broker.callback(callback)).status).toBe(200);
+    await harness.storage.grants.delete({ ...harness.context, provider: 'acme', scopes: ['read'] });
+    const replay = await harness.broker.callback(callback);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toContain('already used');
+    expect(log).toHaveLength(1);
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('of concurrent deliveries of one callback exactly one exchanges the code', async () => {
+    const { harness, callback } = await started();
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    const results = await Promise.all(Array.from({ length: 10 }, () => harness.broker.callback(callback)));
+    expect(results.filter((result) => result.status === 200)).toHaveLength(1);
+    expect(log).toHaveLength(1);
+  });
+
+  it('a provider error= is shown, consumes the state and stores nothing', async () => {
+    const { harness, callback } = await started();
+    const denied = withQuery(callback, (params) => {
+      params.delete('code');
+      params.set('error', 'access_denied');
+      params.set('error_description', '<script>alert(1)</script>');
+    });
+    const result = await harness.broker.callback(denied);
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('access_denied');
+    expect(result.body).not.toContain('<script>');
+    expect(await grantCount(harness)).toBe(0);
+    // The same state cannot be used afterwards.
+    expect((await harness.broker.callback(callback)).status).toBe(400);
+  });
+
+  it('a refused code exchange (invalid_grant) is an error page', async () => {
+    const { harness, callback } = await started();
+    mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'invalid_grant' }, 400));
+    const result = await harness.broker.callback(callback);
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('invalid_grant');
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('an unreachable token endpoint is a 502 page', async () => {
+    const { harness, callback } = await started();
+    mockTokenEndpoint(server, ACME_TOKEN, () => new Response('oops', { status: 500 }));
+    expect((await harness.broker.callback(callback)).status).toBe(502);
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('a missing state, a missing code or a repeated parameter is a 400 page', async () => {
+    const { harness, callback } = await started();
+    expect((await harness.broker.callback({ ...callback, query: 'code=x' })).status).toBe(400);
+    expect((await harness.broker.callback(withQuery(callback, (p) => p.delete('code')))).status).toBe(400);
+    const { harness: other, callback: again } = await started();
+    expect((await other.broker.callback({ ...again, query: `${again.query}&code=second` })).status).toBe(400);
+    expect(await grantCount(harness)).toBe(0);
+  });
+
+  it('a signed-in browser user other than the asker is refused', async () => {
+    const { harness, callback } = await started();
+    expect((await harness.broker.callback({ ...callback, userId: 'someone-else' })).status).toBe(403);
+    expect(await grantCount(harness)).toBe(0);
+  });
+});
+
+describe('After the callback the MCP session is told the elicitation completed', () => {
+  it('calls the session notifier with the elicitation id, and the onAuthorizationComplete hook', async () => {
+    const notified: string[] = [];
+    const events: unknown[] = [];
+    const harness = makeHarness({ onAuthorizationComplete: (event) => void events.push(event) });
+    const context = {
+      ...harness.context,
+      session: {
+        id: 'session-9',
+        supportsUrlElicitation: true,
+        notifyElicitationComplete: async (id: string) => void notified.push(id),
+      },
+    };
+    const error = (await harness.broker
+      .getToken(ask, context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+    mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    expect((await harness.broker.callback(callback)).status).toBe(200);
+    expect(notified).toEqual([error.elicitationId]);
+    expect(events).toEqual([
+      {
+        elicitationId: error.elicitationId,
+        sessionId: 'session-9',
+        tenantId: 'tenant-a',
+        userId: 'user-1',
+        photonId: 'photon-1',
+        provider: 'acme',
+        scopes: ['read'],
+      },
+    ]);
+  });
+
+  it('a session that is gone does not fail the callback', async () => {
+    const harness = makeHarness();
+    const context = {
+      ...harness.context,
+      session: {
+        id: 'session-9',
+        supportsUrlElicitation: true,
+        notifyElicitationComplete: async () => {
+          throw new Error('Not connected');
+        },
+      },
+    };
+    const error = (await harness.broker
+      .getToken(ask, context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+    mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
+    expect((await harness.broker.callback(callback)).status).toBe(200);
+  });
+});

@@ -1,0 +1,140 @@
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import { s256Challenge, verifyState } from '../../src/index.js';
+import { ACME_AUTHORIZE, getRequest, makeHarness, STATE_SECRET } from '../fixtures.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+
+const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+
+async function raise(harness: ReturnType<typeof makeHarness>): Promise<ElicitationRequiredError> {
+  return (await harness.broker
+    .getToken(ask, harness.context)
+    .catch((e: unknown) => e)) as ElicitationRequiredError;
+}
+
+describe('The connect step redirects the asking user to the provider with PKCE S256 and a signed state', () => {
+  it('builds the authorization request', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+    expect(result.status).toBe(302);
+    expect(result.headers['cache-control']).toBe('no-store');
+    const url = new URL(result.headers.location!);
+    expect(url.origin + url.pathname).toBe(ACME_AUTHORIZE);
+    expect(url.searchParams.get('response_type')).toBe('code');
+    expect(url.searchParams.get('client_id')).toBe('acme-client');
+    expect(url.searchParams.get('redirect_uri')).toBe('https://host.example/auth/oauth/callback');
+    expect(url.searchParams.get('scope')).toBe('read');
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const state = verifyState(url.searchParams.get('state')!, Buffer.from(STATE_SECRET), harness.clock.now());
+    expect(state.ok).toBe(true);
+    if (state.ok) {
+      expect(state.payload).toMatchObject({
+        sessionId: 'session-1',
+        elicitationId: error.elicitationId,
+        photonId: 'photon-1',
+        provider: 'acme',
+        tenantId: 'tenant-a',
+        userId: 'user-1',
+        timestamp: harness.clock.now(),
+      });
+      expect(state.payload.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+  });
+
+  it('stores the PKCE verifier whose S256 challenge was sent, under the hash of the state nonce', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+    const url = new URL(result.headers.location!);
+    const state = verifyState(url.searchParams.get('state')!, Buffer.from(STATE_SECRET), harness.clock.now());
+    if (!state.ok) throw new Error('state did not verify');
+    const { sha256Base64url } = await import('@keyhold/core');
+    const pending = await harness.storage.pending.consumeAuthorization(
+      sha256Base64url(state.payload.nonce),
+      harness.clock.now(),
+    );
+    expect(pending?.codeVerifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(s256Challenge(pending!.codeVerifier)).toBe(url.searchParams.get('code_challenge'));
+  });
+
+  it('Microsoft-style providers also request offline_access, which is not part of the grant key', async () => {
+    const harness = makeHarness({
+      providers: [{ id: 'microsoft', clientId: 'ms-client', clientSecret: 'ms-secret' }],
+    });
+    const error = (await harness.broker
+      .getToken({ ask: 'oauth', provider: 'microsoft', scopes: [] }, harness.context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    expect(error.scopes).toEqual(['User.Read', 'email', 'openid', 'profile']);
+    const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+    const url = new URL(result.headers.location!);
+    expect(url.hostname).toBe('login.microsoftonline.com');
+    expect(url.searchParams.get('scope')?.split(' ').sort()).toEqual(
+      ['User.Read', 'email', 'offline_access', 'openid', 'profile'].sort(),
+    );
+  });
+
+  it('the link can be opened twice; each visit mints a new state', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const first = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+    const second = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+    expect(second.status).toBe(302);
+    expect(new URL(first.headers.location!).searchParams.get('state')).not.toBe(
+      new URL(second.headers.location!).searchParams.get('state'),
+    );
+  });
+});
+
+describe('The connect step checks the browser user is the user who asked (phishing rule)', () => {
+  it('refuses a different signed-in user with 403 and stores no pending authorization', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'attacker'));
+    expect(result.status).toBe(403);
+    expect(result.headers['content-type']).toContain('text/html');
+    expect(result.body).toContain('another account');
+    expect(result.headers.location).toBeUndefined();
+  });
+
+  it('asks an anonymous browser to sign in first (401)', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const result = await harness.broker.connect(getRequest(error.elicitationUrl));
+    expect(result.status).toBe(401);
+    expect(result.headers.location).toBeUndefined();
+  });
+
+  it('answers 404 for an unknown or expired elicitation, and 400 without an id', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    expect(
+      (
+        await harness.broker.connect(
+          getRequest('https://host.example/auth/oauth/connect?elicitation_id=x', 'user-1'),
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (await harness.broker.connect(getRequest('https://host.example/auth/oauth/connect', 'user-1'))).status,
+    ).toBe(400);
+    harness.clock.advance(10 * 60_000);
+    expect((await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'))).status).toBe(404);
+  });
+
+  it('answers 405 to anything but GET', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const result = await harness.broker.connect({
+      ...getRequest(error.elicitationUrl, 'user-1'),
+      method: 'POST',
+    });
+    expect(result.status).toBe(405);
+    expect(result.headers.allow).toBe('GET');
+  });
+});
