@@ -13,3 +13,10 @@ export { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from './oauth-
 export { createPostgresOAuthStorage } from './oauth-store.js';
 export type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from './sweeper.js';
 export { startExpirySweeper } from './sweeper.js';
+export { TOKEN_VAULT_POSTGRES_MIGRATIONS, TOKEN_VAULT_POSTGRES_SWEPT_TABLES } from './token-vault-schema.js';
+export {
+  createPostgresGrantStore,
+  createPostgresRefreshLock,
+  createPostgresTokenVaultPendingStore,
+  createPostgresTokenVaultStorage,
+} from './token-vault-store.js';
