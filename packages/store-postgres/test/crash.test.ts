@@ -1,0 +1,65 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresClaimStore } from '../src/claim-store.js';
+import { createPostgresOAuthStorage } from '../src/oauth-store.js';
+import { createIsolatedPool, POSTGRES_URL, requirePostgres } from './postgres.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
+
+/** The child runs the built package: build it when dist is missing or older than a source file. */
+function ensureBuilt(): void {
+  const built = join(packageDir, 'dist/index.js');
+  const newestSource = Math.max(
+    ...readdirSync(join(packageDir, 'src')).map((f) => statSync(join(packageDir, 'src', f)).mtimeMs),
+  );
+  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
+    execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'ignore' });
+  }
+}
+
+const available = await requirePostgres();
+
+describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQL)', () => {
+  let pool: pg.Pool;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ensureBuilt();
+    ({ pool, drop } = await createIsolatedPool());
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  it('loses no write the host saw committed, and leaves the store usable', async () => {
+    const schema = ((await pool.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
+    const child = spawn(process.execPath, [fixture, POSTGRES_URL, schema], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    const reported = { refresh: [] as string[], claims: [] as string[] };
+    for await (const line of createInterface({ input: child.stdout })) {
+      const [kind, id] = line.split(' ');
+      if (kind === 'refresh' && id) reported.refresh.push(id);
+      if (kind === 'claim' && id) reported.claims.push(id);
+      if (reported.refresh.length + reported.claims.length >= 600 && !child.killed) child.kill('SIGKILL');
+    }
+    expect(await exited).toBe('SIGKILL');
+
+    const oauth = await createPostgresOAuthStorage(pool);
+    const claims = await createPostgresClaimStore(pool);
+    for (const tokenHash of reported.refresh) {
+      expect((await oauth.refreshTokens.get('crash', tokenHash))?.consumedAt, tokenHash).toBeDefined();
+    }
+    for (const code of reported.claims) expect(await claims.get(code), code).toBeDefined();
+    expect(await claims.insert({ code: 'AFTERX', scopeDir: '/tmp', createdAt: 1, expiresAt: 2 })).toBe(true);
+    expect(await claims.get('AFTERX')).toMatchObject({ code: 'AFTERX' });
+  });
+});
