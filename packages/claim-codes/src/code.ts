@@ -49,6 +49,12 @@ export function generateClaimCode(): string {
 
 /**
  * The result of {@link normalizeClaimCode}: the stored form, or why the input cannot be a claim code.
+ *
+ * @example
+ * ```ts
+ * const result: NormalizedClaimCode = normalizeClaimCode(input);
+ * if (!result.ok) console.error(result.message);
+ * ```
  */
 export type NormalizedClaimCode =
   | { readonly ok: true; readonly code: string }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Logger } from '@keyhold/core';
 import { ClaimCodesError } from './errors.js';
@@ -28,8 +28,8 @@ const heldNonces = new Set<string>();
 /**
  * Runs `work` while holding an exclusive lock file, across processes, with no native dependency.
  *
- * The lock is a file created with `open(path, 'wx')` (O_CREAT|O_EXCL, atomic on local file systems) that
- * names its owner (pid, host, nonce). A waiter retries with jittered exponential backoff up to
+ * The lock is a file that names its owner (pid, host, nonce), created atomically with its content by
+ * hard-linking a private file to the lock path (or, where links are unsupported, `open(path, 'wx')`). A waiter retries with jittered exponential backoff up to
  * `lockTimeoutMs`. A lock is broken when its owner is a dead process on this host, or when it is older
  * than `staleLockMs`; breaking renames the file aside first and deletes it only if it is still the file
  * that was judged stale, so two waiters never both break one lock and then delete a fresh one.
@@ -49,23 +49,7 @@ async function acquire(options: FileLockOptions): Promise<string> {
   let delayMs = 2;
   for (;;) {
     const nonce = randomBytes(9).toString('base64url');
-    try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      heldNonces.add(nonce);
-      try {
-        const owner: LockOwner = { pid: process.pid, hostname: hostname(), nonce };
-        await handle.writeFile(JSON.stringify(owner));
-      } finally {
-        await handle.close();
-      }
-      return nonce;
-    } catch (error) {
-      if (systemErrorCode(error) !== 'EEXIST') {
-        throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the lock file ${lockPath}.`, {
-          cause: error,
-        });
-      }
-    }
+    if (await tryCreate(lockPath, nonce)) return nonce;
     if (await breakIfStale(options)) continue;
     if (Date.now() >= deadline) {
       throw new ClaimCodesError(
@@ -76,6 +60,57 @@ async function acquire(options: FileLockOptions): Promise<string> {
     await sleep(delayMs * (0.5 + Math.random()));
     delayMs = Math.min(delayMs * 2, 100);
   }
+}
+
+/**
+ * Creates the lock file with its owner already written: the owner goes into a private file first, which is
+ * then hard-linked to the lock path (atomic, and failing with EEXIST when the lock exists). A crash can
+ * therefore never leave an empty lock file that only its age could break. Where hard links are not
+ * supported, falls back to `open(path, 'wx')` followed by the write.
+ */
+async function tryCreate(lockPath: string, nonce: string): Promise<boolean> {
+  const owner = JSON.stringify({ pid: process.pid, hostname: hostname(), nonce } satisfies LockOwner);
+  const staged = `${lockPath}.${process.pid}.${nonce}.acquire`;
+  try {
+    await writeFile(staged, owner, { mode: 0o600, flag: 'wx' });
+  } catch (cause) {
+    throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the lock file ${lockPath}.`, { cause });
+  }
+  try {
+    await link(staged, lockPath);
+    heldNonces.add(nonce);
+    return true;
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') {
+      throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the lock file ${lockPath}.`, {
+        cause: error,
+      });
+    }
+    return tryCreateWithoutLink(lockPath, nonce, owner);
+  } finally {
+    await unlink(staged).catch(() => {});
+  }
+}
+
+async function tryCreateWithoutLink(lockPath: string, nonce: string, owner: string): Promise<boolean> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(lockPath, 'wx', 0o600);
+  } catch (error) {
+    if (systemErrorCode(error) === 'EEXIST') return false;
+    throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the lock file ${lockPath}.`, {
+      cause: error,
+    });
+  }
+  heldNonces.add(nonce);
+  try {
+    await handle.writeFile(owner);
+  } finally {
+    await handle.close();
+  }
+  return true;
 }
 
 async function release(lockPath: string, nonce: string): Promise<void> {
@@ -149,7 +184,8 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   }
 }
 
-function isProcessAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this host (EPERM: it runs, as another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Logger, silentLogger } from '@keyhold/core';
 import * as z from 'zod';
 import { CLAIM_CODE_ALPHABET, CLAIM_CODE_LENGTH } from './code.js';
 import { ClaimCodesError } from './errors.js';
-import { withFileLock } from './file-lock.js';
+import { isProcessAlive, withFileLock } from './file-lock.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
 import { systemErrorCode } from './system-error.js';
 
@@ -205,7 +205,10 @@ export function createFileClaimStore(options: FileClaimStoreOptions): FileClaimS
       return withFileLock(lock, async () => {
         const records = new Map(current());
         const { result, changed } = change(records);
-        if (changed) await write(records);
+        if (changed) {
+          await removeAbandonedTemporaries();
+          await write(records);
+        }
         return result;
       });
     };
@@ -221,6 +224,30 @@ export function createFileClaimStore(options: FileClaimStoreOptions): FileClaimS
       throw new ClaimCodesError('ERR_STORE_UNREADABLE', `Cannot create the data directory ${dataDir}.`, {
         cause,
       });
+    }
+  }
+
+  /**
+   * Deletes files left by writers that crashed mid-write or mid-lock: `claims.json.<pid>.<id>.tmp`, and
+   * `claims.json.lock.<pid>.<id>.acquire` / `.stale`. Only the lock holder writes a temporary file, so under
+   * the lock any other is abandoned once its process is gone (or it is older than `staleLockMs`).
+   */
+  async function removeAbandonedTemporaries(): Promise<void> {
+    const prefix = `${fileName}.`;
+    for (const name of await readdir(dataDir).catch(() => [])) {
+      if (!name.startsWith(prefix)) continue;
+      const rest = name.slice(prefix.length).replace(/^lock\./, '');
+      const [pid, id, kind, extra] = rest.split('.');
+      const known = kind === 'tmp' || kind === 'acquire' || kind === 'stale';
+      if (!known || pid === undefined || !/^\d+$/.test(pid) || id === undefined || extra !== undefined)
+        continue;
+      if (Number(pid) === process.pid) continue;
+      const file = join(dataDir, name);
+      const ageMs = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? Date.now());
+      if (!isProcessAlive(Number(pid)) || ageMs > staleLockMs) {
+        await unlink(file).catch(() => {});
+        logger.warn({ file: name }, 'abandoned temporary claim file removed');
+      }
     }
   }
 

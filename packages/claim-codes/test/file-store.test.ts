@@ -181,6 +181,18 @@ describe('file store: the lock file', () => {
     expect(await store.insert(record('ABCDEF'))).toBe(true);
   });
 
+  it('removes a temporary file a crashed writer left behind, on the next write', async () => {
+    const dataDir = freshDir();
+    mkdirSync(dataDir, { recursive: true });
+    const store = createFileClaimStore({ dataDir });
+    const leftover = join(dataDir, `claims.json.${deadPid()}.abcdef012345.tmp`);
+    writeFileSync(leftover, '{"version": 1, "cla');
+    const unrelated = join(dataDir, 'notes.tmp');
+    writeFileSync(unrelated, 'mine');
+    await store.insert(record('ABCDEF'));
+    expect(readdirSync(dataDir).sort()).toEqual(['claims.json', 'notes.tmp']);
+  });
+
   it('refuses bad options at creation', () => {
     expect(() => createFileClaimStore({ dataDir: freshDir(), lockTimeoutMs: 0 })).toThrow(/lockTimeoutMs/);
     expect(() => createFileClaimStore({ dataDir: freshDir(), fileName: '../x.json' })).toThrow(/fileName/);

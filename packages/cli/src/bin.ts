@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { providersCommand } from './commands/providers.js';
 import { claimCommand } from './commands/claim.js';
+import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
 
@@ -13,6 +13,6 @@ const io: CliIo = {
 };
 
 process.exitCode = await runCli(process.argv.slice(2), io, {
-  providers: providersCommand,
   claim: claimCommand,
+  providers: providersCommand,
 });

@@ -168,6 +168,15 @@ describe('keyhold claim list: active codes in a table', () => {
     expect(json.claims.map((c: { label?: string }) => c.label)).toEqual(['first', undefined]);
   });
 
+  it('accepts flags before the subcommand', async () => {
+    const { cwd } = workspace();
+    const dataDir = join(cwd, 'elsewhere');
+    await keyhold(['claim', '--data-dir', dataDir, '--label', 'list'], { cwd });
+    const run = await keyhold(['claim', '--data-dir', dataDir, '--json', 'list'], { cwd });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).claims.map((c: { label?: string }) => c.label)).toEqual(['list']);
+  });
+
   it('says so when there are none', async () => {
     const { cwd } = workspace();
     const run = await keyhold(['claim', 'list'], { cwd });
@@ -280,6 +289,28 @@ describe('keyhold claim: many processes at once', () => {
     expect(statSync(join(dataDir, 'claims.json')).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(readdirSync(dataDir)).toEqual(['claims.json']);
+  }, 60_000);
+});
+
+describe('keyhold claim: crashes leave a usable store', () => {
+  it('keeps the file valid when creating processes are killed mid-write, and the next one succeeds', async () => {
+    const { cwd, dataDir } = workspace();
+    const runs = Array.from({ length: 10 }, (_, i) => {
+      const child = execFile(process.execPath, [bin, 'claim'], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '' },
+      });
+      const done = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      // Spread over start-up and the write itself (one run takes a few hundred milliseconds here).
+      setTimeout(() => child.kill('SIGKILL'), 150 + i * 50);
+      return done;
+    });
+    await Promise.all(runs);
+    const before = existsSync(join(dataDir, 'claims.json')) ? storedClaims(dataDir).length : 0;
+    const after = await keyhold(['claim', '--json'], { cwd });
+    expect(after.code).toBe(0);
+    expect(storedClaims(dataDir)).toHaveLength(before + 1);
+    expect(readdirSync(dataDir).filter((name) => name !== 'claims.json')).toEqual([]);
   }, 60_000);
 });
 

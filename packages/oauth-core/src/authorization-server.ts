@@ -32,6 +32,12 @@ export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Pro
  * The authorization server: one handler per endpoint, plus bearer verification for the protected resource.
  * Handlers answer bad input with a status and throw only for storage outages and broken tenant
  * configuration (a host's listener turns those into a 500).
+ *
+ * @example
+ * ```ts
+ * const server: AuthorizationServer = createAuthorizationServer(options);
+ * const result = await server.token(request, 'demo');
+ * ```
  */
 export interface AuthorizationServer {
   /** GET /authorize. */

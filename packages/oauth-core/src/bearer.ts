@@ -6,7 +6,14 @@ import type { Tenant } from './tenant.js';
 import type { AccessTokenClaims } from './tokens.js';
 import { audiences, verifyAccessTokenJwt } from './tokens.js';
 
-/** Options of `verifyAccessToken`. */
+/**
+ * Options of `verifyAccessToken`.
+ *
+ * @example
+ * ```ts
+ * await server.verifyAccessToken('demo', header, { requiredScopes: ['mcp'], resource: 'https://auth.example/tenant/demo/mcp' });
+ * ```
+ */
 export interface VerifyAccessTokenOptions {
   /** Every one of these scopes must be granted, or the answer is 403 `insufficient_scope`. */
   readonly requiredScopes?: readonly string[];
@@ -17,6 +24,13 @@ export interface VerifyAccessTokenOptions {
 /**
  * The outcome of verifying a bearer token: the claims, or a ready 401/403 with its `WWW-Authenticate`
  * challenge (RFC 6750 §3, RFC 9728 §5.1) to send as it is.
+ *
+ * @example
+ * ```ts
+ * const check = await server.verifyAccessToken('demo', request.headers.authorization);
+ * if (!check.ok) return check.result;
+ * check.claims.sub;
+ * ```
  */
 export type AccessTokenCheck =
   | { readonly ok: true; readonly claims: AccessTokenClaims }

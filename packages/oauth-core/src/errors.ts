@@ -4,6 +4,11 @@ import { KeyholdError } from '@keyhold/core';
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and
  * OIDC that this server answers with, plus `invalid_options` for a misconfiguration found at creation or
  * when a tenant's configuration is first used. Codes are API: they are added, never renamed.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof OAuthError && error.code === 'invalid_options') throw error;
+ * ```
  */
 export type OAuthErrorCode =
   | 'invalid_request'

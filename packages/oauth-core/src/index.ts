@@ -1,10 +1,25 @@
 export type { AuthorizationServer, TenantHandler } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
+// CIMD, metrics and federated login
+export { isForbiddenAddress } from './cimd/address.js';
+export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
+export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
+export type { CimdResolverOptions } from './cimd/resolver.js';
+export { createCimdResolver } from './cimd/resolver.js';
+export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
+export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
 export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 export type { OAuthErrorCode } from './errors.js';
 export { OAuthError } from './errors.js';
+export { createMemoryLoginTransactionStore, createMemoryUserStore } from './federated/memory-store.js';
+export type {
+  FederatedIdentity,
+  LoginTransaction,
+  LoginTransactionStore,
+  UserStore,
+} from './federated/storage.js';
 export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
 export type {
   AsymmetricAlgorithm,
@@ -34,5 +49,3 @@ export type {
   TokenEndpointAuthMethod,
 } from './storage.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';
-
-// CIMD, metrics and federated login

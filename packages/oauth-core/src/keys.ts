@@ -3,11 +3,32 @@ import type { CryptoKey, JWK } from 'jose';
 import { exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
 import { OAuthError } from './errors.js';
 
-/** The symmetric algorithms a tenant key may use. */
+/**
+ * The symmetric algorithms a tenant key may use.
+ *
+ * @example
+ * ```ts
+ * const alg: SymmetricAlgorithm = 'HS256';
+ * ```
+ */
 export type SymmetricAlgorithm = 'HS256' | 'HS384' | 'HS512';
-/** The asymmetric algorithms a tenant key may use; their public keys are published in the JWKS. */
+/**
+ * The asymmetric algorithms a tenant key may use; their public keys are published in the JWKS.
+ *
+ * @example
+ * ```ts
+ * const alg: AsymmetricAlgorithm = 'ES256';
+ * ```
+ */
 export type AsymmetricAlgorithm = 'RS256' | 'ES256';
-/** Every JWS algorithm the server signs with. */
+/**
+ * Every JWS algorithm the server signs with.
+ *
+ * @example
+ * ```ts
+ * await generateSigningKey('RS256' satisfies SigningAlgorithm, 'k1');
+ * ```
+ */
 export type SigningAlgorithm = SymmetricAlgorithm | AsymmetricAlgorithm;
 
 /**

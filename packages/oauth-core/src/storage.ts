@@ -1,5 +1,10 @@
 /**
  * How a client authenticates at the token endpoint (RFC 7591 §2). `none` marks a public client.
+ *
+ * @example
+ * ```ts
+ * const isPublic = (method: TokenEndpointAuthMethod) => method === 'none';
+ * ```
  */
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
@@ -47,7 +52,14 @@ export interface ClientStore {
   delete(tenant: string, clientId: string): Promise<void>;
 }
 
-/** Where a client came from: a Client ID Metadata Document or the registry. */
+/**
+ * Where a client came from: a Client ID Metadata Document or the registry.
+ *
+ * @example
+ * ```ts
+ * const type: ClientType = clientId.startsWith('https://') ? 'metadata_document' : 'registered';
+ * ```
+ */
 export type ClientType = 'metadata_document' | 'registered';
 
 /**

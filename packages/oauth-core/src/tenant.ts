@@ -1,4 +1,5 @@
 import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
+import { OAuthError } from './errors.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
 
@@ -48,6 +49,16 @@ function tenantUrls(context: ServerContext, slug: string): TenantUrls {
   return urls;
 }
 
+function resolveLoginUrl(loginUrl: string | undefined, issuer: string): string {
+  if (loginUrl === undefined) return `${issuer}/login`;
+  try {
+    // A path such as `/login` is taken relative to the issuer's origin.
+    return new URL(loginUrl, `${issuer}/`).href;
+  } catch {
+    throw new OAuthError('invalid_options', 'the tenant loginUrl is not a URL');
+  }
+}
+
 /** Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. */
 export async function resolveTenant(
   context: ServerContext,
@@ -65,7 +76,7 @@ export async function resolveTenant(
     resource,
     resourceMetadataUrl,
     resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
-    loginUrl: config.loginUrl ?? `${issuer}/login`,
+    loginUrl: resolveLoginUrl(config.loginUrl, issuer),
     keys: await keyCache.get(config.signingKeys),
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
     ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),

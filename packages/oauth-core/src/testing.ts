@@ -310,3 +310,8 @@ export function describeOAuthStorageConformance(
     });
   });
 }
+
+export {
+  describeLoginTransactionStoreConformance,
+  describeUserStoreConformance,
+} from './federated/testing.js';

@@ -6,6 +6,11 @@ import { pooledRandomToken } from './random-pool.js';
 /**
  * The acting party of a delegated token (RFC 8693 §4.1). A chain of delegations nests: the outermost
  * `act` is the current actor, its `act` the one before, and so on.
+ *
+ * @example
+ * ```ts
+ * const chain: ActorClaim = { sub: 'client:server-b', client_id: 'server-b', act: { sub: 'client:server-a' } };
+ * ```
  */
 export interface ActorClaim {
   readonly sub: string;
@@ -15,6 +20,12 @@ export interface ActorClaim {
 
 /**
  * The claims of an access token this server issues (RFC 9068 profile, `typ: at+jwt`).
+ *
+ * @example
+ * ```ts
+ * const check = await server.verifyAccessToken('demo', header);
+ * if (check.ok) { const claims: AccessTokenClaims = check.claims; claims.scope?.split(' '); }
+ * ```
  */
 export interface AccessTokenClaims {
   readonly iss: string;

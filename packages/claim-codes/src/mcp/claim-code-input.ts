@@ -19,7 +19,14 @@ export const CLAIM_CODE_HEADER: string = 'mcp-claim-code';
  */
 export const CLAIM_CODE_QUERY_PARAMETER: string = 'claim';
 
-/** Request headers as Node and the MCP SDK give them: lower-cased names, repeated ones as arrays. */
+/**
+ * Request headers as Node and the MCP SDK give them: lower-cased names, repeated ones as arrays.
+ *
+ * @example
+ * ```ts
+ * const headers: RequestHeaders = req.headers;
+ * ```
+ */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**

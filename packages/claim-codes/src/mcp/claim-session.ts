@@ -19,7 +19,14 @@ export type SessionScope =
   | { readonly kind: 'unscoped'; readonly reason: SessionScopeReason }
   | { readonly kind: 'refused'; readonly reason: SessionScopeReason };
 
-/** Why a session has no scope. */
+/**
+ * Why a session has no scope.
+ *
+ * @example
+ * ```ts
+ * if (scope.kind === 'refused' && scope.reason === 'expired') console.warn('claim expired');
+ * ```
+ */
 export type SessionScopeReason = 'no_code' | 'unknown' | 'expired' | 'malformed';
 
 /**

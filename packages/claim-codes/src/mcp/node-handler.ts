@@ -9,7 +9,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Claims } from '../claims.js';
 import { ClaimCodesError } from '../errors.js';
 import { claimCodeFromHeaders, claimCodeFromUrl } from './claim-code-input.js';
-import { type ClaimSession, createClaimSession } from './claim-session.js';
+import { type ClaimSession, createClaimSession, type SessionScope } from './claim-session.js';
 import { registerToolModules, type ToolModule } from './tool-modules.js';
 
 /**
@@ -95,7 +95,17 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
 
   async function refusedWithoutCode(claim: ClaimSession, res: ServerResponse): Promise<boolean> {
     if (!requireClaimCode) return false;
-    const scope = await claim.resolve();
+    let scope: SessionScope;
+    try {
+      scope = await claim.resolve();
+    } catch (error) {
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'claim validation failed',
+      );
+      jsonRpcError(res, 503, -32603, 'Claim codes are unavailable; try again later.');
+      return true;
+    }
     if (scope.kind !== 'refused') return false;
     jsonRpcError(res, 403, -32000, 'Forbidden: a valid claim code is required (Mcp-Claim-Code header).');
     return true;

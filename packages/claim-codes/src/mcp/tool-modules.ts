@@ -19,7 +19,14 @@ import { isPathInScope, resolveExistingPath } from '../scope.js';
 import { claimCodeFromHeaders, claimCodeFromUrl } from './claim-code-input.js';
 import type { ClaimSession, SessionScope } from './claim-session.js';
 
-/** The `extra` the MCP SDK gives a request handler. */
+/**
+ * The `extra` the MCP SDK gives a request handler (signal, session id, `requestInfo`, `authInfo`, …).
+ *
+ * @example
+ * ```ts
+ * const handler = async (args: Record<string, unknown>, extra: ToolCallExtra) => ({ content: [] });
+ * ```
+ */
 export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
@@ -131,7 +138,17 @@ export function registerToolModules(
   const scopeFor = async (extra: ToolCallExtra): Promise<SessionScope> => {
     const info = extra.requestInfo;
     session.present(claimCodeFromHeaders(info?.headers) ?? claimCodeFromUrl(info?.url));
-    const scope = await session.resolve();
+    let scope: SessionScope;
+    try {
+      scope = await session.resolve();
+    } catch (error) {
+      // A store outage (corrupt or unreadable claim file) fails the request closed, without the details.
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'claim validation failed',
+      );
+      throw new McpError(ErrorCode.InternalError, 'Claim codes are unavailable; try again later.');
+    }
     if (scope.kind === 'refused') {
       throw new McpError(ErrorCode.InvalidRequest, 'A valid claim code is required (Mcp-Claim-Code header).');
     }

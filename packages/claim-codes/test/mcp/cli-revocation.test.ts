@@ -85,3 +85,25 @@ describe('the CLI and a running daemon share one claim file', () => {
     expect(await callError(session, 'beta_echo')).toBeUndefined();
   });
 });
+
+describe('a running daemon and CLI processes never lose each other’s writes', () => {
+  it('keeps all records when 10 CLI processes and the daemon create codes at the same time', async () => {
+    const shared = join(mkdtempSync(join(tmpdir(), 'claim-shared-')), '.keyhold');
+    const daemon = createClaims({ store: createFileClaimStore({ dataDir: shared }) });
+    const [cliRuns, daemonClaims] = await Promise.all([
+      Promise.all(
+        Array.from({ length: 10 }, () => keyhold(['claim', '--json', '--scope', host.alphaDir], shared)),
+      ),
+      Promise.all(Array.from({ length: 10 }, () => daemon.create({ scopeDir: host.betaDir }))),
+    ]);
+    expect(cliRuns.map((run) => run.code)).toEqual(Array(10).fill(0));
+    const listed = await daemon.list();
+    expect(listed).toHaveLength(20);
+    expect(
+      listed
+        .filter((claim) => claim.scopeDir === host.betaDir)
+        .map((c) => c.code)
+        .sort(),
+    ).toEqual(daemonClaims.map((c) => c.code).sort());
+  }, 60_000);
+});

@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatClaimCode } from '../../src/code.js';
 import { createClaimSession } from '../../src/mcp/claim-session.js';
 import { registerToolModules } from '../../src/mcp/tool-modules.js';
+import { createMemoryClaimStore } from '../../src/memory-store.js';
 import {
   callError,
   connectClient,
@@ -194,6 +196,15 @@ describe('Mcp-Session-Id stays required and separate', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers a body that is not JSON with 400 and a parse error, and an oversized one with 413', async () => {
+    const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const broken = await fetch(host.url, { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.code).toBe(-32700);
+    const huge = await fetch(host.url, { method: 'POST', headers, body: `"${'x'.repeat(5 * 1024 * 1024)}"` });
+    expect(huge.status).toBe(413);
+  });
+
   it('keeps one session per client, each with its own scope', async () => {
     const claim = await host.claims.create({ scopeDir: host.alphaDir });
     const scoped = await client(claim.code);
@@ -260,5 +271,28 @@ describe('registration owns tools/list and tools/call', () => {
     server.registerTool('own_tool', {}, async () => ({ content: [] }));
     const session = createClaimSession({ claims: host.claims });
     expect(() => registerToolModules(server, tree.modules, { session })).toThrow(/already serves tools/);
+  });
+});
+
+describe('a claim-store outage fails closed', () => {
+  it('answers a generic internal error, never full access and never the storage details', async () => {
+    const broken = await startHost({
+      store: {
+        ...createMemoryClaimStore(),
+        get: async () => {
+          throw new Error('/secret/path/claims.json is corrupt');
+        },
+      },
+    });
+    try {
+      const session = await connectClient(broken.url, 'ABC-DEF');
+      clients.push(session);
+      const error = await session.listTools().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32603);
+      expect((error as McpError).message).not.toContain('secret');
+    } finally {
+      await broken.close();
+    }
   });
 });

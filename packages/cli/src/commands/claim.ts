@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   ClaimCodesError,
   type ClaimRecord,
@@ -78,12 +78,14 @@ interface Context {
  * ```
  */
 export const claimCommand: Command = async (args, io) => {
-  const [first, ...rest] = args;
   const json = args.includes('--json');
   const context: Context = { io, json, style: styleFor(io), now: Date.now() };
+  const at = subcommandIndex(args);
+  const subcommand = at === undefined ? undefined : args[at];
+  const rest = at === undefined ? args : [...args.slice(0, at), ...args.slice(at + 1)];
   try {
-    if (first === 'list') return await list(rest, context);
-    if (first === 'revoke') return await revoke(rest, context);
+    if (subcommand === 'list') return await list(rest, context);
+    if (subcommand === 'revoke') return await revoke(rest, context);
     return await create(args, context);
   } catch (error) {
     if (error instanceof ClaimCodesError) {
@@ -96,6 +98,23 @@ export const claimCommand: Command = async (args, io) => {
     throw error;
   }
 };
+
+const VALUE_FLAGS = new Set(['--scope', '--ttl', '--label', '--data-dir']);
+
+/** Where `list` or `revoke` stands, so flags may come first (`keyhold claim --data-dir x list`). */
+function subcommandIndex(args: readonly string[]): number | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (VALUE_FLAGS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg === '--') return undefined;
+    if (arg.startsWith('-')) continue;
+    return arg === 'list' || arg === 'revoke' ? i : undefined;
+  }
+  return undefined;
+}
 
 async function create(args: readonly string[], context: Context): Promise<ExitCode> {
   const parsed = parse(
@@ -189,26 +208,20 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   }
 }
 
-type Options = Parameters<typeof parseArgs>[0] extends infer T
-  ? T extends { options?: infer O }
-    ? NonNullable<O>
-    : never
-  : never;
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: O; allowPositionals: true }>
+>;
 
 /** Parses arguments strictly; answers an exit code when it printed help or a usage error instead. */
-function parse<O extends Options>(
+function parse<O extends ParseArgsOptionsConfig>(
   args: readonly string[],
   options: O,
   positionalCount: number,
   usageText: string,
   context: Context,
-):
-  | {
-      values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>['values'];
-      positionals: string[];
-    }
-  | ExitCode {
-  let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>;
+): Pick<Parsed<O>, 'values' | 'positionals'> | ExitCode {
+  let parsed: Parsed<O>;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {

@@ -10,9 +10,23 @@ import { verifyAccessTokenJwt } from '../tokens.js';
 import type { TokenResponseBody } from './issue-tokens.js';
 import { issueTokens } from './issue-tokens.js';
 
-/** The RFC 8693 grant type. */
+/**
+ * The RFC 8693 grant type.
+ *
+ * @example
+ * ```ts
+ * formEncode({ grant_type: TOKEN_EXCHANGE_GRANT, subject_token, subject_token_type: ACCESS_TOKEN_TYPE, audience: 'svc' });
+ * ```
+ */
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-/** The one token type this server exchanges and issues (RFC 8693 §3). */
+/**
+ * The one token type this server exchanges and issues (RFC 8693 §3).
+ *
+ * @example
+ * ```ts
+ * if (body.issued_token_type === ACCESS_TOKEN_TYPE) useAsBearer(body.access_token);
+ * ```
+ */
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 async function verifyPresented(

@@ -136,6 +136,9 @@ export async function authorizeHandler(
   // From here on the redirect URI is trusted: errors go back to the client.
   const state = params.state;
   const fail = (error: OAuthError): HandlerResult => errorRedirect(tenant, redirectUri, state, error, event);
+  if (params.response_type === undefined) {
+    return fail(new OAuthError('invalid_request', 'response_type is required'));
+  }
   if (params.response_type !== 'code') {
     return fail(new OAuthError('unsupported_response_type', 'response_type must be "code"'));
   }

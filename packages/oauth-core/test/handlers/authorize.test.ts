@@ -44,6 +44,13 @@ describe('GET /authorize: received → session check (request validation)', () =
     expect(target.searchParams.get('iss')).toBe(ISSUER);
   });
 
+  it('a missing response_type is invalid_request, redirected', async () => {
+    const { authorize } = await setup();
+    expect(location(await authorize({ response_type: undefined })).searchParams.get('error')).toBe(
+      'invalid_request',
+    );
+  });
+
   it('rejects the plain PKCE method', async () => {
     const { authorize } = await setup();
     const target = location(await authorize({ code_challenge_method: 'plain' }));
@@ -170,6 +177,12 @@ describe('GET /authorize: session check → redirected to login', () => {
     expect(target.searchParams.get('return_to')).toMatch(
       /^https:\/\/auth\.example\/tenant\/demo\/authorize\?/,
     );
+  });
+
+  it('a path-only loginUrl is taken relative to the issuer origin', async () => {
+    const { authorize } = await setup({ tenant: { loginUrl: '/sign-in' } });
+    const target = location(await authorize({}, null));
+    expect(target.origin + target.pathname).toBe('https://auth.example/sign-in');
   });
 
   it('with prompt=none and no session, redirects login_required to the client', async () => {

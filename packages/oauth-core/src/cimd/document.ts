@@ -1,0 +1,105 @@
+import * as z from 'zod';
+import type { CimdErrorCode, ClientMetadataDocument } from './types.js';
+
+// Methods that authenticate with a secret shared with the server: a document published at a public URL
+// cannot carry one, so a client claiming one is misconfigured or hostile.
+const sharedSecretMethods: ReadonlySet<string> = new Set([
+  'client_secret_basic',
+  'client_secret_post',
+  'client_secret_jwt',
+]);
+
+// Absolute, and without a fragment (RFC 6749 §3.1.2).
+function isRedirectUri(value: string): boolean {
+  return URL.canParse(value) && !value.includes('#');
+}
+
+const documentSchema = z.object({
+  client_id: z.string(),
+  client_name: z.string().trim().min(1, { error: 'client_name must be a non-empty string' }),
+  redirect_uris: z
+    .array(z.string().refine(isRedirectUri, { error: 'must be an absolute URL without a fragment' }))
+    .min(1),
+  client_uri: z.url().optional(),
+  logo_uri: z.url().optional(),
+  grant_types: z.array(z.string()).optional(),
+  response_types: z.array(z.string()).optional(),
+  token_endpoint_auth_method: z
+    .string()
+    .refine((method) => !sharedSecretMethods.has(method), {
+      error: 'a metadata-document client cannot use a shared-secret authentication method',
+    })
+    .optional(),
+  scope: z.string().optional(),
+  client_secret: z.undefined({ error: 'a metadata document must not contain a client_secret' }).optional(),
+});
+
+/**
+ * The outcome of validating a fetched document.
+ *
+ * @example
+ * ```ts
+ * const check: DocumentCheck = checkMetadataDocument(value, clientId);
+ * ```
+ */
+export type DocumentCheck =
+  | { readonly ok: true; readonly document: ClientMetadataDocument }
+  | {
+      readonly ok: false;
+      readonly error: Extract<CimdErrorCode, 'invalid_json' | 'client_id_mismatch' | 'missing_redirect_uris'>;
+      readonly description: string;
+    };
+
+/**
+ * Validates a parsed metadata document fetched from `clientId`: `client_id` equal to the URL exactly,
+ * a non-empty `client_name`, at least one absolute `redirect_uris` entry, no shared-secret authentication.
+ * Unknown members are dropped; the result is frozen so a cached document cannot be changed by a caller.
+ *
+ * @example
+ * ```ts
+ * const check = checkMetadataDocument(JSON.parse(body), 'https://app.example/client.json');
+ * ```
+ */
+export function checkMetadataDocument(value: unknown, clientId: string): DocumentCheck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return {
+      ok: false,
+      error: 'invalid_json',
+      description: 'the client metadata document is not a JSON object',
+    };
+  }
+  const record = value as Record<string, unknown>;
+  if (record['client_id'] !== clientId) {
+    return {
+      ok: false,
+      error: 'client_id_mismatch',
+      description: 'the client_id in the metadata document does not equal the URL it was fetched from',
+    };
+  }
+  const redirectUris = record['redirect_uris'];
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0) {
+    return {
+      ok: false,
+      error: 'missing_redirect_uris',
+      description: 'the client metadata document has no redirect_uris',
+    };
+  }
+  const parsed = documentSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return {
+      ok: false,
+      error: 'invalid_json',
+      description: `the client metadata document is invalid: ${where}${issue?.message ?? 'unknown problem'}`,
+    };
+  }
+  const { client_secret: _secret, ...fields } = parsed.data;
+  const document: ClientMetadataDocument = Object.freeze({
+    ...fields,
+    redirect_uris: Object.freeze([...fields.redirect_uris]),
+    ...(fields.grant_types ? { grant_types: Object.freeze([...fields.grant_types]) } : {}),
+    ...(fields.response_types ? { response_types: Object.freeze([...fields.response_types]) } : {}),
+  });
+  return { ok: true, document };
+}

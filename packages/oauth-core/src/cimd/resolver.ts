@@ -1,0 +1,333 @@
+import type { Clock, Logger } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { LRUCache } from 'lru-cache';
+import type { AuthMetrics } from '../metrics-types.js';
+import { noopMetrics } from '../metrics-types.js';
+import { cacheLifetimeSeconds } from './cache-control.js';
+import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
+import { checkMetadataDocument } from './document.js';
+import type { CimdFetch } from './safe-fetch.js';
+import { createSafeFetch, ForbiddenAddressError } from './safe-fetch.js';
+import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './types.js';
+
+/**
+ * Options of {@link createCimdResolver}. Every limit carries its unit; all are validated at creation.
+ *
+ * @example
+ * ```ts
+ * const options: CimdResolverOptions = { maxEntries: 500, failureTtlSeconds: 5 };
+ * ```
+ */
+export interface CimdResolverOptions {
+  /** The network. Default: {@link createSafeFetch}, the SSRF-safe fetcher. A replacement owns the address checks. */
+  readonly fetch?: CimdFetch;
+  /** Time source for cache expiry. Default: `systemClock`. */
+  readonly clock?: Clock;
+  /** Refusals are logged at `warn` with the detail. Default: silent. */
+  readonly logger?: Logger;
+  /** Receives one `cimdFetch` per resolution attempt. Default: no-op. */
+  readonly metrics?: AuthMetrics;
+  /** Documents (and cached failures) kept, least recently used evicted first. Default 1000. */
+  readonly maxEntries?: number;
+  /** Lifetime when the response has no usable `Cache-Control`. Default 300 (5 minutes). */
+  readonly defaultMaxAgeSeconds?: number;
+  /** Lower clamp of `max-age` (also used for `no-cache`/`no-store`). Default 60. */
+  readonly minMaxAgeSeconds?: number;
+  /** Upper clamp of `max-age`. Default 86 400 (one day). */
+  readonly maxMaxAgeSeconds?: number;
+  /** How long a failed resolution is remembered, sparing the document host. Default 10. */
+  readonly failureTtlSeconds?: number;
+  /** Whole-request limit, body included. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
+  readonly maxBodyBytes?: number;
+}
+
+type Failure = Extract<CimdResolution, { ok: false }>;
+
+type CacheEntry =
+  | {
+      readonly kind: 'document';
+      readonly document: ClientMetadataDocument;
+      readonly etag: string | undefined;
+      readonly freshUntil: number;
+    }
+  | { readonly kind: 'failure'; readonly failure: Failure; readonly freshUntil: number };
+
+interface Attempt {
+  readonly resolution: CimdResolution;
+  readonly cached: boolean;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen <= 0) {
+    throw new RangeError(`createCimdResolver: ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return chosen;
+}
+
+function failure(error: CimdErrorCode, description: string, detail?: string): Failure {
+  return detail === undefined ? { ok: false, error, description } : { ok: false, error, description, detail };
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+function forbiddenAddressIn(error: unknown): ForbiddenAddressError | undefined {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth++
+  ) {
+    if (current instanceof ForbiddenAddressError) return current;
+  }
+  return undefined;
+}
+
+// The timeout holds even against a fetch (or a body stream) that ignores its abort signal.
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+// Releases a body that will not be read. Not awaited: some bodies never acknowledge a cancel.
+function discard(response: Response): void {
+  if (response.body !== null && !response.body.locked) response.body.cancel().catch(() => {});
+}
+
+type BodyRead =
+  | { readonly ok: true; readonly bytes: Uint8Array }
+  | { readonly ok: false; readonly bytesSeen: number };
+
+// Reads at most `maxBytes` and cancels the stream as soon as it goes over, so a huge or endless body costs
+// no more than the cap.
+async function readCapped(response: Response, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
+  const body = response.body;
+  if (body === null) return { ok: true, bytes: new Uint8Array(0) };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await raceAbort(reader.read(), signal);
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Not awaited: a peer that never acknowledges the cancel must not hold the resolution.
+      reader.cancel().catch(() => {});
+      return { ok: false, bytesSeen: total };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+/**
+ * Creates the resolver of Client ID Metadata Documents (MCP 2025-11-25): checks the URL rules and the tenant's
+ * domain allowlist before any network request, fetches through the SSRF-safe fetcher with a time and size limit,
+ * validates the document, caches it (bounded LRU, lifetime from `Cache-Control` clamped to
+ * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers failures
+ * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. Never throws for a
+ * bad document or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode}.
+ *
+ * @example
+ * ```ts
+ * const resolver = createCimdResolver({ logger, metrics });
+ * const resolution = await resolver.resolve(clientId, { allowedDomains: tenant.cimdDomains });
+ * if (!resolution.ok) return invalidClient(resolution.description);
+ * ```
+ */
+export function createCimdResolver(options: CimdResolverOptions = {}): CimdResolver {
+  const fetchDocument = options.fetch ?? createSafeFetch();
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const metrics = options.metrics ?? noopMetrics;
+  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 1000);
+  const minMaxAgeMs = positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
+  const maxMaxAgeMs = positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
+  const defaultMaxAgeMs = positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
+  const failureTtlMs = positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 5120);
+  if (minMaxAgeMs > maxMaxAgeMs) {
+    throw new RangeError('createCimdResolver: minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
+  }
+
+  const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
+  const inFlight = new Map<string, Promise<Attempt>>();
+
+  const lifetimeMs = (response: Response): number => {
+    const seconds = cacheLifetimeSeconds(response.headers.get('cache-control'));
+    const wanted = seconds === undefined ? defaultMaxAgeMs : seconds * 1000;
+    return Math.min(maxMaxAgeMs, Math.max(minMaxAgeMs, wanted));
+  };
+
+  const remember = (clientId: string, result: Failure): Attempt => {
+    cache.set(clientId, { kind: 'failure', failure: result, freshUntil: clock.now() + failureTtlMs });
+    return { resolution: result, cached: false };
+  };
+
+  async function fetchAndValidate(clientId: string, stale: CacheEntry | undefined): Promise<Attempt> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const timeoutFailure = (): Failure =>
+      failure('timeout', `fetching the client metadata document took longer than ${timeoutMs} ms`);
+    const revalidating = stale?.kind === 'document' && stale.etag !== undefined ? stale : undefined;
+    try {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (revalidating?.etag !== undefined) headers['if-none-match'] = revalidating.etag;
+      let response: Response;
+      try {
+        response = await raceAbort(
+          fetchDocument(clientId, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }),
+          controller.signal,
+        );
+      } catch (error) {
+        if (timedOut) return remember(clientId, timeoutFailure());
+        const forbidden = forbiddenAddressIn(error);
+        if (forbidden) {
+          return remember(
+            clientId,
+            failure(
+              'forbidden_address',
+              'the client_id host resolves to an address this server does not fetch from',
+              forbidden.message,
+            ),
+          );
+        }
+        return remember(
+          clientId,
+          failure('fetch_failed', 'the client metadata document could not be fetched', describeError(error)),
+        );
+      }
+
+      if (response.status === 304 && revalidating) {
+        discard(response);
+        const etag = response.headers.get('etag') ?? revalidating.etag;
+        const freshUntil = clock.now() + lifetimeMs(response);
+        cache.set(clientId, { kind: 'document', document: revalidating.document, etag, freshUntil });
+        return { resolution: { ok: true, document: revalidating.document, cached: true }, cached: true };
+      }
+      if (response.status !== 200) {
+        discard(response);
+        const location = response.headers.get('location');
+        return remember(
+          clientId,
+          failure(
+            'http_error',
+            `the client metadata document URL answered HTTP ${response.status}${
+              response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''
+            }`,
+            location === null ? undefined : `location: ${location}`,
+          ),
+        );
+      }
+      const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
+      const tooLarge = (detail: string): Failure =>
+        failure('too_large', `the client metadata document is larger than ${maxBodyBytes} bytes`, detail);
+      if (declaredLength > maxBodyBytes) {
+        discard(response);
+        return remember(clientId, tooLarge(`content-length: ${declaredLength}`));
+      }
+      let body: BodyRead;
+      try {
+        body = await readCapped(response, maxBodyBytes, controller.signal);
+      } catch (error) {
+        if (timedOut) return remember(clientId, timeoutFailure());
+        return remember(
+          clientId,
+          failure('fetch_failed', 'the client metadata document could not be read', describeError(error)),
+        );
+      }
+      if (!body.ok) return remember(clientId, tooLarge(`stopped reading after ${body.bytesSeen} bytes`));
+
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.bytes));
+      } catch (error) {
+        return remember(
+          clientId,
+          failure(
+            'invalid_json',
+            'the client metadata document is not valid UTF-8 JSON',
+            describeError(error),
+          ),
+        );
+      }
+      const check = checkMetadataDocument(parsed, clientId);
+      if (!check.ok) return remember(clientId, failure(check.error, check.description));
+      const etag = response.headers.get('etag') ?? undefined;
+      const freshUntil = clock.now() + lifetimeMs(response);
+      cache.set(clientId, { kind: 'document', document: check.document, etag, freshUntil });
+      return { resolution: { ok: true, document: check.document, cached: false }, cached: false };
+    } finally {
+      clearTimeout(timer);
+      // Releases the connection on every early return; a no-op once a body was read to its end.
+      controller.abort();
+    }
+  }
+
+  async function attempt(clientId: string, allowedDomains: readonly string[]): Promise<Attempt> {
+    const url = checkClientIdUrl(clientId);
+    if (!url.ok) return { resolution: failure('not_https', url.description), cached: false };
+    // The allowlist gates the network: nothing below this line runs for a host the tenant did not allow.
+    if (!isHostAllowed(url.url.hostname, allowedDomains)) {
+      return {
+        resolution: failure(
+          'domain_not_allowed',
+          `metadata-document clients from ${url.url.hostname} are not allowed by this server`,
+        ),
+        cached: false,
+      };
+    }
+    const entry = cache.get(clientId);
+    if (entry !== undefined && entry.freshUntil > clock.now()) {
+      const resolution: CimdResolution =
+        entry.kind === 'document' ? { ok: true, document: entry.document, cached: true } : entry.failure;
+      return { resolution, cached: true };
+    }
+    const pending = inFlight.get(clientId);
+    if (pending) return pending;
+    const started = fetchAndValidate(clientId, entry).finally(() => inFlight.delete(clientId));
+    inFlight.set(clientId, started);
+    return started;
+  }
+
+  return {
+    async resolve(clientId, context) {
+      const { resolution, cached } = await attempt(clientId, context.allowedDomains);
+      if (resolution.ok) {
+        metrics.cimdFetch({ status: 'success', cached });
+      } else {
+        metrics.cimdFetch({ status: 'error', cached, cimd_error: resolution.error });
+        logger.warn(
+          {
+            client_id: clientId,
+            cimd_error: resolution.error,
+            cached,
+            ...(resolution.detail === undefined ? {} : { detail: resolution.detail }),
+          },
+          `client metadata document refused: ${resolution.description}`,
+        );
+      }
+      return resolution;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { Readable } from 'node:stream';
+import { isForbiddenAddress } from './address.js';
+
+/**
+ * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does {@link createSafeFetch}.
+ * Replacing it (tests, a host's egress proxy) replaces the network; the SSRF checks are then the replacement's job.
+ *
+ * @example
+ * ```ts
+ * const fetchDocument: CimdFetch = (url, init) => fetch(url, init);
+ * ```
+ */
+export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * Resolves a host name to every address it has. The default is `dns.promises.lookup(host, { all: true })`.
+ *
+ * @example
+ * ```ts
+ * const lookup: DnsLookup = async () => [{ address: '93.184.215.14', family: 4 }];
+ * ```
+ */
+export type DnsLookup = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+/**
+ * Options of {@link createSafeFetch}.
+ *
+ * @example
+ * ```ts
+ * const options: SafeFetchOptions = { allowedAddresses: ['10.1.2.3'] };
+ * ```
+ */
+export interface SafeFetchOptions {
+  /** Name resolution; default: the system resolver. Tests inject one to simulate any answer. */
+  readonly lookup?: DnsLookup;
+  /** Exact addresses exempted from the refusal of private ranges (a private deployment, a test server). Default: none. */
+  readonly allowedAddresses?: readonly string[];
+  /** Extra trust anchors (PEM) besides the system's: for a test server with its own certificate. Default: none. */
+  readonly ca?: string;
+}
+
+/**
+ * The error {@link createSafeFetch} rejects with when a host resolves to, or connects to, a forbidden address.
+ *
+ * @example
+ * ```ts
+ * try { await safeFetch(url, {}); } catch (e) { if (e instanceof ForbiddenAddressError) e.address; }
+ * ```
+ */
+export class ForbiddenAddressError extends Error {
+  /** A stable machine-readable code, in the style of Node's system errors. */
+  readonly code: 'ERR_FORBIDDEN_ADDRESS' = 'ERR_FORBIDDEN_ADDRESS';
+  /** The refused address. */
+  readonly address: string;
+
+  constructor(hostname: string, address: string) {
+    super(`${hostname} resolves to ${address}, which is not a public address`);
+    this.name = 'ForbiddenAddressError';
+    this.address = address;
+  }
+}
+
+const defaultLookup: DnsLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A fetch that only reaches public addresses over https, for documents named by untrusted parties (SSRF-safe):
+ * every address a host name resolves to is checked inside the socket's own name resolution, so the address
+ * checked is the address connected to and DNS rebinding between check and connect is impossible; the connected
+ * socket's peer address is checked once more. A name with any forbidden address is refused whole. Redirects are
+ * returned, never followed; each request opens its own connection (no pooled socket from unchecked code). Body
+ * size and time limits are the caller's (the resolver streams the body with a cap and aborts through `signal`).
+ *
+ * @example
+ * ```ts
+ * const safeFetch = createSafeFetch();
+ * const response = await safeFetch('https://app.example/client.json', { signal: AbortSignal.timeout(10_000) });
+ * ```
+ */
+export function createSafeFetch(options: SafeFetchOptions = {}): CimdFetch {
+  const resolveAll = options.lookup ?? defaultLookup;
+  const exempt = new Set(options.allowedAddresses ?? []);
+  const permitted = (address: string): boolean => exempt.has(address) || !isForbiddenAddress(address);
+
+  const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    const done = callback as LookupCallback;
+    resolveAll(hostname).then(
+      (addresses) => {
+        const refused = addresses.find((entry) => !permitted(entry.address));
+        if (refused) return done(new ForbiddenAddressError(hostname, refused.address), '', 0);
+        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
+        const usable = addresses.filter((entry) => wanted === 0 || entry.family === wanted);
+        const first = usable[0];
+        if (!first) {
+          const error: NodeJS.ErrnoException = new Error(`no address found for ${hostname}`);
+          error.code = 'ENOTFOUND';
+          return done(error, '', 0);
+        }
+        if (lookupOptions.all)
+          return done(
+            null,
+            usable.map((entry) => ({ ...entry })),
+          );
+        return done(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => done(error, '', 0),
+    );
+  };
+
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(input);
+      if (url.protocol !== 'https:')
+        throw new TypeError(`refusing to fetch a non-https URL: ${url.protocol}`);
+      const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      // An IP literal never goes through `lookup`, so it is checked here (and again once connected).
+      if (isIP(hostname) && !permitted(hostname)) throw new ForbiddenAddressError(hostname, hostname);
+      if (init.signal?.aborted) throw init.signal.reason;
+
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      const method = (init.method ?? 'GET').toUpperCase();
+      const outgoing = request(
+        {
+          protocol: 'https:',
+          hostname,
+          port: url.port === '' ? 443 : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          method,
+          headers,
+          lookup: checkedLookup,
+          agent: false,
+          ...(options.ca === undefined ? {} : { ca: options.ca }),
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
+        (incoming) => {
+          const status = incoming.statusCode ?? 502;
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers)) {
+            if (value === undefined) continue;
+            for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+          }
+          const noBody = method === 'HEAD' || status === 204 || status === 304;
+          if (noBody) incoming.resume();
+          const body = noBody ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
+          resolve(
+            new Response(body, {
+              status,
+              statusText: incoming.statusMessage ?? '',
+              headers: responseHeaders,
+            }),
+          );
+        },
+      );
+      outgoing.on('socket', (socket) => {
+        socket.once('connect', () => {
+          const peer = socket.remoteAddress;
+          if (peer === undefined || !permitted(peer)) {
+            outgoing.destroy(new ForbiddenAddressError(hostname, peer ?? 'an unknown address'));
+          }
+        });
+      });
+      outgoing.on('error', reject);
+      outgoing.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+}
