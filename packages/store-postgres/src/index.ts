@@ -7,6 +7,7 @@ export type { PostgresClient, PostgresPool } from './database.js';
 export { createPostgresPool, withTransaction } from './database.js';
 export type { PostgresStoreErrorCode } from './errors.js';
 export { PostgresStoreError } from './errors.js';
+export { createPostgresLoginTransactionStore, createPostgresUserStore } from './federated-store.js';
 export type { Migration } from './migrations.js';
 export { migratePostgres } from './migrations.js';
 export { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from './oauth-schema.js';

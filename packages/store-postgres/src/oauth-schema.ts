@@ -60,6 +60,22 @@ CREATE TABLE keyhold_oauth_revoked_access_tokens (
 CREATE INDEX keyhold_oauth_revoked_access_tokens_expires_at ON keyhold_oauth_revoked_access_tokens (expires_at);
 `,
   },
+  {
+    version: 2,
+    name: 'create federated login tables',
+    sql: `
+CREATE TABLE keyhold_oauth_federated_identities (
+  issuer TEXT NOT NULL, subject TEXT NOT NULL, user_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+  PRIMARY KEY (issuer, subject)
+);
+CREATE INDEX keyhold_oauth_federated_identities_user ON keyhold_oauth_federated_identities (user_id, created_at);
+CREATE TABLE keyhold_oauth_login_transactions (
+  id TEXT NOT NULL PRIMARY KEY, provider_id TEXT NOT NULL, code_verifier TEXT NOT NULL, nonce TEXT NOT NULL,
+  return_to TEXT, expires_at BIGINT NOT NULL
+);
+CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_transactions (expires_at);
+`,
+  },
 ];
 
 /**
@@ -77,4 +93,5 @@ export const OAUTH_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
   { table: 'keyhold_oauth_refresh_tokens' },
   { table: 'keyhold_oauth_consents' },
   { table: 'keyhold_oauth_revoked_access_tokens' },
+  { table: 'keyhold_oauth_login_transactions' },
 ];

@@ -58,6 +58,22 @@ CREATE TABLE keyhold_oauth_revoked_access_tokens (
 CREATE INDEX keyhold_oauth_revoked_access_tokens_expires_at ON keyhold_oauth_revoked_access_tokens (expires_at);
 `,
   },
+  {
+    version: 2,
+    name: 'create federated login tables',
+    sql: `
+CREATE TABLE keyhold_oauth_federated_identities (
+  issuer TEXT NOT NULL, subject TEXT NOT NULL, user_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (issuer, subject)
+);
+CREATE INDEX keyhold_oauth_federated_identities_user ON keyhold_oauth_federated_identities (user_id, created_at);
+CREATE TABLE keyhold_oauth_login_transactions (
+  id TEXT NOT NULL PRIMARY KEY, provider_id TEXT NOT NULL, code_verifier TEXT NOT NULL, nonce TEXT NOT NULL,
+  return_to TEXT, expires_at INTEGER NOT NULL
+);
+CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_transactions (expires_at);
+`,
+  },
 ];
 
 /**
@@ -75,4 +91,5 @@ export const OAUTH_SQLITE_SWEPT_TABLES: readonly string[] = [
   'keyhold_oauth_refresh_tokens',
   'keyhold_oauth_consents',
   'keyhold_oauth_revoked_access_tokens',
+  'keyhold_oauth_login_transactions',
 ];

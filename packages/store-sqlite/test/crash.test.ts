@@ -29,7 +29,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'keyhold-crash-'));
 });
 afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Starts the burst, SIGKILLs the child once it has reported `killAfter` commits, and returns what it reported. */
