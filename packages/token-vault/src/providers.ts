@@ -113,7 +113,9 @@ const providerId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lower-case l
 
 // https everywhere, except plain http on a loopback host for local development and tests.
 const endpointUrl = z.url().refine((value) => {
-  const url = new URL(value);
+  // Zod runs this refinement even when the URL check above failed, so parse defensively.
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined) return false;
   if (url.protocol === 'https:') return true;
   return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 }, 'must be an https URL (http only on a loopback host)');

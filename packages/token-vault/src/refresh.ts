@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { TokenVaultError } from './errors.js';
 import type { ResolvedBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
@@ -70,7 +69,7 @@ export async function refreshAcrossProcesses(
     if (performance.now() > giveUpAt) {
       throw new TokenVaultError('ERR_REFRESH_TIMEOUT', 'another process held the refresh lock for too long');
     }
-    await delay(refreshPollIntervalMs);
+    await new Promise((resolve) => setTimeout(resolve, refreshPollIntervalMs));
   }
 }
 
@@ -97,7 +96,11 @@ async function refreshGrant(
     photonId: grant.photonId,
     provider: provider.id,
   };
-  if (outcome.kind === 'refused') {
+  // invalid_client says our credentials are wrong, not the user's grant: invalidating every grant would only
+  // send every user through an authorization that fails the same way. Treat it as an outage and say so loudly.
+  if (outcome.kind === 'refused' && outcome.error === 'invalid_client') {
+    logger.error({ ...log, error: outcome.error }, 'token-vault: provider refused the client credentials');
+  } else if (outcome.kind === 'refused') {
     logger.info({ ...log, error: outcome.error }, 'token-vault: refresh refused; grant marked invalid');
     await storage.grants.compareAndSwap(
       { ...grant, status: 'invalid', updatedAt: clock.now() },
@@ -105,8 +108,9 @@ async function refreshGrant(
     );
     return { kind: 'unusable' };
   }
-  if (outcome.kind === 'unavailable') {
-    logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
+  if (outcome.kind !== 'tokens') {
+    if (outcome.kind === 'unavailable')
+      logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
     // Inside the refresh buffer the old token still works: better than failing the tool call.
     if (grant.tokenExpiresAt !== undefined && clock.now() < grant.tokenExpiresAt) {
       return { kind: 'token', accessToken: await vault.decrypt(grant.accessTokenEncrypted, binding) };

@@ -230,6 +230,17 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('valid');
   });
 
+  it('invalid_client is a configuration outage, not a dead grant: the grant stays valid', async () => {
+    const harness = makeHarness();
+    await connectGrant(harness);
+    harness.clock.advance(61 * MINUTE);
+    mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'invalid_client' }, 401));
+    await expect(harness.broker.getToken(ask, harness.context)).rejects.toMatchObject({
+      code: 'ERR_PROVIDER_UNAVAILABLE',
+    });
+    expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('valid');
+  });
+
   it('a provider outage after expiry is an outage error, and the grant survives it', async () => {
     const harness = makeHarness();
     await connectGrant(harness);

@@ -1,0 +1,78 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { http, passthrough } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from '../fixtures.js';
+
+const mock = setupServer(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
+beforeAll(() => mock.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => mock.resetHandlers());
+afterAll(() => mock.close());
+
+const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+
+async function listen(
+  handler: Parameters<typeof createNodeListener>[0],
+): Promise<{ server: Server; base: string }> {
+  const server = createServer(
+    createNodeListener(handler, {
+      // The host's session: a cookie naming the user, enough to exercise the phishing rule over HTTP.
+      resolveUserId: (request) => /(?:^|;\s*)session=([\w-]+)/.exec(request.headers.cookie ?? '')?.[1],
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('The browser leg through a real node:http server (adapter-node)', () => {
+  it('connect redirects the signed-in asker to the provider; the callback stores the grant', async () => {
+    let brokerRef: ReturnType<typeof makeHarness>['broker'] | undefined;
+    const router = createRouter()
+      .on('GET', '/auth/oauth/connect', (request) => brokerRef!.connect(request))
+      .on('GET', '/auth/oauth/callback', (request) => brokerRef!.callback(request));
+    const { server, base } = await listen(router.handle);
+    try {
+      const harness = makeHarness({ baseUrl: base });
+      brokerRef = harness.broker;
+      const error = (await harness.broker
+        .getToken(ask, harness.context)
+        .catch((e: unknown) => e)) as ElicitationRequiredError;
+      expect(error.elicitationUrl.startsWith(`${base}/auth/oauth/connect?`)).toBe(true);
+
+      const wrongUser = await fetch(error.elicitationUrl, {
+        headers: { cookie: 'session=mallory' },
+        redirect: 'manual',
+      });
+      expect(wrongUser.status).toBe(403);
+      expect(await wrongUser.text()).toContain('another account');
+
+      const connect = await fetch(error.elicitationUrl, {
+        headers: { cookie: 'session=user-1' },
+        redirect: 'manual',
+      });
+      expect(connect.status).toBe(302);
+      const authorization = new URL(connect.headers.get('location')!);
+      expect(authorization.searchParams.get('redirect_uri')).toBe(`${base}/auth/oauth/callback`);
+
+      // The provider sends the browser back with a code and the state.
+      const callbackUrl = new URL(authorization.searchParams.get('redirect_uri')!);
+      callbackUrl.searchParams.set('code', 'code-1');
+      callbackUrl.searchParams.set('state', authorization.searchParams.get('state')!);
+      const log = mockTokenEndpoint(mock, ACME_TOKEN, () => tokenResponse({ access_token: 'acme-token' }));
+      const callback = await fetch(callbackUrl, { redirect: 'manual' });
+      expect(callback.status).toBe(200);
+      expect(callback.headers.get('content-type')).toContain('text/html');
+      expect(callback.headers.get('cache-control')).toBe('no-store');
+      expect(log[0]?.params.redirect_uri).toBe(`${base}/auth/oauth/callback`);
+      expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
+
+      const replay = await fetch(callbackUrl, { redirect: 'manual' });
+      expect(replay.status).toBe(400);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

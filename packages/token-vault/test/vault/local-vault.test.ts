@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { KeyDerivationEvent, VaultBinding } from '../../src/index.js';
+import { createLocalVault, TokenVaultError } from '../../src/index.js';
+
+const MASTER = 'a-master-key-of-at-least-32-bytes-long';
+const binding: VaultBinding = {
+  tenantId: 'tenant-a',
+  userId: 'user-1',
+  photonId: 'photon-1',
+  provider: 'github',
+};
+
+async function failure(promise: Promise<unknown>): Promise<TokenVaultError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TokenVaultError);
+  return error as TokenVaultError;
+}
+
+describe('Local vault: AES-256-GCM, per-tenant key derived with scrypt from the master key', () => {
+  it('round-trips a token and never stores it in the clear', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
+    const sealed = await vault.encrypt('gho_secret-token', binding);
+    expect(sealed).not.toContain('gho_secret');
+    expect(await vault.decrypt(sealed, binding)).toBe('gho_secret-token');
+  });
+
+  it('stores version and key id, then base64(iv + authTag + ciphertext)', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k7', scryptCost: 1024 });
+    const sealed = await vault.encrypt('0123456789', binding);
+    const [version, keyId, body, ...rest] = sealed.split('.');
+    expect([version, keyId, rest]).toEqual(['v1', 'k7', []]);
+    const bytes = Buffer.from(body!, 'base64');
+    expect(bytes.toString('base64')).toBe(body);
+    // 12-byte IV, 16-byte tag, and GCM's ciphertext is as long as the plaintext.
+    expect(bytes.length).toBe(12 + 16 + 10);
+    expect(vault.keyIdOf(sealed)).toBe('k7');
+  });
+
+  it('uses a fresh IV every time', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
+    expect(await vault.encrypt('same', binding)).not.toBe(await vault.encrypt('same', binding));
+  });
+
+  it.each([
+    ['tenant', { tenantId: 'tenant-b' }],
+    ['user', { userId: 'user-2' }],
+    ['photon', { photonId: 'photon-2' }],
+    ['provider', { provider: 'google' }],
+  ])('a value copied to another %s row does not decrypt', async (_name, change) => {
+    const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
+    const sealed = await vault.encrypt('token', binding);
+    expect((await failure(vault.decrypt(sealed, { ...binding, ...change }))).code).toBe('ERR_DECRYPT_FAILED');
+  });
+
+  it('a tampered body or a swapped key id fails authentication', async () => {
+    const vault = createLocalVault({
+      masterKey: MASTER,
+      masterKeyId: 'k2',
+      previousMasterKeys: { k1: 'the-previous-master-key-32-bytes-long!' },
+      scryptCost: 1024,
+    });
+    const sealed = await vault.encrypt('token', binding);
+    const bytes = Buffer.from(sealed.split('.')[2]!, 'base64');
+    bytes[bytes.length - 1]! ^= 1;
+    expect((await failure(vault.decrypt(`v1.k2.${bytes.toString('base64')}`, binding))).code).toBe(
+      'ERR_DECRYPT_FAILED',
+    );
+    expect((await failure(vault.decrypt(sealed.replace('v1.k2.', 'v1.k1.'), binding))).code).toBe(
+      'ERR_DECRYPT_FAILED',
+    );
+  });
+
+  it('malformed values and unknown key ids are typed errors', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
+    expect((await failure(vault.decrypt('plain-token', binding))).code).toBe('ERR_MALFORMED_CIPHERTEXT');
+    expect((await failure(vault.decrypt('v1.k1.!!!', binding))).code).toBe('ERR_MALFORMED_CIPHERTEXT');
+    expect(
+      (await failure(vault.decrypt('v1.k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', binding))).code,
+    ).toBe('ERR_UNKNOWN_KEY');
+  });
+
+  it('derives each tenant key once per process, however many values and concurrent calls', async () => {
+    const derived: KeyDerivationEvent[] = [];
+    const vault = createLocalVault({ masterKey: MASTER, onKeyDerived: (event) => derived.push(event) });
+    const sealed = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => vault.encrypt(`token-${i}`, binding)),
+    );
+    await Promise.all(sealed.map((value) => vault.decrypt(value, binding)));
+    await vault.encrypt('other tenant', { ...binding, tenantId: 'tenant-b' });
+    await vault.encrypt('other tenant again', { ...binding, tenantId: 'tenant-b' });
+    expect(derived.map((event) => event.tenantId)).toEqual(['tenant-a', 'tenant-b']);
+  });
+
+  it('tenants get different keys from one master key', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
+    const sealed = await vault.encrypt('token', binding);
+    // Rebinding only the tenant (and re-sealing the AAD is impossible without the key) must fail.
+    await expect(vault.decrypt(sealed, { ...binding, tenantId: 'tenant-b' })).rejects.toThrow(
+      TokenVaultError,
+    );
+  });
+});
+
+describe('Local vault key rotation: rewrap re-encrypts to the newest key', () => {
+  it('values under a previous key still decrypt, and rewrap moves them to the current key', async () => {
+    const old = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const sealed = await old.encrypt('token', binding);
+    const rotated = createLocalVault({
+      masterKey: 'the-new-master-key-is-also-32-bytes-long',
+      masterKeyId: 'k2',
+      previousMasterKeys: { k1: MASTER },
+      scryptCost: 1024,
+    });
+    expect(await rotated.decrypt(sealed, binding)).toBe('token');
+    const rewrapped = await rotated.rewrap(sealed, binding);
+    expect(rotated.keyIdOf(rewrapped)).toBe('k2');
+    expect(await rotated.decrypt(rewrapped, binding)).toBe('token');
+    const retired = createLocalVault({
+      masterKey: 'the-new-master-key-is-also-32-bytes-long',
+      masterKeyId: 'k2',
+      scryptCost: 1024,
+    });
+    expect(await retired.decrypt(rewrapped, binding)).toBe('token');
+    expect((await failure(retired.decrypt(sealed, binding))).code).toBe('ERR_UNKNOWN_KEY');
+  });
+});
+
+describe('Local vault options are validated at creation', () => {
+  it.each([
+    [{ masterKey: 'short' }, 'at least 32 bytes'],
+    [{ masterKey: new Uint8Array(31) }, 'at least 32 bytes'],
+    [{ masterKey: MASTER, masterKeyId: 'has.dot' }, 'invalid key id'],
+    [{ masterKey: MASTER, scryptCost: 1000 }, 'power of two'],
+    [{ masterKey: MASTER, previousMasterKeys: { k1: MASTER } }, 'repeats'],
+  ])('refuses %o', (options, message) => {
+    expect(() => createLocalVault(options)).toThrow(message);
+  });
+});
