@@ -4,10 +4,28 @@ import { resolve } from 'node:path';
 export interface HostConfig {
   readonly port: number;
   readonly hostname: string;
+  /** The public base URL when it differs from the bound address (behind a proxy). */
+  readonly publicUrl?: string;
   readonly dataDir: string;
+  /** The tenant MCP clients use. */
   readonly tenant: string;
+  /** A second tenant of the same authorization server, playing the third-party provider offline. */
+  readonly providerTenant: string;
   readonly singleUser: boolean;
+  /** The tenant owner: the subject in single-user mode. */
+  readonly ownerUserId: string;
+  readonly webhookSecret?: string;
   readonly logLevel: string;
+  /** Hosts whose client metadata documents are fetched (CIMD allowlist). */
+  readonly cimdDomains: readonly string[];
+  /**
+   * Development only: metadata documents under an https prefix are fetched from a local http server
+   * instead (`https://client.example=http://127.0.0.1:4567`), so CIMD can be tried without a public site.
+   * Every other CIMD rule (allowlist, validation, cache) still applies.
+   */
+  readonly cimdDevRewrite?: { readonly from: string; readonly to: string };
+  /** Access-token lifetime; short values let tests see a refresh. */
+  readonly accessTokenTtlSeconds: number;
 }
 
 /** Reads the host's configuration from environment variables, with the defaults the README promises. */
@@ -15,12 +33,31 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const port = Number(env['PORT'] ?? '8787');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, got "${env['PORT']}"`);
+  const accessTokenTtlSeconds = Number(env['KEYHOLD_ACCESS_TOKEN_TTL_SECONDS'] ?? '900');
+  if (!Number.isInteger(accessTokenTtlSeconds) || accessTokenTtlSeconds <= 0) {
+    throw new Error('KEYHOLD_ACCESS_TOKEN_TTL_SECONDS must be a positive whole number');
+  }
+  const webhookSecret = env['SVC_WEBHOOK_SECRET'];
+  const rewrite = env['KEYHOLD_CIMD_DEV_REWRITE'];
+  const [from, to] = rewrite ? rewrite.split('=', 2) : [];
+  const publicUrl = env['KEYHOLD_PUBLIC_URL'];
   return {
     port,
     hostname: env['HOST'] ?? '127.0.0.1',
+    ...(publicUrl ? { publicUrl: publicUrl.replace(/\/+$/, '') } : {}),
     dataDir: resolve(cwd, env['KEYHOLD_DATA_DIR'] ?? '.keyhold'),
     tenant: 'demo',
+    providerTenant: 'provider',
+    // The README's first command runs single-user; set SVC_SINGLE_USER=0 for the development login page.
     singleUser: (env['SVC_SINGLE_USER'] ?? '1') === '1',
+    ownerUserId: env['KEYHOLD_OWNER_USER_ID'] ?? 'owner',
+    ...(webhookSecret ? { webhookSecret } : {}),
     logLevel: env['LOG_LEVEL'] ?? 'info',
+    cimdDomains: (env['KEYHOLD_CIMD_DOMAINS'] ?? '')
+      .split(',')
+      .map((d) => d.trim())
+      .filter((d) => d !== ''),
+    ...(from && to ? { cimdDevRewrite: { from, to } } : {}),
+    accessTokenTtlSeconds,
   };
 }

@@ -1,47 +1,56 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostProcess, startHost } from './host-process.js';
 
-const hostDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-let child: ChildProcess;
-let baseUrl: string;
-let dataDir: string;
-
+let host: HostProcess;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'keyhold-host-'));
-  child = spawn(process.execPath, [join(hostDir, 'dist/main.js')], {
-    env: { ...process.env, PORT: '0', KEYHOLD_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`host exited with ${code}`)));
-  });
+  host = await startHost();
 });
-
-afterAll(() => {
-  child?.kill('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+afterAll(async () => {
+  await host?.stop({ removeData: true });
 });
 
 describe('the example host, started as the README starts it', () => {
   it('prints the URL it listens on and answers /health', async () => {
-    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const response = await fetch(`${baseUrl}/health`);
+    expect(host.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await fetch(`${host.url}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 
   it('answers an unknown path with 404 JSON', async () => {
-    const response = await fetch(`${baseUrl}/nope`);
+    const response = await fetch(`${host.url}/nope`);
     expect(response.status).toBe(404);
+  });
+
+  it.each([
+    '/.well-known/oauth-authorization-server/tenant/demo',
+    '/tenant/demo/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration/tenant/demo',
+    '/tenant/demo/.well-known/openid-configuration',
+  ])('serves authorization-server metadata at %s with the one exact issuer', async (path) => {
+    const response = await fetch(`${host.url}${path}`);
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as { issuer: string; jwks_uri: string };
+    expect(metadata.issuer).toBe(`${host.url}/tenant/demo`);
+    expect(metadata.jwks_uri).toBe(`${host.url}/tenant/demo/.well-known/jwks.json`);
+  });
+
+  it.each([
+    '/.well-known/oauth-protected-resource/tenant/demo/mcp',
+    '/tenant/demo/.well-known/oauth-protected-resource',
+  ])('serves protected-resource metadata at %s', async (path) => {
+    const response = await fetch(`${host.url}${path}`);
+    expect(await response.json()).toMatchObject({
+      resource: `${host.url}/tenant/demo/mcp`,
+      authorization_servers: [`${host.url}/tenant/demo`],
+      bearer_methods_supported: ['header'],
+    });
+  });
+
+  it('publishes the tenant signing key as a JWKS', async () => {
+    const jwks = (await (await fetch(`${host.url}/tenant/demo/.well-known/jwks.json`)).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(jwks.keys.map((k) => k.kid)).toEqual(['demo-1']);
   });
 });

@@ -1,5 +1,7 @@
 export type { NodeListenerOptions } from './listener.js';
 export { createNodeListener, writeResult } from './listener.js';
+export type { McpAuthentication, McpEndpointOptions, McpRequestHandler } from './mcp-endpoint.js';
+export { createMcpEndpoint } from './mcp-endpoint.js';
 export type { ReadRequestOptions } from './request.js';
 export { BodyTooLargeError, clientIp, readRequest } from './request.js';
 export type { RouteHandler, RouteParams, Router } from './router.js';

@@ -20,8 +20,12 @@ export class Notes {
    * Receives a note pushed by another system. Exposed as a webhook by its `handle` prefix; the body's
    * fields arrive as parameters, with `_webhook` describing the request.
    */
-  async handleIncoming(params: { text?: unknown; _webhook: { timestamp: number } }): Promise<{ accepted: boolean; count: number }> {
-    if (typeof params.text !== 'string' || params.text === '') throw new TypeError('text must be a non-empty string');
+  async handleIncoming(params: {
+    text?: unknown;
+    _webhook: { timestamp: number };
+  }): Promise<{ accepted: boolean; count: number }> {
+    if (typeof params.text !== 'string' || params.text === '')
+      throw new TypeError('text must be a non-empty string');
     const { count } = this.add(params.text, 'webhook');
     return { accepted: true, count };
   }

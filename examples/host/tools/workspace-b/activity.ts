@@ -10,8 +10,12 @@ export class Activity {
    *
    * @webhook github/push
    */
-  async onPush(params: { repository?: { full_name?: unknown }; ref?: unknown }): Promise<{ recorded: number }> {
-    const repository = typeof params.repository?.full_name === 'string' ? params.repository.full_name : 'unknown';
+  async onPush(params: {
+    repository?: { full_name?: unknown };
+    ref?: unknown;
+  }): Promise<{ recorded: number }> {
+    const repository =
+      typeof params.repository?.full_name === 'string' ? params.repository.full_name : 'unknown';
     const ref = typeof params.ref === 'string' ? params.ref : 'unknown';
     this.pushes.push({ repository, ref });
     return { recorded: this.pushes.length };
@@ -26,7 +30,11 @@ export class Activity {
    * Asks for a token at the demo provider and reports who it belongs to. The `yield` evaluates to the access
    * token string once the user has connected the provider.
    */
-  async *whoAmI(): AsyncGenerator<{ ask: 'oauth'; provider: string; scopes: string[]; message: string }, string, string> {
+  async *whoAmI(): AsyncGenerator<
+    { ask: 'oauth'; provider: string; scopes: string[]; message: string },
+    string,
+    string
+  > {
     const token: string = yield {
       ask: 'oauth',
       provider: 'demo-provider',
@@ -34,7 +42,10 @@ export class Activity {
       message: 'Connect your demo-provider account so this tool can read your profile.',
     };
     const [, payload] = token.split('.');
-    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { sub?: string; iss?: string };
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as {
+      sub?: string;
+      iss?: string;
+    };
     return `Connected to ${claims.iss ?? 'the provider'} as ${claims.sub ?? 'an unknown user'} (token ${token.slice(0, 8)}…)`;
   }
 }

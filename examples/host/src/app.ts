@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createMcpEndpoint,
+  createNodeListener,
+  createRouter,
+  type RouteHandler,
+} from '@keyhold/adapter-node';
+import { createClaims, createFileClaimStore } from '@keyhold/claim-codes';
+import { createScopedMcpHandler } from '@keyhold/claim-codes/mcp-node';
+import type { Logger } from '@keyhold/core';
+import { systemClock } from '@keyhold/core';
+import {
+  type AuthorizationServer,
+  type CimdFetch,
+  createAuthorizationServer,
+  createCimdResolver,
+  createMemoryStorage,
+  createSafeFetch,
+  DISCOVERY_ROUTES,
+  type TenantConfig,
+} from '@keyhold/oauth-core';
+import { loadBundledProviders } from '@keyhold/registry-client';
+import { createRegistryApi } from '@keyhold/registry-client/server';
+import { createWebhookHandler } from '@keyhold/webhook-kit';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { HostConfig } from './config.js';
+import { createDevLogin } from './login-page.js';
+import type { HostSecrets } from './secrets.js';
+import { createSessionCookies } from './session.js';
+import { loadSigningKeys } from './signing-keys.js';
+import { createToolInstances, mcpToolModules, toolSourcePaths } from './tool-modules.js';
+
+/** The assembled host: a `node:http` listener and what must be closed on shutdown. */
+export interface HostApp {
+  readonly listener: (request: IncomingMessage, response: ServerResponse) => void;
+  readonly oauth: AuthorizationServer;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createHostApp}. */
+export interface HostAppOptions {
+  readonly config: HostConfig;
+  readonly secrets: HostSecrets;
+  /** The URL clients reach the host at (issuer base). */
+  readonly baseUrl: string;
+  /** The folder holding `tools/` (the host package root). */
+  readonly hostRoot: string;
+  readonly logger: Logger;
+}
+
+/** The confidential client the host uses at its own provider tenant to broker third-party tokens. */
+export const PROVIDER_CLIENT_ID = 'keyhold-host';
+
+/** Assembles every Keyhold package into one host. */
+export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
+  const { config, secrets, baseUrl, hostRoot, logger } = options;
+  const clock = systemClock;
+  const keys = await loadSigningKeys(config.dataDir, [config.tenant, config.providerTenant]);
+
+  const tenants: Record<string, TenantConfig> = {
+    [config.tenant]: {
+      signingKeys: keys[config.tenant]!,
+      singleUserId: config.ownerUserId,
+      allowedCimdDomains: config.cimdDomains,
+      scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
+    },
+    [config.providerTenant]: {
+      signingKeys: keys[config.providerTenant]!,
+      singleUserId: config.ownerUserId,
+      firstPartyClientIds: [PROVIDER_CLIENT_ID],
+      scopesSupported: ['openid', 'profile'],
+    },
+  };
+
+  const storage = createMemoryStorage();
+  const safeFetch = createSafeFetch();
+  const rewrite = config.cimdDevRewrite;
+  const cimdFetch: CimdFetch = rewrite
+    ? (url, init) =>
+        url.startsWith(`${rewrite.from}/`)
+          ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
+          : safeFetch(url, init)
+    : safeFetch;
+  const cimdResolver = createCimdResolver({ fetch: cimdFetch, clock, logger });
+  const oauth = createAuthorizationServer({
+    baseUrl,
+    tenants: { get: (slug) => tenants[slug] },
+    storage,
+    clock,
+    logger,
+    cimdResolver,
+    singleUserMode: config.singleUser,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+  });
+
+  const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });
+  const devLogin = createDevLogin({ baseUrl, sessions, now: () => clock.now() });
+
+  const instances = createToolInstances();
+  const claims = createClaims({
+    store: createFileClaimStore({ dataDir: config.dataDir, logger }),
+    clock,
+    logger,
+  });
+  const mcp = createScopedMcpHandler({
+    claims,
+    modules: mcpToolModules(hostRoot, instances),
+    createServer: () => new McpServer({ name: 'keyhold-example-host', version: '0.0.0' }),
+    logger,
+  });
+  const mcpEndpoint = createMcpEndpoint({
+    logger,
+    mcp,
+    authenticate: async (request) => {
+      const header = request.headers.authorization;
+      const check = await oauth.verifyAccessToken(
+        config.tenant,
+        typeof header === 'string' ? header : undefined,
+      );
+      if (!check.ok) return { ok: false, result: check.result };
+      const { claims: token } = check;
+      return {
+        ok: true,
+        auth: {
+          token: (header ?? '').replace(/^Bearer\s+/i, ''),
+          clientId: token.client_id,
+          scopes: token.scope ? token.scope.split(' ') : [],
+          expiresAt: token.exp,
+          extra: { sub: token.sub, tenant: config.tenant },
+        },
+      };
+    },
+  });
+
+  const paths = toolSourcePaths(hostRoot);
+  const webhooks = createWebhookHandler({
+    modules: [
+      { id: 'notes', name: 'notes', sourcePath: paths.notes, instance: instances.notes },
+      { id: 'activity', name: 'activity', sourcePath: paths.activity, instance: instances.activity },
+    ],
+    secret: config.webhookSecret,
+    clock,
+    logger,
+  });
+  const registry = createRegistryApi({ providers: loadBundledProviders(), clock, logger });
+
+  const tenantRoute =
+    (
+      handler: (request: Parameters<RouteHandler>[0], tenant: string) => ReturnType<RouteHandler>,
+    ): RouteHandler =>
+    (request, params) =>
+      handler(request, params['tenant'] ?? '');
+
+  const router = createRouter()
+    .on('GET', '/health', (request) => registry(request))
+    .on(['GET', 'OPTIONS'], '/api/*', (request) => registry(request))
+    .on('GET', '/tenant/:tenant/authorize', tenantRoute(oauth.authorize))
+    .on('GET', '/tenant/:tenant/consent', tenantRoute(oauth.consentPage))
+    .on('POST', '/tenant/:tenant/consent', tenantRoute(oauth.consent))
+    .on('POST', '/tenant/:tenant/token', tenantRoute(oauth.token))
+    .on('POST', '/tenant/:tenant/register', tenantRoute(oauth.register))
+    .on('POST', '/tenant/:tenant/revoke', tenantRoute(oauth.revoke))
+    .on('POST', '/tenant/:tenant/introspect', tenantRoute(oauth.introspect))
+    .on(['GET', 'POST'], '/tenant/:tenant/login', (request) => devLogin(request))
+    .on('GET', DISCOVERY_ROUTES.jwks, tenantRoute(oauth.jwks))
+    .on('POST', '/webhook/*', (request) => webhooks(request));
+  for (const path of DISCOVERY_ROUTES.authorizationServerMetadata) {
+    router.on('GET', path, tenantRoute(oauth.authorizationServerMetadata));
+  }
+  for (const path of DISCOVERY_ROUTES.protectedResourceMetadata) {
+    router.on('GET', path, tenantRoute(oauth.protectedResourceMetadata));
+  }
+  // Anything else under /webhook gets the webhook handler's own 405/404 answers.
+  router.on(['GET', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
+
+  const handlerListener = createNodeListener(router.handle, {
+    logger,
+    resolveUserId: (request) => {
+      const cookie = request.headers.cookie;
+      return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
+    },
+  });
+  const mcpPath = `/tenant/${config.tenant}/mcp`;
+
+  return {
+    oauth,
+    listener: (request, response) => {
+      const path = (request.url ?? '/').split('?', 1)[0];
+      if (path === mcpPath) mcpEndpoint(request, response);
+      else handlerListener(request, response);
+    },
+    close: async () => {
+      await mcp.close();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyhold } from './cli.js';
+import { type HostProcess, hostDir, startHost } from './host-process.js';
+import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+
+let host: HostProcess;
+const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
+
+beforeAll(async () => {
+  host = await startHost();
+  // One OAuth dance, then every client below reuses the tokens.
+  const client = new Client({ name: 'setup', version: '1.0.0' });
+  await client
+    .connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), { authProvider: provider }),
+    )
+    .catch(() => {});
+  const { code } = await approveInBrowser(provider.authorizationUrl!);
+  await new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), {
+    authProvider: provider,
+  }).finishAuth(code);
+});
+afterAll(async () => {
+  await host?.stop({ removeData: true });
+});
+
+async function connect(headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'claims-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), {
+      authProvider: provider,
+      requestInit: { headers },
+    }),
+  );
+  return client;
+}
+
+const names = async (client: Client): Promise<string[]> =>
+  (await client.listTools()).tools.map((t) => t.name).sort();
+
+describe('claim codes narrow an MCP session of the host to one directory of tool modules', () => {
+  it('a session without a code sees every module’s tools', async () => {
+    const client = await connect();
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    await client.close();
+  });
+
+  it('a code made by `keyhold claim` (a real CLI process on the host’s data directory) shows one directory', async () => {
+    const created = await keyhold(
+      ['claim', '--scope', join(hostDir, 'tools/workspace-a'), '--label', 'e2e', '--json'],
+      {
+        KEYHOLD_DATA_DIR: host.dataDir,
+      },
+    );
+    expect(created.code).toBe(0);
+    const { code } = JSON.parse(created.stdout) as { code: string };
+    const client = await connect({ 'Mcp-Claim-Code': code });
+    expect(await names(client)).toEqual(['add_note', 'list_notes']);
+    const outside = await client
+      .callTool({ name: 'recent_pushes', arguments: {} })
+      .catch((error: Error) => error);
+    expect(outside).toBeInstanceOf(Error);
+    expect(String(outside)).toContain('Unknown tool');
+
+    // Revoked from another process: the same session widens on its next request.
+    const revoked = await keyhold(['claim', 'revoke', code.toLowerCase()], {
+      KEYHOLD_DATA_DIR: host.dataDir,
+    });
+    expect(revoked.code).toBe(0);
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    await client.close();
+  });
+
+  it('an unknown code leaves the session unscoped, as the spec says', async () => {
+    const client = await connect({ 'Mcp-Claim-Code': 'ABC-DEF' });
+    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes']);
+    await client.close();
+  });
+});
