@@ -1,27 +1,14 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
+import { ensureBuilt, packageDir } from './built-package.js';
 import { createIsolatedPool, POSTGRES_URL, requirePostgres } from './postgres.js';
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
-
-/** The child runs the built package: build it when dist is missing or older than a source file. */
-function ensureBuilt(): void {
-  const built = join(packageDir, 'dist/index.js');
-  const newestSource = Math.max(
-    ...readdirSync(join(packageDir, 'src')).map((f) => statSync(join(packageDir, 'src', f)).mtimeMs),
-  );
-  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
-    execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'ignore' });
-  }
-}
 
 const available = await requirePostgres();
 
@@ -31,7 +18,7 @@ describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQ
   beforeAll(async () => {
     ensureBuilt();
     ({ pool, drop } = await createIsolatedPool());
-  });
+  }, 120_000);
   afterAll(async () => {
     await drop?.();
   });

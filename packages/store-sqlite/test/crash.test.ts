@@ -1,33 +1,21 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteClaimStore } from '../src/claim-store.js';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
+import { ensureBuilt, packageDir } from './built-package.js';
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
-
-/** The child runs the built package: build it when dist is missing or older than a source file. */
-function ensureBuilt(): void {
-  const built = join(packageDir, 'dist/index.js');
-  const newestSource = Math.max(
-    ...readdirSync(join(packageDir, 'src')).map((f) => statSync(join(packageDir, 'src', f)).mtimeMs),
-  );
-  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
-    execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'ignore' });
-  }
-}
 
 let dir: string;
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'keyhold-crash-'));
-});
+}, 120_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

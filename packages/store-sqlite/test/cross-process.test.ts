@@ -1,31 +1,20 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
+import { ensureBuilt, packageDir } from './built-package.js';
 
 const run = promisify(execFile);
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-function ensureBuilt(): void {
-  const built = join(packageDir, 'dist/index.js');
-  const newestSource = Math.max(
-    ...readdirSync(join(packageDir, 'src')).map((f) => statSync(join(packageDir, 'src', f)).mtimeMs),
-  );
-  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
-    execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'ignore' });
-  }
-}
 
 let dir: string | undefined;
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'keyhold-race-'));
-});
+}, 120_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
