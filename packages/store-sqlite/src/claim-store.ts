@@ -28,6 +28,17 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
   },
 ];
 
+/**
+ * The claims table, for {@link sweepExpiredSqlite} (the claim service also purges it through
+ * `ClaimStore.deleteExpired`).
+ *
+ * @example
+ * ```ts
+ * sweepExpiredSqlite(db, CLAIMS_SQLITE_SWEPT_TABLES, Date.now());
+ * ```
+ */
+export const CLAIMS_SQLITE_SWEPT_TABLES: readonly string[] = ['keyhold_claims'];
+
 function toClaim(row: Row): ClaimRecord {
   return withOptional(
     {

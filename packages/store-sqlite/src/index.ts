@@ -1,4 +1,8 @@
-export { CLAIMS_SQLITE_MIGRATIONS, createSqliteClaimStore } from './claim-store.js';
+export {
+  CLAIMS_SQLITE_MIGRATIONS,
+  CLAIMS_SQLITE_SWEPT_TABLES,
+  createSqliteClaimStore,
+} from './claim-store.js';
 export type { OpenSqliteOptions, SqliteDatabase } from './database.js';
 export { openSqliteDatabase } from './database.js';
 export type { SqliteStoreErrorCode } from './errors.js';
