@@ -25,14 +25,25 @@ export async function requirePostgres(): Promise<boolean> {
   }
 }
 
-/** A pool whose connections use a fresh schema of their own, so test files never see each other's rows. */
-export async function createIsolatedPool(): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
+/**
+ * A pool whose connections use a fresh schema of their own, so test files never see each other's rows.
+ * `settings` are extra `-c name=value` session settings (the benchmark compares `synchronous_commit`).
+ */
+export async function createIsolatedPool(
+  settings: Readonly<Record<string, string>> = {},
+): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
   const schema = `keyhold_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}`, max: 10 });
+  const pool = new pg.Pool({
+    connectionString: POSTGRES_URL,
+    options: [`-c search_path=${schema}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(
+      ' ',
+    ),
+    max: 10,
+  });
   return {
     pool,
     drop: async () => {

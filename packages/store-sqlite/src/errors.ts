@@ -1,7 +1,11 @@
 import { KeyholdError } from '@keyhold/core';
 
 /** Codes of {@link SqliteStoreError}. */
-export type SqliteStoreErrorCode = 'ERR_MIGRATION_ORDER' | 'ERR_MIGRATION_DRIFT' | 'ERR_DATABASE_NEWER';
+export type SqliteStoreErrorCode =
+  | 'ERR_MIGRATION_ORDER'
+  | 'ERR_MIGRATION_DRIFT'
+  | 'ERR_DATABASE_NEWER'
+  | 'ERR_INVALID_OPTIONS';
 
 /**
  * Raised when the database and the code disagree about the schema: a store refuses to run rather than

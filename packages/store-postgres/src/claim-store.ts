@@ -1,0 +1,100 @@
+import type { ClaimRecord, ClaimStore } from '@keyhold/claim-codes';
+import type { PostgresPool } from './database.js';
+import type { Migration } from './migrations.js';
+import { migratePostgres } from './migrations.js';
+import type { Row } from './row-mapping.js';
+import { integer, text, withOptional } from './row-mapping.js';
+import { statement } from './statements.js';
+import type { SweptTable } from './sweeper.js';
+
+/**
+ * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
+ * `deleteExpired` and the sweeper.
+ *
+ * @example
+ * ```ts
+ * await migratePostgres(pool, 'claims', CLAIMS_POSTGRES_MIGRATIONS);
+ * ```
+ */
+export const CLAIMS_POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create claims table',
+    sql: `
+CREATE TABLE keyhold_claims (
+  code TEXT NOT NULL PRIMARY KEY, scope_dir TEXT NOT NULL, created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL, label TEXT
+);
+CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
+`,
+  },
+];
+
+/**
+ * The claims tables the expiry sweeper may prune.
+ *
+ * @example
+ * ```ts
+ * startExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
+ * ```
+ */
+export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_claims' }];
+
+function toClaim(row: Row): ClaimRecord {
+  return withOptional(
+    {
+      code: text(row, 'code'),
+      scopeDir: text(row, 'scope_dir'),
+      createdAt: integer(row, 'created_at'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { label: 'label' },
+  );
+}
+
+/**
+ * The claim-codes {@link ClaimStore} on PostgreSQL, after running the `claims` migrations. `insert` is one
+ * `INSERT … ON CONFLICT DO NOTHING` and `delete` one `DELETE`, so under any concurrency across instances
+ * exactly one caller answers `true`.
+ *
+ * @example
+ * ```ts
+ * const claims = createClaims({ store: await createPostgresClaimStore(pool) });
+ * ```
+ */
+export async function createPostgresClaimStore(pool: PostgresPool): Promise<ClaimStore> {
+  await migratePostgres(pool, 'claims', CLAIMS_POSTGRES_MIGRATIONS);
+  const insert = statement(
+    pool,
+    'claims_insert',
+    `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (code) DO NOTHING`,
+  );
+  const get = statement(pool, 'claims_get', 'SELECT * FROM keyhold_claims WHERE code = $1');
+  const list = statement(pool, 'claims_list', 'SELECT * FROM keyhold_claims');
+  const remove = statement(pool, 'claims_delete', 'DELETE FROM keyhold_claims WHERE code = $1');
+  const removeExpired = statement(
+    pool,
+    'claims_delete_expired',
+    'DELETE FROM keyhold_claims WHERE expires_at <= $1',
+  );
+  return {
+    async insert(r) {
+      return (await insert([r.code, r.scopeDir, r.createdAt, r.expiresAt, r.label ?? null])).rowCount === 1;
+    },
+    async get(code) {
+      const row = (await get([code])).rows[0];
+      return row && toClaim(row);
+    },
+    async list() {
+      return (await list([])).rows.map(toClaim);
+    },
+    async delete(code) {
+      return (await remove([code])).rowCount === 1;
+    },
+    async deleteExpired(now) {
+      return (await removeExpired([now])).rowCount;
+    },
+  };
+}

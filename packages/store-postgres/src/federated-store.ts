@@ -1,0 +1,109 @@
+import { randomToken } from '@keyhold/core';
+import type { LoginTransaction, LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { PostgresPool } from './database.js';
+import { migratePostgres } from './migrations.js';
+import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
+import type { Row } from './row-mapping.js';
+import { integer, text, withOptional } from './row-mapping.js';
+import { statement } from './statements.js';
+
+/**
+ * The federated-login {@link UserStore} on PostgreSQL: identities keyed on (issuer, subject) exactly as the
+ * provider gives them. `findOrCreateUser` is one `INSERT … ON CONFLICT DO NOTHING RETURNING`; a concurrent
+ * loser waits on the winner's row and then reads it, so all callers get one user id and exactly one sees
+ * `created: true`.
+ *
+ * @example
+ * ```ts
+ * const users = await createPostgresUserStore(pool);
+ * ```
+ */
+export async function createPostgresUserStore(pool: PostgresPool): Promise<UserStore> {
+  await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const insert = statement(
+    pool,
+    'oauth_insert_identity',
+    `INSERT INTO keyhold_oauth_federated_identities (issuer, subject, user_id, created_at)
+     VALUES ($1, $2, $3, $4) ON CONFLICT (issuer, subject) DO NOTHING RETURNING user_id`,
+  );
+  const find = statement(
+    pool,
+    'oauth_find_identity',
+    'SELECT user_id FROM keyhold_oauth_federated_identities WHERE issuer = $1 AND subject = $2',
+  );
+  const list = statement(
+    pool,
+    'oauth_list_identities',
+    `SELECT issuer, subject FROM keyhold_oauth_federated_identities WHERE user_id = $1
+     ORDER BY created_at, issuer, subject`,
+  );
+  return {
+    async findOrCreateUser({ issuer, subject }, { now }) {
+      const created = (await insert([issuer, subject, `usr_${randomToken(16)}`, now])).rows[0];
+      if (created !== undefined) return { userId: text(created, 'user_id'), created: true };
+      return { userId: text((await find([issuer, subject])).rows[0] as Row, 'user_id'), created: false };
+    },
+    async findUser({ issuer, subject }) {
+      const row = (await find([issuer, subject])).rows[0];
+      return row && text(row, 'user_id');
+    },
+    async listIdentities(userId) {
+      return (await list([userId])).rows.map((row) => ({
+        issuer: text(row, 'issuer'),
+        subject: text(row, 'subject'),
+      }));
+    },
+  };
+}
+
+function toTransaction(row: Row): LoginTransaction {
+  return withOptional(
+    {
+      id: text(row, 'id'),
+      providerId: text(row, 'provider_id'),
+      codeVerifier: text(row, 'code_verifier'),
+      nonce: text(row, 'nonce'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { returnTo: 'return_to' },
+  );
+}
+
+/**
+ * The federated-login {@link LoginTransactionStore} on PostgreSQL. `consume` is one `DELETE … RETURNING`:
+ * exactly one caller on any instance takes the transaction; an expired one is deleted and not returned.
+ *
+ * @example
+ * ```ts
+ * const transactions = await createPostgresLoginTransactionStore(pool);
+ * ```
+ */
+export async function createPostgresLoginTransactionStore(
+  pool: PostgresPool,
+): Promise<LoginTransactionStore> {
+  await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const save = statement(
+    pool,
+    'oauth_save_login_transaction',
+    `INSERT INTO keyhold_oauth_login_transactions (id, provider_id, code_verifier, nonce, return_to, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO UPDATE SET provider_id = excluded.provider_id, code_verifier = excluded.code_verifier,
+      nonce = excluded.nonce, return_to = excluded.return_to, expires_at = excluded.expires_at`,
+  );
+  const consume = statement(
+    pool,
+    'oauth_consume_login_transaction',
+    'DELETE FROM keyhold_oauth_login_transactions WHERE id = $1 RETURNING *',
+  );
+  return {
+    async save(t) {
+      await save([t.id, t.providerId, t.codeVerifier, t.nonce, t.returnTo ?? null, t.expiresAt]);
+    },
+    async consume(id, now) {
+      const row = (await consume([id])).rows[0];
+      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
+      return toTransaction(row);
+    },
+  };
+}

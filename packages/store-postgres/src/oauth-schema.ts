@@ -1,0 +1,97 @@
+import type { Migration } from './migrations.js';
+import type { SweptTable } from './sweeper.js';
+
+/**
+ * The oauth component's migrations. Every table is keyed on `(tenant, id)`, so each lookup is a B-tree
+ * primary-key search; refresh-token families and every `expires_at` are indexed. Times are BIGINT epoch
+ * ms; consent scopes are the sorted scope set joined by spaces (scope tokens cannot contain a space),
+ * which is also the consent's key.
+ *
+ * @example
+ * ```ts
+ * await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+ * ```
+ */
+export const OAUTH_POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create oauth tables',
+    sql: `
+CREATE TABLE keyhold_oauth_clients (
+  tenant TEXT NOT NULL, client_id TEXT NOT NULL, client_name TEXT,
+  redirect_uris TEXT[] NOT NULL, grant_types TEXT[] NOT NULL, response_types TEXT[] NOT NULL,
+  token_endpoint_auth_method TEXT NOT NULL, client_secret_hash TEXT, scope TEXT,
+  client_uri TEXT, logo_uri TEXT, created_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, client_id)
+);
+CREATE TABLE keyhold_oauth_codes (
+  tenant TEXT NOT NULL, code_hash TEXT NOT NULL, client_id TEXT NOT NULL, client_type TEXT NOT NULL,
+  user_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, code_challenge TEXT NOT NULL, scope TEXT NOT NULL,
+  resources TEXT[] NOT NULL, nonce TEXT, auth_time BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, code_hash)
+);
+CREATE INDEX keyhold_oauth_codes_expires_at ON keyhold_oauth_codes (expires_at);
+CREATE TABLE keyhold_oauth_pending (
+  tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
+  client_type TEXT NOT NULL, client_name TEXT NOT NULL, client_host TEXT NOT NULL,
+  redirect_uri TEXT NOT NULL, code_challenge TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT[] NOT NULL,
+  state TEXT, nonce TEXT, expires_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, id)
+);
+CREATE INDEX keyhold_oauth_pending_expires_at ON keyhold_oauth_pending (expires_at);
+CREATE TABLE keyhold_oauth_refresh_tokens (
+  tenant TEXT NOT NULL, token_hash TEXT NOT NULL, family_id TEXT NOT NULL, client_id TEXT NOT NULL,
+  client_type TEXT NOT NULL, user_id TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT[] NOT NULL,
+  created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, consumed_at BIGINT, revoked_at BIGINT,
+  PRIMARY KEY (tenant, token_hash)
+);
+CREATE INDEX keyhold_oauth_refresh_tokens_family ON keyhold_oauth_refresh_tokens (tenant, family_id);
+CREATE INDEX keyhold_oauth_refresh_tokens_expires_at ON keyhold_oauth_refresh_tokens (expires_at);
+CREATE TABLE keyhold_oauth_consents (
+  tenant TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL, scopes TEXT NOT NULL,
+  granted_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, user_id, client_id, scopes)
+);
+CREATE INDEX keyhold_oauth_consents_expires_at ON keyhold_oauth_consents (expires_at);
+CREATE TABLE keyhold_oauth_revoked_access_tokens (
+  tenant TEXT NOT NULL, jti TEXT NOT NULL, expires_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, jti)
+);
+CREATE INDEX keyhold_oauth_revoked_access_tokens_expires_at ON keyhold_oauth_revoked_access_tokens (expires_at);
+`,
+  },
+  {
+    version: 2,
+    name: 'create federated login tables',
+    sql: `
+CREATE TABLE keyhold_oauth_federated_identities (
+  issuer TEXT NOT NULL, subject TEXT NOT NULL, user_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+  PRIMARY KEY (issuer, subject)
+);
+CREATE INDEX keyhold_oauth_federated_identities_user ON keyhold_oauth_federated_identities (user_id, created_at);
+CREATE TABLE keyhold_oauth_login_transactions (
+  id TEXT NOT NULL PRIMARY KEY, provider_id TEXT NOT NULL, code_verifier TEXT NOT NULL, nonce TEXT NOT NULL,
+  return_to TEXT, expires_at BIGINT NOT NULL
+);
+CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_transactions (expires_at);
+`,
+  },
+];
+
+/**
+ * The oauth tables the {@link startExpirySweeper} may prune: rows whose `expires_at` has passed. Clients
+ * never expire and are not listed.
+ *
+ * @example
+ * ```ts
+ * const sweeper = startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES });
+ * ```
+ */
+export const OAUTH_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
+  { table: 'keyhold_oauth_codes' },
+  { table: 'keyhold_oauth_pending' },
+  { table: 'keyhold_oauth_refresh_tokens' },
+  { table: 'keyhold_oauth_consents' },
+  { table: 'keyhold_oauth_revoked_access_tokens' },
+  { table: 'keyhold_oauth_login_transactions' },
+];

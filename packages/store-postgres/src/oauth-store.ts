@@ -1,0 +1,376 @@
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  ClientType,
+  ConsentRecord,
+  OAuthStorage,
+  PendingAuthorizationRecord,
+  RefreshTokenRecord,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
+import type { PostgresPool } from './database.js';
+import { migratePostgres } from './migrations.js';
+import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
+import type { Row } from './row-mapping.js';
+import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { statement } from './statements.js';
+
+function toClient(row: Row): ClientRecord {
+  return withOptional(
+    {
+      clientId: text(row, 'client_id'),
+      redirectUris: stringArray(row, 'redirect_uris'),
+      grantTypes: stringArray(row, 'grant_types'),
+      responseTypes: stringArray(row, 'response_types'),
+      tokenEndpointAuthMethod: text(row, 'token_endpoint_auth_method') as TokenEndpointAuthMethod,
+      createdAt: integer(row, 'created_at'),
+    },
+    row,
+    {
+      clientName: 'client_name',
+      clientSecretHash: 'client_secret_hash',
+      scope: 'scope',
+      clientUri: 'client_uri',
+      logoUri: 'logo_uri',
+    },
+  );
+}
+
+function toCode(row: Row): AuthorizationCodeRecord {
+  return withOptional(
+    {
+      codeHash: text(row, 'code_hash'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      userId: text(row, 'user_id'),
+      redirectUri: text(row, 'redirect_uri'),
+      codeChallenge: text(row, 'code_challenge'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      authTime: integer(row, 'auth_time'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { nonce: 'nonce' },
+  );
+}
+
+function toPending(row: Row): PendingAuthorizationRecord {
+  return withOptional(
+    {
+      id: text(row, 'id'),
+      userId: text(row, 'user_id'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      clientName: text(row, 'client_name'),
+      clientHost: text(row, 'client_host'),
+      redirectUri: text(row, 'redirect_uri'),
+      codeChallenge: text(row, 'code_challenge'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { state: 'state', nonce: 'nonce' },
+  );
+}
+
+function toRefreshToken(row: Row): RefreshTokenRecord {
+  return withOptional(
+    {
+      tokenHash: text(row, 'token_hash'),
+      familyId: text(row, 'family_id'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      userId: text(row, 'user_id'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      createdAt: integer(row, 'created_at'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { consumedAt: 'consumed_at', revokedAt: 'revoked_at' },
+    'integer',
+  );
+}
+
+function toConsent(row: Row): ConsentRecord {
+  const scopes = text(row, 'scopes');
+  return {
+    userId: text(row, 'user_id'),
+    clientId: text(row, 'client_id'),
+    scopes: scopes === '' ? [] : scopes.split(' '),
+    grantedAt: integer(row, 'granted_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+/**
+ * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
+ * advisory lock, so instances may start together). Codes and pending authorizations are taken with one
+ * `DELETE … RETURNING`; a refresh token is marked with one conditional `UPDATE … WHERE consumed_at IS NULL
+ * RETURNING`, so of any number of callers on any number of instances exactly one sees it unconsumed.
+ * Pair it with `startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
+ *
+ * @example
+ * ```ts
+ * const pool = createPostgresPool(process.env.DATABASE_URL!);
+ * const server = createAuthorizationServer({ storage: await createPostgresOAuthStorage(pool), baseUrl, tenants });
+ * ```
+ */
+export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OAuthStorage> {
+  await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const q = {
+    getClient: statement(
+      pool,
+      'oauth_get_client',
+      'SELECT * FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
+    ),
+    createClient: statement(
+      pool,
+      'oauth_create_client',
+      `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
+        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    ),
+    deleteClient: statement(
+      pool,
+      'oauth_delete_client',
+      'DELETE FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
+    ),
+    saveCode: statement(
+      pool,
+      'oauth_save_code',
+      `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
+        code_challenge, scope, resources, nonce, auth_time, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (tenant, code_hash) DO UPDATE SET client_id = excluded.client_id,
+        client_type = excluded.client_type, user_id = excluded.user_id, redirect_uri = excluded.redirect_uri,
+        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
+        nonce = excluded.nonce, auth_time = excluded.auth_time, expires_at = excluded.expires_at`,
+    ),
+    consumeCode: statement(
+      pool,
+      'oauth_consume_code',
+      'DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2 RETURNING *',
+    ),
+    savePending: statement(
+      pool,
+      'oauth_save_pending',
+      `INSERT INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
+        client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       ON CONFLICT (tenant, id) DO UPDATE SET user_id = excluded.user_id, client_id = excluded.client_id,
+        client_type = excluded.client_type, client_name = excluded.client_name,
+        client_host = excluded.client_host, redirect_uri = excluded.redirect_uri,
+        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
+        state = excluded.state, nonce = excluded.nonce, expires_at = excluded.expires_at`,
+    ),
+    getPending: statement(
+      pool,
+      'oauth_get_pending',
+      'SELECT * FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2',
+    ),
+    consumePending: statement(
+      pool,
+      'oauth_consume_pending',
+      'DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING *',
+    ),
+    saveRefresh: statement(
+      pool,
+      'oauth_save_refresh',
+      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
+        user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (tenant, token_hash) DO UPDATE SET family_id = excluded.family_id,
+        client_id = excluded.client_id, client_type = excluded.client_type, user_id = excluded.user_id,
+        scope = excluded.scope, resources = excluded.resources, created_at = excluded.created_at,
+        expires_at = excluded.expires_at, consumed_at = excluded.consumed_at, revoked_at = excluded.revoked_at`,
+    ),
+    getRefresh: statement(
+      pool,
+      'oauth_get_refresh',
+      'SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2',
+    ),
+    markConsumed: statement(
+      pool,
+      'oauth_mark_consumed',
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3
+       WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL RETURNING *`,
+    ),
+    revokeFamily: statement(
+      pool,
+      'oauth_revoke_family',
+      `UPDATE keyhold_oauth_refresh_tokens SET revoked_at = $3
+       WHERE tenant = $1 AND family_id = $2 AND revoked_at IS NULL`,
+    ),
+    saveConsent: statement(
+      pool,
+      'oauth_save_consent',
+      `INSERT INTO keyhold_oauth_consents (tenant, user_id, client_id, scopes, granted_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (tenant, user_id, client_id, scopes)
+       DO UPDATE SET granted_at = excluded.granted_at, expires_at = excluded.expires_at`,
+    ),
+    listConsents: statement(
+      pool,
+      'oauth_list_consents',
+      `SELECT * FROM keyhold_oauth_consents
+       WHERE tenant = $1 AND user_id = $2 AND client_id = $3 AND expires_at > $4 ORDER BY scopes`,
+    ),
+    deleteConsents: statement(
+      pool,
+      'oauth_delete_consents',
+      'DELETE FROM keyhold_oauth_consents WHERE tenant = $1 AND user_id = $2 AND client_id = $3',
+    ),
+    revokeAccessToken: statement(
+      pool,
+      'oauth_revoke_access_token',
+      `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant, jti) DO UPDATE
+       SET expires_at = GREATEST(keyhold_oauth_revoked_access_tokens.expires_at, excluded.expires_at)`,
+    ),
+    isRevoked: statement(
+      pool,
+      'oauth_is_revoked',
+      'SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2',
+    ),
+  };
+  const first = (rows: Row[]): Row | undefined => rows[0];
+
+  return {
+    clients: {
+      async get(tenant, clientId) {
+        const row = first((await q.getClient([tenant, clientId])).rows);
+        return row && toClient(row);
+      },
+      async create(tenant, c) {
+        await q.createClient([
+          tenant,
+          c.clientId,
+          c.clientName ?? null,
+          c.redirectUris,
+          c.grantTypes,
+          c.responseTypes,
+          c.tokenEndpointAuthMethod,
+          c.clientSecretHash ?? null,
+          c.scope ?? null,
+          c.clientUri ?? null,
+          c.logoUri ?? null,
+          c.createdAt,
+        ]);
+      },
+      async delete(tenant, clientId) {
+        await q.deleteClient([tenant, clientId]);
+      },
+    },
+    authorizationCodes: {
+      async save(tenant, r) {
+        await q.saveCode([
+          tenant,
+          r.codeHash,
+          r.clientId,
+          r.clientType,
+          r.userId,
+          r.redirectUri,
+          r.codeChallenge,
+          r.scope,
+          r.resources,
+          r.nonce ?? null,
+          r.authTime,
+          r.expiresAt,
+        ]);
+      },
+      async consume(tenant, codeHash) {
+        const row = first((await q.consumeCode([tenant, codeHash])).rows);
+        return row && toCode(row);
+      },
+    },
+    pendingAuthorizations: {
+      async save(tenant, r) {
+        await q.savePending([
+          tenant,
+          r.id,
+          r.userId,
+          r.clientId,
+          r.clientType,
+          r.clientName,
+          r.clientHost,
+          r.redirectUri,
+          r.codeChallenge,
+          r.scope,
+          r.resources,
+          r.state ?? null,
+          r.nonce ?? null,
+          r.expiresAt,
+        ]);
+      },
+      async get(tenant, id) {
+        const row = first((await q.getPending([tenant, id])).rows);
+        return row && toPending(row);
+      },
+      async consume(tenant, id) {
+        const row = first((await q.consumePending([tenant, id])).rows);
+        return row && toPending(row);
+      },
+    },
+    refreshTokens: {
+      async save(tenant, r) {
+        await q.saveRefresh([
+          tenant,
+          r.tokenHash,
+          r.familyId,
+          r.clientId,
+          r.clientType,
+          r.userId,
+          r.scope,
+          r.resources,
+          r.createdAt,
+          r.expiresAt,
+          r.consumedAt ?? null,
+          r.revokedAt ?? null,
+        ]);
+      },
+      async get(tenant, tokenHash) {
+        const row = first((await q.getRefresh([tenant, tokenHash])).rows);
+        return row && toRefreshToken(row);
+      },
+      async consume(tenant, tokenHash, now) {
+        const won = first((await q.markConsumed([tenant, tokenHash, now])).rows);
+        if (won !== undefined) {
+          // The WHERE clause saw consumed_at NULL, so the record as it was before is this one unmarked.
+          const { consumedAt: _, ...before } = toRefreshToken(won);
+          return before;
+        }
+        // Lost, or consumed earlier, or unknown: this read runs after the winner's commit (the UPDATE
+        // waited on its row lock), so it shows the winner's mark.
+        const row = first((await q.getRefresh([tenant, tokenHash])).rows);
+        return row && toRefreshToken(row);
+      },
+      async revokeFamily(tenant, familyId, now) {
+        await q.revokeFamily([tenant, familyId, now]);
+      },
+    },
+    consents: {
+      async save(tenant, r) {
+        await q.saveConsent([tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt]);
+      },
+      async list(tenant, userId, clientId, now) {
+        return (await q.listConsents([tenant, userId, clientId, now])).rows.map(toConsent);
+      },
+      async delete(tenant, userId, clientId) {
+        await q.deleteConsents([tenant, userId, clientId]);
+      },
+    },
+    revokedAccessTokens: {
+      async revoke(tenant, jti, expiresAt) {
+        await q.revokeAccessToken([tenant, jti, expiresAt]);
+      },
+      async isRevoked(tenant, jti) {
+        // A revoked token stays revoked even past its expiry (it is refused as expired anyway); the row
+        // only goes when the sweeper reclaims it.
+        return (await q.isRevoked([tenant, jti])).rowCount > 0;
+      },
+    },
+  };
+}

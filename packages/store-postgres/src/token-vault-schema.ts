@@ -1,0 +1,61 @@
+import type { Migration } from './migrations.js';
+import type { SweptTable } from './sweeper.js';
+
+/**
+ * The token_vault component's migrations. Grants are keyed on (tenant, user, photon, provider, scope set)
+ * — the scope set is the canonical scopes joined by spaces — so `get` is a B-tree primary-key search and
+ * `list` a prefix scan of it; elicitations, pending authorizations and refresh leases are keyed on their
+ * id and index `expires_at` for the sweeper.
+ *
+ * @example
+ * ```ts
+ * await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+ * ```
+ */
+export const TOKEN_VAULT_POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create token vault tables',
+    sql: `
+CREATE TABLE keyhold_vault_grants (
+  tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, photon_id TEXT NOT NULL, provider TEXT NOT NULL,
+  scopes TEXT NOT NULL, status TEXT NOT NULL, access_token_encrypted TEXT NOT NULL,
+  refresh_token_encrypted TEXT, token_expires_at BIGINT, granted_scopes TEXT[],
+  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, version INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, user_id, photon_id, provider, scopes)
+);
+CREATE TABLE keyhold_vault_elicitations (
+  elicitation_id TEXT NOT NULL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+  photon_id TEXT NOT NULL, provider TEXT NOT NULL, scopes TEXT[] NOT NULL, session_id TEXT NOT NULL,
+  message TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL
+);
+CREATE INDEX keyhold_vault_elicitations_expires_at ON keyhold_vault_elicitations (expires_at);
+CREATE TABLE keyhold_vault_pending_authorizations (
+  nonce_hash TEXT NOT NULL PRIMARY KEY, elicitation_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+  user_id TEXT NOT NULL, photon_id TEXT NOT NULL, provider TEXT NOT NULL, scopes TEXT[] NOT NULL,
+  session_id TEXT NOT NULL, code_verifier TEXT NOT NULL, created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX keyhold_vault_pending_authorizations_expires_at ON keyhold_vault_pending_authorizations (expires_at);
+CREATE TABLE keyhold_vault_refresh_leases (
+  lease_key TEXT NOT NULL PRIMARY KEY, token TEXT NOT NULL, expires_at BIGINT NOT NULL
+);
+CREATE INDEX keyhold_vault_refresh_leases_expires_at ON keyhold_vault_refresh_leases (expires_at);
+`,
+  },
+];
+
+/**
+ * The token_vault tables the expiry sweeper may prune. Grants are never swept: an expired access token is
+ * refreshed, not forgotten.
+ *
+ * @example
+ * ```ts
+ * startExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES });
+ * ```
+ */
+export const TOKEN_VAULT_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
+  { table: 'keyhold_vault_elicitations' },
+  { table: 'keyhold_vault_pending_authorizations' },
+  { table: 'keyhold_vault_refresh_leases' },
+];

@@ -1,0 +1,306 @@
+import { randomToken } from '@keyhold/core';
+import type {
+  ElicitationRecord,
+  Grant,
+  GrantKey,
+  GrantStore,
+  PendingAuthorization,
+  PendingAuthorizationStore,
+  RefreshLock,
+  StoredGrant,
+  TokenVaultStorage,
+} from '@keyhold/token-vault';
+import type { PostgresPool } from './database.js';
+import { migratePostgres } from './migrations.js';
+import type { Row } from './row-mapping.js';
+import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { statement } from './statements.js';
+import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
+
+function toGrant(row: Row): StoredGrant {
+  const scopes = text(row, 'scopes');
+  const grant: StoredGrant = {
+    tenantId: text(row, 'tenant_id'),
+    userId: text(row, 'user_id'),
+    photonId: text(row, 'photon_id'),
+    provider: text(row, 'provider'),
+    scopes: scopes === '' ? [] : scopes.split(' '),
+    status: text(row, 'status') as Grant['status'],
+    accessTokenEncrypted: text(row, 'access_token_encrypted'),
+    createdAt: integer(row, 'created_at'),
+    updatedAt: integer(row, 'updated_at'),
+    version: integer(row, 'version'),
+  };
+  withOptional(grant, row, { refreshTokenEncrypted: 'refresh_token_encrypted' });
+  withOptional(grant, row, { tokenExpiresAt: 'token_expires_at' }, 'integer');
+  return row['granted_scopes'] === null
+    ? grant
+    : { ...grant, grantedScopes: stringArray(row, 'granted_scopes') };
+}
+
+// $1…$5: the key.
+function keyValues(key: GrantKey): unknown[] {
+  return [key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')];
+}
+
+// $6…$12: the rest of the grant.
+function grantValues(grant: Grant): unknown[] {
+  return [
+    grant.status,
+    grant.accessTokenEncrypted,
+    grant.refreshTokenEncrypted ?? null,
+    grant.tokenExpiresAt ?? null,
+    grant.grantedScopes === undefined ? null : [...grant.grantedScopes],
+    grant.createdAt,
+    grant.updatedAt,
+  ];
+}
+
+const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provider = $4 AND scopes = $5';
+
+/**
+ * The token-vault {@link GrantStore} on PostgreSQL, after running the `token_vault` migrations. `put` is
+ * one upsert that bumps `version`; `compareAndSwap` is one `UPDATE … WHERE version = $n RETURNING *`, so of
+ * several writers on any number of instances holding the same version exactly one succeeds.
+ *
+ * @example
+ * ```ts
+ * const grants = await createPostgresGrantStore(pool);
+ * ```
+ */
+export async function createPostgresGrantStore(pool: PostgresPool): Promise<GrantStore> {
+  await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+  const get = statement(pool, 'vault_get_grant', `SELECT * FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const put = statement(
+    pool,
+    'vault_put_grant',
+    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, photon_id, provider, scopes, status,
+      access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at,
+      updated_at, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
+     ON CONFLICT (tenant_id, user_id, photon_id, provider, scopes) DO UPDATE SET
+      status = excluded.status, access_token_encrypted = excluded.access_token_encrypted,
+      refresh_token_encrypted = excluded.refresh_token_encrypted, token_expires_at = excluded.token_expires_at,
+      granted_scopes = excluded.granted_scopes, created_at = excluded.created_at,
+      updated_at = excluded.updated_at, version = keyhold_vault_grants.version + 1
+     RETURNING *`,
+  );
+  const swap = statement(
+    pool,
+    'vault_swap_grant',
+    `UPDATE keyhold_vault_grants SET status = $6, access_token_encrypted = $7, refresh_token_encrypted = $8,
+      token_expires_at = $9, granted_scopes = $10, created_at = $11, updated_at = $12, version = version + 1
+     WHERE ${KEY_MATCH} AND version = $13 RETURNING *`,
+  );
+  const remove = statement(pool, 'vault_delete_grant', `DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const listTenant = statement(
+    pool,
+    'vault_list_tenant',
+    'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1',
+  );
+  const listUser = statement(
+    pool,
+    'vault_list_user',
+    'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2',
+  );
+  return {
+    async get(key) {
+      const row = (await get(keyValues(key))).rows[0];
+      return row && toGrant(row);
+    },
+    async put(grant) {
+      return toGrant((await put([...keyValues(grant), ...grantValues(grant)])).rows[0] as Row);
+    },
+    async compareAndSwap(grant, expectedVersion) {
+      const row = (await swap([...keyValues(grant), ...grantValues(grant), expectedVersion])).rows[0];
+      return row && toGrant(row);
+    },
+    async delete(key) {
+      return (await remove(keyValues(key))).rowCount === 1;
+    },
+    async list({ tenantId, userId }) {
+      const { rows } =
+        userId === undefined ? await listTenant([tenantId]) : await listUser([tenantId, userId]);
+      return rows.map(toGrant);
+    },
+  };
+}
+
+function toElicitation(row: Row): ElicitationRecord {
+  return {
+    elicitationId: text(row, 'elicitation_id'),
+    tenantId: text(row, 'tenant_id'),
+    userId: text(row, 'user_id'),
+    photonId: text(row, 'photon_id'),
+    provider: text(row, 'provider'),
+    scopes: stringArray(row, 'scopes'),
+    sessionId: text(row, 'session_id'),
+    message: text(row, 'message'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+function toPendingAuthorization(row: Row): PendingAuthorization {
+  return {
+    nonceHash: text(row, 'nonce_hash'),
+    elicitationId: text(row, 'elicitation_id'),
+    tenantId: text(row, 'tenant_id'),
+    userId: text(row, 'user_id'),
+    photonId: text(row, 'photon_id'),
+    provider: text(row, 'provider'),
+    scopes: stringArray(row, 'scopes'),
+    sessionId: text(row, 'session_id'),
+    codeVerifier: text(row, 'code_verifier'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+/**
+ * The token-vault {@link PendingAuthorizationStore} on PostgreSQL. `consumeAuthorization` is one
+ * `DELETE … RETURNING`: exactly one caller on any instance takes the record, and an expired one is deleted
+ * and not returned.
+ *
+ * @example
+ * ```ts
+ * const pending = await createPostgresTokenVaultPendingStore(pool);
+ * ```
+ */
+export async function createPostgresTokenVaultPendingStore(
+  pool: PostgresPool,
+): Promise<PendingAuthorizationStore> {
+  await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+  const putElicitation = statement(
+    pool,
+    'vault_put_elicitation',
+    `INSERT INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, photon_id, provider, scopes,
+      session_id, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (elicitation_id) DO UPDATE SET tenant_id = excluded.tenant_id, user_id = excluded.user_id,
+      photon_id = excluded.photon_id, provider = excluded.provider, scopes = excluded.scopes,
+      session_id = excluded.session_id, message = excluded.message, created_at = excluded.created_at,
+      expires_at = excluded.expires_at`,
+  );
+  const getElicitation = statement(
+    pool,
+    'vault_get_elicitation',
+    'SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = $1 AND expires_at > $2',
+  );
+  const deleteElicitation = statement(
+    pool,
+    'vault_delete_elicitation',
+    'DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = $1',
+  );
+  const putAuthorization = statement(
+    pool,
+    'vault_put_authorization',
+    `INSERT INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id, user_id,
+      photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (nonce_hash) DO UPDATE SET elicitation_id = excluded.elicitation_id,
+      tenant_id = excluded.tenant_id, user_id = excluded.user_id, photon_id = excluded.photon_id,
+      provider = excluded.provider, scopes = excluded.scopes, session_id = excluded.session_id,
+      code_verifier = excluded.code_verifier, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+  );
+  const consumeAuthorization = statement(
+    pool,
+    'vault_consume_authorization',
+    'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1 RETURNING *',
+  );
+  return {
+    async putElicitation(r) {
+      await putElicitation([
+        r.elicitationId,
+        r.tenantId,
+        r.userId,
+        r.photonId,
+        r.provider,
+        [...r.scopes],
+        r.sessionId,
+        r.message,
+        r.createdAt,
+        r.expiresAt,
+      ]);
+    },
+    async getElicitation(elicitationId, now) {
+      const row = (await getElicitation([elicitationId, now])).rows[0];
+      return row && toElicitation(row);
+    },
+    async deleteElicitation(elicitationId) {
+      await deleteElicitation([elicitationId]);
+    },
+    async putAuthorization(r) {
+      await putAuthorization([
+        r.nonceHash,
+        r.elicitationId,
+        r.tenantId,
+        r.userId,
+        r.photonId,
+        r.provider,
+        [...r.scopes],
+        r.sessionId,
+        r.codeVerifier,
+        r.createdAt,
+        r.expiresAt,
+      ]);
+    },
+    async consumeAuthorization(nonceHash, now) {
+      const row = (await consumeAuthorization([nonceHash])).rows[0];
+      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
+      return toPendingAuthorization(row);
+    },
+  };
+}
+
+/**
+ * The token-vault {@link RefreshLock} as a lease row: `acquire` is one `INSERT … ON CONFLICT DO UPDATE …
+ * WHERE expires_at <= now`, which takes the row only when it is absent or its lease expired at the caller's
+ * `now` (a concurrent inserter waits on the row and then sees the winner's live lease); `release` deletes
+ * it only for the holder's token. Use it when the instances share PostgreSQL but not Redis.
+ *
+ * @example
+ * ```ts
+ * const refreshLock = await createPostgresRefreshLock(pool);
+ * ```
+ */
+export async function createPostgresRefreshLock(pool: PostgresPool): Promise<RefreshLock> {
+  await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+  const acquire = statement(
+    pool,
+    'vault_acquire_lease',
+    `INSERT INTO keyhold_vault_refresh_leases (lease_key, token, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (lease_key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+     WHERE keyhold_vault_refresh_leases.expires_at <= $4`,
+  );
+  const release = statement(
+    pool,
+    'vault_release_lease',
+    'DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = $1 AND token = $2',
+  );
+  return {
+    async acquire(key, now, expiresAt) {
+      const token = randomToken(16);
+      return (await acquire([key, token, expiresAt, now])).rowCount === 1 ? token : undefined;
+    },
+    async release(key, token) {
+      return (await release([key, token])).rowCount === 1;
+    },
+  };
+}
+
+/**
+ * All of a token broker's storage on PostgreSQL, after running the `token_vault` migrations. Pair it with
+ * `startExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES })`.
+ *
+ * @example
+ * ```ts
+ * const broker = createTokenBroker({ storage: await createPostgresTokenVaultStorage(pool), … });
+ * ```
+ */
+export async function createPostgresTokenVaultStorage(pool: PostgresPool): Promise<TokenVaultStorage> {
+  return {
+    grants: await createPostgresGrantStore(pool),
+    pending: await createPostgresTokenVaultPendingStore(pool),
+    refreshLock: await createPostgresRefreshLock(pool),
+  };
+}

@@ -1,0 +1,84 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIMS_POSTGRES_SWEPT_TABLES, createPostgresClaimStore } from '../src/claim-store.js';
+import { OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
+import { createPostgresOAuthStorage } from '../src/oauth-store.js';
+import { startExpirySweeper } from '../src/sweeper.js';
+import { TOKEN_VAULT_POSTGRES_SWEPT_TABLES } from '../src/token-vault-schema.js';
+import { createPostgresTokenVaultStorage } from '../src/token-vault-store.js';
+import { createIsolatedPool, requirePostgres } from './postgres.js';
+
+const available = await requirePostgres();
+
+describe.skipIf(!available)('PostgreSQL schema', () => {
+  let pool: pg.Pool;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ pool, drop } = await createIsolatedPool());
+    await createPostgresOAuthStorage(pool);
+    await createPostgresTokenVaultStorage(pool);
+    await createPostgresClaimStore(pool);
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  it('serves every lookup by key from an index (O(log n)), never a sequential scan', async () => {
+    const lookups: [string, unknown[]][] = [
+      ['SELECT * FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2', ['t', 'c']],
+      ['DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2', ['t', 'h']],
+      ['DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2', ['t', 'i']],
+      ['SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2', ['t', 'h']],
+      [
+        'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = 1 WHERE tenant = $1 AND family_id = $2',
+        ['t', 'f'],
+      ],
+      [
+        'SELECT * FROM keyhold_oauth_consents WHERE tenant = $1 AND user_id = $2 AND client_id = $3',
+        ['t', 'u', 'c'],
+      ],
+      ['SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2', ['t', 'j']],
+      [
+        'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provider = $4 AND scopes = $5',
+        ['t', 'u', 'p', 'g', 's'],
+      ],
+      ['SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2', ['t', 'u']],
+      ['SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = $1', ['e']],
+      ['DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1', ['n']],
+      ['DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = $1', ['k']],
+      ['SELECT * FROM keyhold_claims WHERE code = $1', ['ABCDEF']],
+    ];
+    const client = await pool.connect();
+    try {
+      // On near-empty tables the planner rightly prefers a scan; forbidding it shows an index can serve.
+      await client.query('SET enable_seqscan = off');
+      for (const [sql, values] of lookups) {
+        const { rows } = await client.query(`EXPLAIN ${sql}`, values);
+        const plan = rows.map((row: Record<string, string>) => Object.values(row)[0]).join('\n');
+        expect(plan, sql).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
+        expect(plan, sql).not.toMatch(/Seq Scan/);
+      }
+    } finally {
+      client.release();
+    }
+  });
+
+  it('the exported swept-table lists name tables with an indexed expires_at the sweeper can prune', async () => {
+    const now = 1_000_000;
+    const storage = await createPostgresOAuthStorage(pool);
+    await storage.revokedAccessTokens.revoke('t', 'old', now - 1);
+    await storage.revokedAccessTokens.revoke('t', 'live', now + 1);
+    const sweeper = startExpirySweeper(pool, {
+      tables: [
+        ...OAUTH_POSTGRES_SWEPT_TABLES,
+        ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
+        ...CLAIMS_POSTGRES_SWEPT_TABLES,
+      ],
+      clock: { now: () => now },
+    });
+    expect(await sweeper.sweepOnce()).toBe(1);
+    await sweeper.stop();
+    expect(await storage.revokedAccessTokens.isRevoked('t', 'old', now)).toBe(false);
+    expect(await storage.revokedAccessTokens.isRevoked('t', 'live', now)).toBe(true);
+  });
+});

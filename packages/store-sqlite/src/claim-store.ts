@@ -1,0 +1,93 @@
+import type { ClaimRecord, ClaimStore } from '@keyhold/claim-codes';
+import type { SqliteDatabase } from './database.js';
+import type { Migration } from './migrations.js';
+import { migrateSqlite } from './migrations.js';
+import type { Row } from './row-mapping.js';
+import { integer, text, withOptional } from './row-mapping.js';
+
+/**
+ * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
+ * `deleteExpired`.
+ *
+ * @example
+ * ```ts
+ * migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
+ * ```
+ */
+export const CLAIMS_SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create claims table',
+    sql: `
+CREATE TABLE keyhold_claims (
+  code TEXT NOT NULL PRIMARY KEY, scope_dir TEXT NOT NULL, created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL, label TEXT
+);
+CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
+`,
+  },
+];
+
+/**
+ * The claims table, for {@link sweepExpiredSqlite} (the claim service also purges it through
+ * `ClaimStore.deleteExpired`).
+ *
+ * @example
+ * ```ts
+ * sweepExpiredSqlite(db, CLAIMS_SQLITE_SWEPT_TABLES, Date.now());
+ * ```
+ */
+export const CLAIMS_SQLITE_SWEPT_TABLES: readonly string[] = ['keyhold_claims'];
+
+function toClaim(row: Row): ClaimRecord {
+  return withOptional(
+    {
+      code: text(row, 'code'),
+      scopeDir: text(row, 'scope_dir'),
+      createdAt: integer(row, 'created_at'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { label: 'label' },
+  );
+}
+
+/**
+ * The claim-codes {@link ClaimStore} on SQLite, after running the `claims` migrations. `insert` is one
+ * `INSERT … ON CONFLICT DO NOTHING`, so of several inserts of one code (from any process on the file)
+ * exactly one answers `true`; `delete` answers from the row count of one `DELETE`.
+ *
+ * @example
+ * ```ts
+ * const claims = createClaims({ store: createSqliteClaimStore(openSqliteDatabase('.keyhold/keyhold.db')) });
+ * ```
+ */
+export function createSqliteClaimStore(db: SqliteDatabase): ClaimStore {
+  migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
+  const insert = db.prepare(
+    `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (code) DO NOTHING`,
+  );
+  const get = db.prepare('SELECT * FROM keyhold_claims WHERE code = ?');
+  const list = db.prepare('SELECT * FROM keyhold_claims');
+  const remove = db.prepare('DELETE FROM keyhold_claims WHERE code = ?');
+  const removeExpired = db.prepare('DELETE FROM keyhold_claims WHERE expires_at <= ?');
+  return {
+    async insert(r) {
+      return insert.run(r.code, r.scopeDir, r.createdAt, r.expiresAt, r.label ?? null).changes === 1;
+    },
+    async get(code) {
+      const row = get.get(code) as Row | undefined;
+      return row && toClaim(row);
+    },
+    async list() {
+      return (list.all() as Row[]).map(toClaim);
+    },
+    async delete(code) {
+      return remove.run(code).changes === 1;
+    },
+    async deleteExpired(now) {
+      return removeExpired.run(now).changes;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { randomToken } from '@keyhold/core';
+import type { LoginTransaction, LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { SqliteDatabase } from './database.js';
+import { migrateSqlite } from './migrations.js';
+import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
+import type { Row } from './row-mapping.js';
+import { integer, text, withOptional } from './row-mapping.js';
+
+/**
+ * The federated-login {@link UserStore} on SQLite: identities keyed on (issuer, subject) exactly as the
+ * provider gives them. `findOrCreateUser` is one `INSERT … ON CONFLICT DO NOTHING RETURNING`, so of any
+ * number of first logins of one identity exactly one provisions the user (`usr_` + 128 random bits).
+ *
+ * @example
+ * ```ts
+ * const users = createSqliteUserStore(db);
+ * ```
+ */
+export function createSqliteUserStore(db: SqliteDatabase): UserStore {
+  migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
+  const insert = db.prepare(
+    `INSERT INTO keyhold_oauth_federated_identities (issuer, subject, user_id, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (issuer, subject) DO NOTHING RETURNING user_id`,
+  );
+  const find = db.prepare(
+    'SELECT user_id FROM keyhold_oauth_federated_identities WHERE issuer = ? AND subject = ?',
+  );
+  const list = db.prepare(
+    `SELECT issuer, subject FROM keyhold_oauth_federated_identities WHERE user_id = ?
+     ORDER BY created_at, rowid`,
+  );
+  return {
+    async findOrCreateUser({ issuer, subject }, { now }) {
+      const created = insert.get(issuer, subject, `usr_${randomToken(16)}`, now) as Row | undefined;
+      if (created !== undefined) return { userId: text(created, 'user_id'), created: true };
+      return { userId: text(find.get(issuer, subject) as Row, 'user_id'), created: false };
+    },
+    async findUser({ issuer, subject }) {
+      const row = find.get(issuer, subject) as Row | undefined;
+      return row && text(row, 'user_id');
+    },
+    async listIdentities(userId) {
+      return (list.all(userId) as Row[]).map((row) => ({
+        issuer: text(row, 'issuer'),
+        subject: text(row, 'subject'),
+      }));
+    },
+  };
+}
+
+function toTransaction(row: Row): LoginTransaction {
+  return withOptional(
+    {
+      id: text(row, 'id'),
+      providerId: text(row, 'provider_id'),
+      codeVerifier: text(row, 'code_verifier'),
+      nonce: text(row, 'nonce'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { returnTo: 'return_to' },
+  );
+}
+
+/**
+ * The federated-login {@link LoginTransactionStore} on SQLite. `consume` is one `DELETE … RETURNING`:
+ * exactly one caller takes the transaction, and an expired one is deleted and not returned.
+ *
+ * @example
+ * ```ts
+ * const transactions = createSqliteLoginTransactionStore(db);
+ * ```
+ */
+export function createSqliteLoginTransactionStore(db: SqliteDatabase): LoginTransactionStore {
+  migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
+  const save = db.prepare(
+    `INSERT OR REPLACE INTO keyhold_oauth_login_transactions (id, provider_id, code_verifier, nonce, return_to,
+      expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const consume = db.prepare('DELETE FROM keyhold_oauth_login_transactions WHERE id = ? RETURNING *');
+  return {
+    async save(t) {
+      save.run(t.id, t.providerId, t.codeVerifier, t.nonce, t.returnTo ?? null, t.expiresAt);
+    },
+    async consume(id, now) {
+      const row = consume.get(id) as Row | undefined;
+      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
+      return toTransaction(row);
+    },
+  };
+}

@@ -1,0 +1,309 @@
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  ClientType,
+  ConsentRecord,
+  OAuthStorage,
+  PendingAuthorizationRecord,
+  RefreshTokenRecord,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
+import type { SqliteDatabase } from './database.js';
+import { migrateSqlite } from './migrations.js';
+import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
+import type { Row } from './row-mapping.js';
+import { integer, stringArray, text, withOptional } from './row-mapping.js';
+
+function toClient(row: Row): ClientRecord {
+  return withOptional(
+    {
+      clientId: text(row, 'client_id'),
+      redirectUris: stringArray(row, 'redirect_uris'),
+      grantTypes: stringArray(row, 'grant_types'),
+      responseTypes: stringArray(row, 'response_types'),
+      tokenEndpointAuthMethod: text(row, 'token_endpoint_auth_method') as TokenEndpointAuthMethod,
+      createdAt: integer(row, 'created_at'),
+    },
+    row,
+    {
+      clientName: 'client_name',
+      clientSecretHash: 'client_secret_hash',
+      scope: 'scope',
+      clientUri: 'client_uri',
+      logoUri: 'logo_uri',
+    },
+  );
+}
+
+function toCode(row: Row): AuthorizationCodeRecord {
+  return withOptional(
+    {
+      codeHash: text(row, 'code_hash'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      userId: text(row, 'user_id'),
+      redirectUri: text(row, 'redirect_uri'),
+      codeChallenge: text(row, 'code_challenge'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      authTime: integer(row, 'auth_time'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { nonce: 'nonce' },
+  );
+}
+
+function toPending(row: Row): PendingAuthorizationRecord {
+  return withOptional(
+    {
+      id: text(row, 'id'),
+      userId: text(row, 'user_id'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      clientName: text(row, 'client_name'),
+      clientHost: text(row, 'client_host'),
+      redirectUri: text(row, 'redirect_uri'),
+      codeChallenge: text(row, 'code_challenge'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { state: 'state', nonce: 'nonce' },
+  );
+}
+
+function toRefreshToken(row: Row): RefreshTokenRecord {
+  return withOptional(
+    {
+      tokenHash: text(row, 'token_hash'),
+      familyId: text(row, 'family_id'),
+      clientId: text(row, 'client_id'),
+      clientType: text(row, 'client_type') as ClientType,
+      userId: text(row, 'user_id'),
+      scope: text(row, 'scope'),
+      resources: stringArray(row, 'resources'),
+      createdAt: integer(row, 'created_at'),
+      expiresAt: integer(row, 'expires_at'),
+    },
+    row,
+    { consumedAt: 'consumed_at', revokedAt: 'revoked_at' },
+    'integer',
+  );
+}
+
+function toConsent(row: Row): ConsentRecord {
+  const scopes = text(row, 'scopes');
+  return {
+    userId: text(row, 'user_id'),
+    clientId: text(row, 'client_id'),
+    scopes: scopes === '' ? [] : scopes.split(' '),
+    grantedAt: integer(row, 'granted_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+/**
+ * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
+ * are primary-key searches; `consume` of codes and pending authorizations is one `DELETE … RETURNING`;
+ * refresh-token `consume` reads and marks inside one immediate transaction, so of any number of callers
+ * (in this process or another on the same file) exactly one sees the token unconsumed.
+ *
+ * @example
+ * ```ts
+ * const db = openSqliteDatabase('.keyhold/keyhold.db');
+ * const server = createAuthorizationServer({ storage: createSqliteOAuthStorage(db), baseUrl, tenants });
+ * ```
+ */
+export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
+  migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
+  const q = {
+    getClient: db.prepare('SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
+    createClient: db.prepare(
+      `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
+        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
+    saveCode: db.prepare(
+      `INSERT OR REPLACE INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id,
+        redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    consumeCode: db.prepare('DELETE FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ? RETURNING *'),
+    savePending: db.prepare(
+      `INSERT OR REPLACE INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
+        client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    getPending: db.prepare('SELECT * FROM keyhold_oauth_pending WHERE tenant = ? AND id = ?'),
+    consumePending: db.prepare('DELETE FROM keyhold_oauth_pending WHERE tenant = ? AND id = ? RETURNING *'),
+    saveRefresh: db.prepare(
+      `INSERT OR REPLACE INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id,
+        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
+    markConsumed: db.prepare(
+      'UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ? WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL',
+    ),
+    revokeFamily: db.prepare(
+      'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
+    ),
+    saveConsent: db.prepare(
+      `INSERT OR REPLACE INTO keyhold_oauth_consents (tenant, user_id, client_id, scopes, granted_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    listConsents: db.prepare(
+      `SELECT * FROM keyhold_oauth_consents
+       WHERE tenant = ? AND user_id = ? AND client_id = ? AND expires_at > ? ORDER BY scopes`,
+    ),
+    deleteConsents: db.prepare(
+      'DELETE FROM keyhold_oauth_consents WHERE tenant = ? AND user_id = ? AND client_id = ?',
+    ),
+    revokeAccessToken: db.prepare(
+      `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (tenant, jti) DO UPDATE SET expires_at = max(expires_at, excluded.expires_at)`,
+    ),
+    isRevoked: db.prepare(
+      'SELECT 1 AS revoked FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
+    ),
+  };
+
+  const consumeRefresh = db.transaction(
+    (tenant: string, tokenHash: string, now: number): RefreshTokenRecord | undefined => {
+      const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
+      if (row === undefined) return undefined;
+      if (row['consumed_at'] === null) q.markConsumed.run(now, tenant, tokenHash);
+      return toRefreshToken(row);
+    },
+  );
+
+  return {
+    clients: {
+      async get(tenant, clientId) {
+        const row = q.getClient.get(tenant, clientId) as Row | undefined;
+        return row && toClient(row);
+      },
+      async create(tenant, c) {
+        q.createClient.run(
+          tenant,
+          c.clientId,
+          c.clientName ?? null,
+          JSON.stringify(c.redirectUris),
+          JSON.stringify(c.grantTypes),
+          JSON.stringify(c.responseTypes),
+          c.tokenEndpointAuthMethod,
+          c.clientSecretHash ?? null,
+          c.scope ?? null,
+          c.clientUri ?? null,
+          c.logoUri ?? null,
+          c.createdAt,
+        );
+      },
+      async delete(tenant, clientId) {
+        q.deleteClient.run(tenant, clientId);
+      },
+    },
+    authorizationCodes: {
+      async save(tenant, r) {
+        q.saveCode.run(
+          tenant,
+          r.codeHash,
+          r.clientId,
+          r.clientType,
+          r.userId,
+          r.redirectUri,
+          r.codeChallenge,
+          r.scope,
+          JSON.stringify(r.resources),
+          r.nonce ?? null,
+          r.authTime,
+          r.expiresAt,
+        );
+      },
+      async consume(tenant, codeHash) {
+        const row = q.consumeCode.get(tenant, codeHash) as Row | undefined;
+        return row && toCode(row);
+      },
+    },
+    pendingAuthorizations: {
+      async save(tenant, r) {
+        q.savePending.run(
+          tenant,
+          r.id,
+          r.userId,
+          r.clientId,
+          r.clientType,
+          r.clientName,
+          r.clientHost,
+          r.redirectUri,
+          r.codeChallenge,
+          r.scope,
+          JSON.stringify(r.resources),
+          r.state ?? null,
+          r.nonce ?? null,
+          r.expiresAt,
+        );
+      },
+      async get(tenant, id) {
+        const row = q.getPending.get(tenant, id) as Row | undefined;
+        return row && toPending(row);
+      },
+      async consume(tenant, id) {
+        const row = q.consumePending.get(tenant, id) as Row | undefined;
+        return row && toPending(row);
+      },
+    },
+    refreshTokens: {
+      async save(tenant, r) {
+        q.saveRefresh.run(
+          tenant,
+          r.tokenHash,
+          r.familyId,
+          r.clientId,
+          r.clientType,
+          r.userId,
+          r.scope,
+          JSON.stringify(r.resources),
+          r.createdAt,
+          r.expiresAt,
+          r.consumedAt ?? null,
+          r.revokedAt ?? null,
+        );
+      },
+      async get(tenant, tokenHash) {
+        const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
+        return row && toRefreshToken(row);
+      },
+      async consume(tenant, tokenHash, now) {
+        return consumeRefresh.immediate(tenant, tokenHash, now);
+      },
+      async revokeFamily(tenant, familyId, now) {
+        q.revokeFamily.run(now, tenant, familyId);
+      },
+    },
+    consents: {
+      async save(tenant, r) {
+        q.saveConsent.run(tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt);
+      },
+      async list(tenant, userId, clientId, now) {
+        return (q.listConsents.all(tenant, userId, clientId, now) as Row[]).map(toConsent);
+      },
+      async delete(tenant, userId, clientId) {
+        q.deleteConsents.run(tenant, userId, clientId);
+      },
+    },
+    revokedAccessTokens: {
+      async revoke(tenant, jti, expiresAt) {
+        q.revokeAccessToken.run(tenant, jti, expiresAt);
+      },
+      async isRevoked(tenant, jti) {
+        // A revoked token stays revoked even past its expiry (it is refused as expired anyway); the row
+        // only goes when the sweep reclaims it.
+        return q.isRevoked.get(tenant, jti) !== undefined;
+      },
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Migration } from './migrations.js';
+
+/**
+ * The token_vault component's migrations. Grants are keyed on (tenant, user, photon, provider, scope set)
+ * — the scope set is the canonical scopes joined by spaces — so `get` is a primary-key search and `list` a
+ * prefix scan of it; elicitations, pending authorizations and refresh leases are keyed on their id and
+ * index `expires_at` for the sweep. Arrays other than the key are JSON text.
+ *
+ * @example
+ * ```ts
+ * migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
+ * ```
+ */
+export const TOKEN_VAULT_SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'create token vault tables',
+    sql: `
+CREATE TABLE keyhold_vault_grants (
+  tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, photon_id TEXT NOT NULL, provider TEXT NOT NULL,
+  scopes TEXT NOT NULL, status TEXT NOT NULL, access_token_encrypted TEXT NOT NULL,
+  refresh_token_encrypted TEXT, token_expires_at INTEGER, granted_scopes TEXT,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, version INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, user_id, photon_id, provider, scopes)
+);
+CREATE TABLE keyhold_vault_elicitations (
+  elicitation_id TEXT NOT NULL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+  photon_id TEXT NOT NULL, provider TEXT NOT NULL, scopes TEXT NOT NULL, session_id TEXT NOT NULL,
+  message TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL
+);
+CREATE INDEX keyhold_vault_elicitations_expires_at ON keyhold_vault_elicitations (expires_at);
+CREATE TABLE keyhold_vault_pending_authorizations (
+  nonce_hash TEXT NOT NULL PRIMARY KEY, elicitation_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+  user_id TEXT NOT NULL, photon_id TEXT NOT NULL, provider TEXT NOT NULL, scopes TEXT NOT NULL,
+  session_id TEXT NOT NULL, code_verifier TEXT NOT NULL, created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX keyhold_vault_pending_authorizations_expires_at ON keyhold_vault_pending_authorizations (expires_at);
+CREATE TABLE keyhold_vault_refresh_leases (
+  lease_key TEXT NOT NULL PRIMARY KEY, token TEXT NOT NULL, expires_at INTEGER NOT NULL
+);
+CREATE INDEX keyhold_vault_refresh_leases_expires_at ON keyhold_vault_refresh_leases (expires_at);
+`,
+  },
+];
+
+/**
+ * The token_vault tables whose rows may be deleted once `expires_at` has passed. Grants are never swept:
+ * an expired access token is refreshed, not forgotten.
+ *
+ * @example
+ * ```ts
+ * sweepExpiredSqlite(db, TOKEN_VAULT_SQLITE_SWEPT_TABLES, Date.now());
+ * ```
+ */
+export const TOKEN_VAULT_SQLITE_SWEPT_TABLES: readonly string[] = [
+  'keyhold_vault_elicitations',
+  'keyhold_vault_pending_authorizations',
+  'keyhold_vault_refresh_leases',
+];

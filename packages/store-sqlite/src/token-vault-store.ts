@@ -1,0 +1,271 @@
+import { randomToken } from '@keyhold/core';
+import type {
+  ElicitationRecord,
+  Grant,
+  GrantStore,
+  PendingAuthorization,
+  PendingAuthorizationStore,
+  RefreshLock,
+  StoredGrant,
+  TokenVaultStorage,
+} from '@keyhold/token-vault';
+import type { SqliteDatabase } from './database.js';
+import { migrateSqlite } from './migrations.js';
+import type { Row } from './row-mapping.js';
+import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { TOKEN_VAULT_SQLITE_MIGRATIONS } from './token-vault-schema.js';
+
+function splitScopes(joined: string): string[] {
+  return joined === '' ? [] : joined.split(' ');
+}
+
+function toGrant(row: Row): StoredGrant {
+  const grant = withOptional(
+    {
+      tenantId: text(row, 'tenant_id'),
+      userId: text(row, 'user_id'),
+      photonId: text(row, 'photon_id'),
+      provider: text(row, 'provider'),
+      scopes: splitScopes(text(row, 'scopes')),
+      status: text(row, 'status') as Grant['status'],
+      accessTokenEncrypted: text(row, 'access_token_encrypted'),
+      createdAt: integer(row, 'created_at'),
+      updatedAt: integer(row, 'updated_at'),
+      version: integer(row, 'version'),
+    } as StoredGrant,
+    row,
+    { refreshTokenEncrypted: 'refresh_token_encrypted' },
+  );
+  const out = withOptional(grant, row, { tokenExpiresAt: 'token_expires_at' }, 'integer');
+  if (row['granted_scopes'] !== null) return { ...out, grantedScopes: stringArray(row, 'granted_scopes') };
+  return out;
+}
+
+function grantValues(grant: Grant): unknown[] {
+  return [
+    grant.status,
+    grant.accessTokenEncrypted,
+    grant.refreshTokenEncrypted ?? null,
+    grant.tokenExpiresAt ?? null,
+    grant.grantedScopes === undefined ? null : JSON.stringify(grant.grantedScopes),
+    grant.createdAt,
+    grant.updatedAt,
+  ];
+}
+
+function keyValues(key: {
+  tenantId: string;
+  userId: string;
+  photonId: string;
+  provider: string;
+  scopes: readonly string[];
+}): unknown[] {
+  return [key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')];
+}
+
+const KEY_MATCH = 'tenant_id = ? AND user_id = ? AND photon_id = ? AND provider = ? AND scopes = ?';
+
+/**
+ * The token-vault {@link GrantStore} on SQLite. `put` is one upsert that bumps `version`;
+ * `compareAndSwap` is one `UPDATE … WHERE version = ? RETURNING *`, so of several writers holding the same
+ * version (in any process on the file) exactly one succeeds.
+ *
+ * @example
+ * ```ts
+ * const grants = createSqliteGrantStore(openSqliteDatabase('.keyhold/keyhold.db'));
+ * ```
+ */
+export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
+  migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
+  const get = db.prepare(`SELECT * FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const put = db.prepare(
+    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, photon_id, provider, scopes, status,
+      access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at,
+      updated_at, version)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+     ON CONFLICT (tenant_id, user_id, photon_id, provider, scopes) DO UPDATE SET
+      status = excluded.status, access_token_encrypted = excluded.access_token_encrypted,
+      refresh_token_encrypted = excluded.refresh_token_encrypted, token_expires_at = excluded.token_expires_at,
+      granted_scopes = excluded.granted_scopes, created_at = excluded.created_at,
+      updated_at = excluded.updated_at, version = keyhold_vault_grants.version + 1
+     RETURNING *`,
+  );
+  const swap = db.prepare(
+    `UPDATE keyhold_vault_grants SET status = ?, access_token_encrypted = ?, refresh_token_encrypted = ?,
+      token_expires_at = ?, granted_scopes = ?, created_at = ?, updated_at = ?, version = version + 1
+     WHERE ${KEY_MATCH} AND version = ? RETURNING *`,
+  );
+  const remove = db.prepare(`DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const listTenant = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ?');
+  const listUser = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ? AND user_id = ?');
+  return {
+    async get(key) {
+      const row = get.get(...keyValues(key)) as Row | undefined;
+      return row && toGrant(row);
+    },
+    async put(grant) {
+      return toGrant(put.get(...keyValues(grant), ...grantValues(grant)) as Row);
+    },
+    async compareAndSwap(grant, expectedVersion) {
+      const row = swap.get(...grantValues(grant), ...keyValues(grant), expectedVersion) as Row | undefined;
+      return row && toGrant(row);
+    },
+    async delete(key) {
+      return remove.run(...keyValues(key)).changes === 1;
+    },
+    async list({ tenantId, userId }) {
+      const rows = (
+        userId === undefined ? listTenant.all(tenantId) : listUser.all(tenantId, userId)
+      ) as Row[];
+      return rows.map(toGrant);
+    },
+  };
+}
+
+function toElicitation(row: Row): ElicitationRecord {
+  return {
+    elicitationId: text(row, 'elicitation_id'),
+    tenantId: text(row, 'tenant_id'),
+    userId: text(row, 'user_id'),
+    photonId: text(row, 'photon_id'),
+    provider: text(row, 'provider'),
+    scopes: stringArray(row, 'scopes'),
+    sessionId: text(row, 'session_id'),
+    message: text(row, 'message'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+function toPendingAuthorization(row: Row): PendingAuthorization {
+  return {
+    nonceHash: text(row, 'nonce_hash'),
+    elicitationId: text(row, 'elicitation_id'),
+    tenantId: text(row, 'tenant_id'),
+    userId: text(row, 'user_id'),
+    photonId: text(row, 'photon_id'),
+    provider: text(row, 'provider'),
+    scopes: stringArray(row, 'scopes'),
+    sessionId: text(row, 'session_id'),
+    codeVerifier: text(row, 'code_verifier'),
+    createdAt: integer(row, 'created_at'),
+    expiresAt: integer(row, 'expires_at'),
+  };
+}
+
+/**
+ * The token-vault {@link PendingAuthorizationStore} on SQLite. `consumeAuthorization` is one
+ * `DELETE … RETURNING`: exactly one caller takes the record, and an expired one is deleted and not returned.
+ *
+ * @example
+ * ```ts
+ * const pending = createSqliteTokenVaultPendingStore(db);
+ * ```
+ */
+export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingAuthorizationStore {
+  migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
+  const putElicitation = db.prepare(
+    `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, photon_id,
+      provider, scopes, session_id, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const getElicitation = db.prepare(
+    'SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = ? AND expires_at > ?',
+  );
+  const deleteElicitation = db.prepare('DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = ?');
+  const putAuthorization = db.prepare(
+    `INSERT OR REPLACE INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id,
+      user_id, photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const consumeAuthorization = db.prepare(
+    'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
+  );
+  return {
+    async putElicitation(r) {
+      putElicitation.run(
+        r.elicitationId,
+        r.tenantId,
+        r.userId,
+        r.photonId,
+        r.provider,
+        JSON.stringify(r.scopes),
+        r.sessionId,
+        r.message,
+        r.createdAt,
+        r.expiresAt,
+      );
+    },
+    async getElicitation(elicitationId, now) {
+      const row = getElicitation.get(elicitationId, now) as Row | undefined;
+      return row && toElicitation(row);
+    },
+    async deleteElicitation(elicitationId) {
+      deleteElicitation.run(elicitationId);
+    },
+    async putAuthorization(r) {
+      putAuthorization.run(
+        r.nonceHash,
+        r.elicitationId,
+        r.tenantId,
+        r.userId,
+        r.photonId,
+        r.provider,
+        JSON.stringify(r.scopes),
+        r.sessionId,
+        r.codeVerifier,
+        r.createdAt,
+        r.expiresAt,
+      );
+    },
+    async consumeAuthorization(nonceHash, now) {
+      const row = consumeAuthorization.get(nonceHash) as Row | undefined;
+      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
+      return toPendingAuthorization(row);
+    },
+  };
+}
+
+/**
+ * The token-vault {@link RefreshLock} as a lease row: `acquire` is one conditional upsert that takes the
+ * row only when it is absent or its lease expired at `now`; `release` deletes it only for the holder's
+ * token. Enough for several processes on one machine sharing the file.
+ *
+ * @example
+ * ```ts
+ * const refreshLock = createSqliteRefreshLock(db);
+ * ```
+ */
+export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
+  migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
+  const acquire = db.prepare(
+    `INSERT INTO keyhold_vault_refresh_leases (lease_key, token, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (lease_key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+     WHERE keyhold_vault_refresh_leases.expires_at <= ?`,
+  );
+  const release = db.prepare('DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = ? AND token = ?');
+  return {
+    async acquire(key, now, expiresAt) {
+      const token = randomToken(16);
+      return acquire.run(key, token, expiresAt, now).changes === 1 ? token : undefined;
+    },
+    async release(key, token) {
+      return release.run(key, token).changes === 1;
+    },
+  };
+}
+
+/**
+ * All of a token broker's storage on one SQLite database, after running the `token_vault` migrations.
+ *
+ * @example
+ * ```ts
+ * const broker = createTokenBroker({ storage: createSqliteTokenVaultStorage(db), … });
+ * ```
+ */
+export function createSqliteTokenVaultStorage(db: SqliteDatabase): TokenVaultStorage {
+  return {
+    grants: createSqliteGrantStore(db),
+    pending: createSqliteTokenVaultPendingStore(db),
+    refreshLock: createSqliteRefreshLock(db),
+  };
+}

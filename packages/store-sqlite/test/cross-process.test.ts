@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../src/database.js';
+import { createSqliteOAuthStorage } from '../src/oauth-store.js';
+import { ensureBuilt, packageDir } from './built-package.js';
+
+const run = promisify(execFile);
+
+let dir: string | undefined;
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'keyhold-race-'));
+}, 120_000);
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('single-use operations across processes sharing one file', () => {
+  it('each refresh token, code, claim code and lease is won by exactly one of four processes', async () => {
+    const path = join(dir as string, 'keyhold.db');
+    const count = 1500;
+    const db = openSqliteDatabase(path);
+    const oauth = createSqliteOAuthStorage(db);
+    db.exec('BEGIN');
+    for (let i = 0; i < count; i++) {
+      await oauth.refreshTokens.save('race', {
+        tokenHash: `rt-${i}`,
+        familyId: 'f',
+        clientId: 'c',
+        clientType: 'registered',
+        userId: 'u',
+        scope: '',
+        resources: [],
+        createdAt: 0,
+        expiresAt: 10_000_000,
+      });
+      await oauth.authorizationCodes.save('race', {
+        codeHash: `code-${i}`,
+        clientId: 'c',
+        clientType: 'registered',
+        userId: 'u',
+        redirectUri: 'https://app.example/cb',
+        codeChallenge: 'x',
+        scope: '',
+        resources: [],
+        authTime: 0,
+        expiresAt: 10_000_000,
+      });
+    }
+    db.exec('COMMIT');
+    db.close();
+
+    const outputs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(process.execPath, [join(packageDir, 'test/fixtures/race.mjs'), path, String(count)]),
+      ),
+    );
+    const perProcess = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
+    // The processes really raced: more than one of them won something.
+    expect(perProcess.filter((won) => won.length > 0).length).toBeGreaterThan(1);
+    const wins = perProcess.flat();
+    const tally = new Map<string, number>();
+    for (const win of wins) tally.set(win, (tally.get(win) ?? 0) + 1);
+    for (const kind of ['refresh', 'code', 'claim', 'lease']) {
+      for (let i = 0; i < count; i++) expect(tally.get(`${kind}:${i}`), `${kind}:${i}`).toBe(1);
+    }
+    expect(wins).toHaveLength(4 * count);
+  });
+});

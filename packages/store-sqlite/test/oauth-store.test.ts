@@ -1,0 +1,64 @@
+import { describeOAuthStorageConformance } from '@keyhold/oauth-core/testing';
+import { describe, expect, it } from 'vitest';
+import { OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
+import { createSqliteOAuthStorage } from '../src/oauth-store.js';
+import { sweepExpiredSqlite } from '../src/sweeper.js';
+import { temporaryDatabases } from './temp-database.js';
+
+const databases = temporaryDatabases();
+
+describeOAuthStorageConformance('sqlite (:memory:)', () => createSqliteOAuthStorage(databases.memory()));
+describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
+
+const NOW = 1_767_225_600_000;
+
+describe('createSqliteOAuthStorage', () => {
+  it('keeps records across a reopen of the same file', async () => {
+    const db = databases.file();
+    const storage = createSqliteOAuthStorage(db);
+    await storage.revokedAccessTokens.revoke('t1', 'jti-kept', NOW + 1000);
+    const again = createSqliteOAuthStorage(db);
+    expect(await again.revokedAccessTokens.isRevoked('t1', 'jti-kept', NOW)).toBe(true);
+  });
+
+  it('looks every record up through an index (no full scans)', () => {
+    const db = databases.memory();
+    createSqliteOAuthStorage(db);
+    const lookups = [
+      'SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?',
+      'SELECT * FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ?',
+      'SELECT * FROM keyhold_oauth_pending WHERE tenant = ? AND id = ?',
+      'SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?',
+      'SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND family_id = ?',
+      'SELECT * FROM keyhold_oauth_consents WHERE tenant = ? AND user_id = ? AND client_id = ?',
+      'SELECT * FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
+    ];
+    for (const sql of lookups) {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all('a', 'b', 'c')
+        .map((row) => String((row as Record<string, unknown>)['detail']));
+      expect(plan.join('; '), sql).toMatch(/USING (PRIMARY KEY|INDEX|COVERING INDEX)/);
+    }
+  });
+});
+
+describe('sweepExpiredSqlite', () => {
+  it('deletes expired rows only, at most one batch per table per call', async () => {
+    const db = databases.memory();
+    const storage = createSqliteOAuthStorage(db);
+    for (let i = 0; i < 5; i++) await storage.revokedAccessTokens.revoke('t1', `old-${i}`, NOW - 1);
+    await storage.revokedAccessTokens.revoke('t1', 'live', NOW + 1);
+    expect(sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, NOW, 3)).toBe(3);
+    expect(sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, NOW, 3)).toBe(2);
+    expect(await storage.revokedAccessTokens.isRevoked('t1', 'live', NOW)).toBe(true);
+    expect(await storage.revokedAccessTokens.isRevoked('t1', 'old-0', NOW)).toBe(false);
+  });
+
+  it('refuses a table name that is not a plain identifier', () => {
+    const db = databases.memory();
+    expect(() => sweepExpiredSqlite(db, ['x; DROP TABLE y'], NOW)).toThrowError(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
+    );
+  });
+});

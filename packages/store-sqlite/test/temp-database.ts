@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import type { SqliteDatabase } from '../src/database.js';
+import { openSqliteDatabase } from '../src/database.js';
+
+/**
+ * Opens fresh databases for a test file — `':memory:'` or a new file in a temporary directory (WAL) — and
+ * closes and deletes them after the file's tests.
+ */
+export function temporaryDatabases(): { memory(): SqliteDatabase; file(): SqliteDatabase } {
+  const opened: SqliteDatabase[] = [];
+  let dir: string | undefined;
+  afterAll(() => {
+    for (const db of opened.splice(0)) db.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  let count = 0;
+  const track = (db: SqliteDatabase): SqliteDatabase => {
+    opened.push(db);
+    return db;
+  };
+  return {
+    memory: () => track(openSqliteDatabase(':memory:')),
+    file: () => {
+      dir ??= mkdtempSync(join(tmpdir(), 'keyhold-sqlite-'));
+      count += 1;
+      return track(openSqliteDatabase(join(dir, `db-${count}.db`)));
+    },
+  };
+}
