@@ -96,4 +96,14 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
       }),
     ).toBe(1);
   });
+
+  it('prepared statements keep working after another instance adds a column (rolling upgrade)', async () => {
+    const claims = await createPostgresClaimStore(second);
+    await claims.insert({ code: 'BEFORE', scopeDir: '/', createdAt: 0, expiresAt: 1 });
+    // Use the prepared statements on every pooled connection of this instance.
+    await Promise.all(Array.from({ length: 10 }, () => claims.get('BEFORE')));
+    await first.query('ALTER TABLE keyhold_claims ADD COLUMN added_by_newer_code TEXT');
+    expect(await claims.get('BEFORE')).toMatchObject({ code: 'BEFORE' });
+    expect((await claims.list()).map((r) => r.code)).toContain('BEFORE');
+  });
 });
