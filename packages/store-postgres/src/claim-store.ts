@@ -7,6 +7,10 @@ import { integer, text, withOptional } from './row-mapping.js';
 import { statement } from './statements.js';
 import type { SweptTable } from './sweeper.js';
 
+// Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
+// instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
+const CLAIM_COLUMNS = 'code, scope_dir, created_at, expires_at, label';
+
 /**
  * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
  * `deleteExpired` and the sweeper.
@@ -71,8 +75,8 @@ export async function createPostgresClaimStore(pool: PostgresPool): Promise<Clai
     `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (code) DO NOTHING`,
   );
-  const get = statement(pool, 'claims_get', 'SELECT * FROM keyhold_claims WHERE code = $1');
-  const list = statement(pool, 'claims_list', 'SELECT * FROM keyhold_claims');
+  const get = statement(pool, 'claims_get', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims WHERE code = $1`);
+  const list = statement(pool, 'claims_list', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims`);
   const remove = statement(pool, 'claims_delete', 'DELETE FROM keyhold_claims WHERE code = $1');
   const removeExpired = statement(
     pool,

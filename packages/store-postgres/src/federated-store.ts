@@ -7,6 +7,10 @@ import type { Row } from './row-mapping.js';
 import { integer, text, withOptional } from './row-mapping.js';
 import { statement } from './statements.js';
 
+// Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
+// instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
+const LOGIN_TRANSACTION_COLUMNS = 'id, provider_id, code_verifier, nonce, return_to, expires_at';
+
 /**
  * The federated-login {@link UserStore} on PostgreSQL: identities keyed on (issuer, subject) exactly as the
  * provider gives them. `findOrCreateUser` is one `INSERT … ON CONFLICT DO NOTHING RETURNING`; a concurrent
@@ -94,7 +98,7 @@ export async function createPostgresLoginTransactionStore(
   const consume = statement(
     pool,
     'oauth_consume_login_transaction',
-    'DELETE FROM keyhold_oauth_login_transactions WHERE id = $1 RETURNING *',
+    `DELETE FROM keyhold_oauth_login_transactions WHERE id = $1 RETURNING ${LOGIN_TRANSACTION_COLUMNS}`,
   );
   return {
     async save(t) {

@@ -15,6 +15,18 @@ import type { Row } from './row-mapping.js';
 import { integer, stringArray, text, withOptional } from './row-mapping.js';
 import { statement } from './statements.js';
 
+// Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
+// instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
+const CLIENT_COLUMNS =
+  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at';
+const CODE_COLUMNS =
+  'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at';
+const PENDING_COLUMNS =
+  'id, user_id, client_id, client_type, client_name, client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at';
+const REFRESH_TOKEN_COLUMNS =
+  'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at';
+const CONSENT_COLUMNS = 'user_id, client_id, scopes, granted_at, expires_at';
+
 function toClient(row: Row): ClientRecord {
   return withOptional(
     {
@@ -124,7 +136,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     getClient: statement(
       pool,
       'oauth_get_client',
-      'SELECT * FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
+      `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2`,
     ),
     createClient: statement(
       pool,
@@ -152,7 +164,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     consumeCode: statement(
       pool,
       'oauth_consume_code',
-      'DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2 RETURNING *',
+      `DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2 RETURNING ${CODE_COLUMNS}`,
     ),
     savePending: statement(
       pool,
@@ -169,12 +181,12 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     getPending: statement(
       pool,
       'oauth_get_pending',
-      'SELECT * FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2',
+      `SELECT ${PENDING_COLUMNS} FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2`,
     ),
     consumePending: statement(
       pool,
       'oauth_consume_pending',
-      'DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING *',
+      `DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING ${PENDING_COLUMNS}`,
     ),
     saveRefresh: statement(
       pool,
@@ -190,13 +202,13 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     getRefresh: statement(
       pool,
       'oauth_get_refresh',
-      'SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2',
+      `SELECT ${REFRESH_TOKEN_COLUMNS} FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2`,
     ),
     markConsumed: statement(
       pool,
       'oauth_mark_consumed',
       `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3
-       WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL RETURNING *`,
+       WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL RETURNING ${REFRESH_TOKEN_COLUMNS}`,
     ),
     revokeFamily: statement(
       pool,
@@ -215,7 +227,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     listConsents: statement(
       pool,
       'oauth_list_consents',
-      `SELECT * FROM keyhold_oauth_consents
+      `SELECT ${CONSENT_COLUMNS} FROM keyhold_oauth_consents
        WHERE tenant = $1 AND user_id = $2 AND client_id = $3 AND expires_at > $4 ORDER BY scopes`,
     ),
     deleteConsents: statement(

@@ -17,6 +17,15 @@ import { integer, stringArray, text, withOptional } from './row-mapping.js';
 import { statement } from './statements.js';
 import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 
+// Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
+// instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
+const GRANT_COLUMNS =
+  'tenant_id, user_id, photon_id, provider, scopes, status, access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at, updated_at, version';
+const ELICITATION_COLUMNS =
+  'elicitation_id, tenant_id, user_id, photon_id, provider, scopes, session_id, message, created_at, expires_at';
+const PENDING_AUTHORIZATION_COLUMNS =
+  'nonce_hash, elicitation_id, tenant_id, user_id, photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at';
+
 function toGrant(row: Row): StoredGrant {
   const scopes = text(row, 'scopes');
   const grant: StoredGrant = {
@@ -60,7 +69,7 @@ const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provid
 
 /**
  * The token-vault {@link GrantStore} on PostgreSQL, after running the `token_vault` migrations. `put` is
- * one upsert that bumps `version`; `compareAndSwap` is one `UPDATE … WHERE version = $n RETURNING *`, so of
+ * one upsert that bumps `version`; `compareAndSwap` is one `UPDATE … WHERE version = $n RETURNING …`, so of
  * several writers on any number of instances holding the same version exactly one succeeds.
  *
  * @example
@@ -70,7 +79,11 @@ const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provid
  */
 export async function createPostgresGrantStore(pool: PostgresPool): Promise<GrantStore> {
   await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
-  const get = statement(pool, 'vault_get_grant', `SELECT * FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const get = statement(
+    pool,
+    'vault_get_grant',
+    `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE ${KEY_MATCH}`,
+  );
   const put = statement(
     pool,
     'vault_put_grant',
@@ -83,25 +96,25 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
       refresh_token_encrypted = excluded.refresh_token_encrypted, token_expires_at = excluded.token_expires_at,
       granted_scopes = excluded.granted_scopes, created_at = excluded.created_at,
       updated_at = excluded.updated_at, version = keyhold_vault_grants.version + 1
-     RETURNING *`,
+     RETURNING ${GRANT_COLUMNS}`,
   );
   const swap = statement(
     pool,
     'vault_swap_grant',
     `UPDATE keyhold_vault_grants SET status = $6, access_token_encrypted = $7, refresh_token_encrypted = $8,
       token_expires_at = $9, granted_scopes = $10, created_at = $11, updated_at = $12, version = version + 1
-     WHERE ${KEY_MATCH} AND version = $13 RETURNING *`,
+     WHERE ${KEY_MATCH} AND version = $13 RETURNING ${GRANT_COLUMNS}`,
   );
   const remove = statement(pool, 'vault_delete_grant', `DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const listTenant = statement(
     pool,
     'vault_list_tenant',
-    'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1',
+    `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE tenant_id = $1`,
   );
   const listUser = statement(
     pool,
     'vault_list_user',
-    'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2',
+    `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2`,
   );
   return {
     async get(key) {
@@ -184,7 +197,7 @@ export async function createPostgresTokenVaultPendingStore(
   const getElicitation = statement(
     pool,
     'vault_get_elicitation',
-    'SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = $1 AND expires_at > $2',
+    `SELECT ${ELICITATION_COLUMNS} FROM keyhold_vault_elicitations WHERE elicitation_id = $1 AND expires_at > $2`,
   );
   const deleteElicitation = statement(
     pool,
@@ -205,7 +218,7 @@ export async function createPostgresTokenVaultPendingStore(
   const consumeAuthorization = statement(
     pool,
     'vault_consume_authorization',
-    'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1 RETURNING *',
+    `DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1 RETURNING ${PENDING_AUTHORIZATION_COLUMNS}`,
   );
   return {
     async putElicitation(r) {

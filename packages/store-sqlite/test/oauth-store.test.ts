@@ -1,5 +1,6 @@
 import { describeOAuthStorageConformance } from '@keyhold/oauth-core/testing';
 import { describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../src/database.js';
 import { OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
 import { sweepExpiredSqlite } from '../src/sweeper.js';
@@ -19,6 +20,29 @@ describe('createSqliteOAuthStorage', () => {
     await storage.revokedAccessTokens.revoke('t1', 'jti-kept', NOW + 1000);
     const again = createSqliteOAuthStorage(db);
     expect(await again.revokedAccessTokens.isRevoked('t1', 'jti-kept', NOW)).toBe(true);
+  });
+
+  it('keeps working after another process adds a column (rolling upgrade)', async () => {
+    const path = databases.path();
+    const storage = createSqliteOAuthStorage(databases.file(path));
+    await storage.revokedAccessTokens.revoke('t1', 'before', NOW + 1000);
+    expect(await storage.revokedAccessTokens.isRevoked('t1', 'before', NOW)).toBe(true);
+    const newer = openSqliteDatabase(path);
+    newer.exec('ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN added_by_newer_code TEXT');
+    newer.close();
+    const record = {
+      tokenHash: 'rt',
+      familyId: 'f',
+      clientId: 'c',
+      clientType: 'registered' as const,
+      userId: 'u',
+      scope: 'mcp',
+      resources: [],
+      createdAt: NOW,
+      expiresAt: NOW + 1000,
+    };
+    await storage.refreshTokens.save('t1', record);
+    expect(await storage.refreshTokens.consume('t1', 'rt', NOW)).toEqual(record);
   });
 
   it('looks every record up through an index (no full scans)', () => {

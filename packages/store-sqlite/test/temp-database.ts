@@ -9,7 +9,11 @@ import { openSqliteDatabase } from '../src/database.js';
  * Opens fresh databases for a test file — `':memory:'` or a new file in a temporary directory (WAL) — and
  * closes and deletes them after the file's tests.
  */
-export function temporaryDatabases(): { memory(): SqliteDatabase; file(): SqliteDatabase } {
+export function temporaryDatabases(): {
+  memory(): SqliteDatabase;
+  file(path?: string): SqliteDatabase;
+  path(): string;
+} {
   const opened: SqliteDatabase[] = [];
   let dir: string | undefined;
   afterAll(() => {
@@ -17,16 +21,18 @@ export function temporaryDatabases(): { memory(): SqliteDatabase; file(): Sqlite
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   let count = 0;
+  const path = (): string => {
+    dir ??= mkdtempSync(join(tmpdir(), 'keyhold-sqlite-'));
+    count += 1;
+    return join(dir, `db-${count}.db`);
+  };
   const track = (db: SqliteDatabase): SqliteDatabase => {
     opened.push(db);
     return db;
   };
   return {
     memory: () => track(openSqliteDatabase(':memory:')),
-    file: () => {
-      dir ??= mkdtempSync(join(tmpdir(), 'keyhold-sqlite-'));
-      count += 1;
-      return track(openSqliteDatabase(join(dir, `db-${count}.db`)));
-    },
+    path,
+    file: (at = path()) => track(openSqliteDatabase(at)),
   };
 }
