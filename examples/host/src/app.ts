@@ -14,7 +14,6 @@ import {
   type CimdFetch,
   createAuthorizationServer,
   createCimdResolver,
-  createMemoryStorage,
   createSafeFetch,
   DISCOVERY_ROUTES,
   type TenantConfig,
@@ -34,6 +33,7 @@ import { createDevLogin } from './login-page.js';
 import type { HostSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
+import { openHostStorage } from './storage.js';
 import { createToolInstances, mcpToolModules, toolSourcePaths } from './tool-modules.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
@@ -78,7 +78,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     },
   };
 
-  const storage = createMemoryStorage();
+  const stores = await openHostStorage(config, logger);
+  const storage = stores.oauth;
   const safeFetch = createSafeFetch();
   const rewrite = config.cimdDevRewrite;
   const cimdFetch: CimdFetch = rewrite
@@ -124,7 +125,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     baseUrl,
     stateSecret: secrets.stateSecret,
     vault: createLocalVault({ masterKey: Buffer.from(secrets.vaultMasterKey, 'base64') }),
-    storage: createMemoryVaultStorage(),
+    storage: stores.vault,
     providers: [
       {
         id: 'demo-provider',
@@ -188,10 +189,16 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       { id: 'activity', name: 'activity', sourcePath: paths.activity, instance: instances.activity },
     ],
     secret: config.webhookSecret,
+    ...(stores.replayCache ? { replayCache: stores.replayCache } : {}),
     clock,
     logger,
   });
-  const registry = createRegistryApi({ providers: loadBundledProviders(), clock, logger });
+  const registry = createRegistryApi({
+    providers: loadBundledProviders(),
+    ...(stores.rateLimiter ? { rateLimiter: stores.rateLimiter } : {}),
+    clock,
+    logger,
+  });
 
   const tenantRoute =
     (
@@ -244,6 +251,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     },
     close: async () => {
       await mcp.close();
+      await stores.close();
     },
   };
 }

@@ -24,6 +24,10 @@ export interface HostConfig {
    * Every other CIMD rule (allowlist, validation, cache) still applies.
    */
   readonly cimdDevRewrite?: { readonly from: string; readonly to: string };
+  /** PostgreSQL for several instances (`DATABASE_URL`); without it, SQLite in the data directory. */
+  readonly databaseUrl?: string;
+  /** Redis for the cross-instance refresh lock, rate limiter and webhook replay cache (`REDIS_URL`). */
+  readonly redisUrl?: string;
   /** Access-token lifetime; short values let tests see a refresh. */
   readonly accessTokenTtlSeconds: number;
 }
@@ -58,6 +62,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
       .map((d) => d.trim())
       .filter((d) => d !== ''),
     ...(from && to ? { cimdDevRewrite: { from, to } } : {}),
+    ...(env['DATABASE_URL'] ? { databaseUrl: env['DATABASE_URL'] } : {}),
+    ...(env['REDIS_URL'] ? { redisUrl: env['REDIS_URL'] } : {}),
     accessTokenTtlSeconds,
   };
 }

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import type { Logger } from '@keyhold/core';
+import type { OAuthStorage } from '@keyhold/oauth-core';
+import {
+  createPostgresOAuthStorage,
+  createPostgresPool,
+  createPostgresTokenVaultStorage,
+  OAUTH_POSTGRES_SWEPT_TABLES,
+  startExpirySweeper,
+  TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
+} from '@keyhold/store-postgres';
+import {
+  createRedisClient,
+  createRedisRateLimiter,
+  createRedisRefreshLock,
+  createRedisReplayCache,
+} from '@keyhold/store-redis';
+import {
+  createSqliteOAuthStorage,
+  createSqliteTokenVaultStorage,
+  openSqliteDatabase,
+} from '@keyhold/store-sqlite';
+import type { TokenVaultStorage } from '@keyhold/token-vault';
+import type { HostConfig } from './config.js';
+
+/** Where the host keeps its state, and the shared coordination several instances need. */
+export interface HostStorage {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly oauth: OAuthStorage;
+  readonly vault: TokenVaultStorage;
+  /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
+  readonly rateLimiter?: ReturnType<typeof createRedisRateLimiter>;
+  readonly replayCache?: ReturnType<typeof createRedisReplayCache>;
+  close(): Promise<void>;
+}
+
+/**
+ * One machine: a SQLite file in the data directory (the default). Several instances: PostgreSQL
+ * (`DATABASE_URL`) for records and Redis (`REDIS_URL`) for the refresh lock, rate limiter and replay cache.
+ */
+export async function openHostStorage(config: HostConfig, logger: Logger): Promise<HostStorage> {
+  if (config.databaseUrl === undefined) {
+    const db = openSqliteDatabase(join(config.dataDir, 'keyhold.db'));
+    return {
+      kind: 'sqlite',
+      oauth: createSqliteOAuthStorage(db),
+      vault: createSqliteTokenVaultStorage(db),
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const pool = createPostgresPool(config.databaseUrl);
+  const oauth = await createPostgresOAuthStorage(pool);
+  const vault = await createPostgresTokenVaultStorage(pool);
+  const sweeper = startExpirySweeper(pool, {
+    tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES],
+    logger,
+  });
+  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
+  return {
+    kind: 'postgres',
+    oauth,
+    vault: redis ? { ...vault, refreshLock: createRedisRefreshLock(redis) } : vault,
+    ...(redis
+      ? { rateLimiter: createRedisRateLimiter(redis), replayCache: createRedisReplayCache(redis) }
+      : {}),
+    close: async () => {
+      await sweeper.stop();
+      await pool.end();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keyhold } from './cli.js';
+import { type HostProcess, hostDir, startHost } from './host-process.js';
+import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const text = (result: Awaited<ReturnType<Client['callTool']>>): string =>
+  (result.content as { text: string }[])[0]!.text;
+
+let host: HostProcess | undefined;
+afterAll(async () => {
+  await host?.stop({ removeData: true });
+});
+
+describe('a restart of the host keeps clients, refresh tokens, consents, grants and claims', () => {
+  it('serves everything made before the restart from its data directory', async () => {
+    const port = String(await freePort());
+    host = await startHost({ PORT: port });
+    const mcpUrl = new URL(`${host.url}/tenant/demo/mcp`);
+    const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
+
+    // Before: register (DCR), consent, tokens; connect the third-party provider (a grant); make a claim.
+    await new Client({ name: 'before', version: '1' })
+      .connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))
+      .catch(() => {});
+    const first = await approveInBrowser(provider.authorizationUrl!);
+    expect(first.sawConsent).toBe(true);
+    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(first.code);
+    const client = new Client(
+      { name: 'before', version: '1' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    const elicitation = await client
+      .callTool({ name: 'who_am_i', arguments: {} })
+      .catch((e: { data: { elicitations: { url: string }[] } }) => e);
+    const connect = await fetch(
+      (elicitation as { data: { elicitations: { url: string }[] } }).data.elicitations[0]!.url,
+      { redirect: 'manual' },
+    );
+    const toCallback = await fetch(connect.headers.get('location')!, { redirect: 'manual' });
+    expect((await fetch(toCallback.headers.get('location')!)).status).toBe(200);
+    await client.close();
+    const claim = await keyhold(['claim', '--scope', join(hostDir, 'tools/workspace-b'), '--json'], {
+      KEYHOLD_DATA_DIR: host.dataDir,
+    });
+    const { code } = JSON.parse(claim.stdout) as { code: string };
+    const refreshToken = provider.savedTokens!.refresh_token!;
+
+    await host.stop();
+    host = await startHost({ PORT: port }, host.dataDir);
+
+    // The refresh token issued before the restart still refreshes (and rotates).
+    const refreshed = await fetch(`${host.url}/tenant/demo/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: provider.information!.client_id,
+      }).toString(),
+    });
+    expect(refreshed.status).toBe(200);
+    const tokens = (await refreshed.json()) as { access_token: string; refresh_token: string };
+    expect(tokens.refresh_token).not.toBe(refreshToken);
+    provider.saveTokens({ ...provider.savedTokens!, ...tokens });
+
+    // The registered client and its remembered consent: authorizing again skips the consent screen.
+    // The SDK asks with prompt=consent whenever it wants offline_access; without it, the consent remembered
+    // before the restart answers at once.
+    const again = new URL(provider.authorizationUrl!);
+    again.searchParams.delete('prompt');
+    const redirect = await fetch(again, { redirect: 'manual' });
+    expect(redirect.headers.get('location')).toContain('code=');
+
+    // The third-party grant: the ask is answered at once. The claim: the session sees one directory.
+    const scoped = new Client({ name: 'after', version: '1' });
+    await scoped.connect(
+      new StreamableHTTPClientTransport(mcpUrl, {
+        authProvider: provider,
+        requestInit: { headers: { 'Mcp-Claim-Code': code } },
+      }),
+    );
+    expect((await scoped.listTools()).tools.map((t) => t.name).sort()).toEqual(['recent_pushes', 'who_am_i']);
+    expect(text(await scoped.callTool({ name: 'who_am_i', arguments: {} }))).toContain('as owner');
+    await scoped.close();
+  });
+});
