@@ -20,11 +20,7 @@ import {
 } from '@keyhold/oauth-core';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
-import {
-  createLocalVault,
-  createMemoryStorage as createMemoryVaultStorage,
-  createTokenBroker,
-} from '@keyhold/token-vault';
+import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createSessionServers, whoAmITool } from './brokered-tools.js';

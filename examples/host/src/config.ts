@@ -28,6 +28,8 @@ export interface HostConfig {
   readonly databaseUrl?: string;
   /** Redis for the cross-instance refresh lock, rate limiter and webhook replay cache (`REDIS_URL`). */
   readonly redisUrl?: string;
+  /** Prefix of every Redis key (`KEYHOLD_REDIS_PREFIX`, default `keyhold:`), so deployments can share a Redis. */
+  readonly redisKeyPrefix: string;
   /** Access-token lifetime; short values let tests see a refresh. */
   readonly accessTokenTtlSeconds: number;
 }
@@ -64,6 +66,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ...(from && to ? { cimdDevRewrite: { from, to } } : {}),
     ...(env['DATABASE_URL'] ? { databaseUrl: env['DATABASE_URL'] } : {}),
     ...(env['REDIS_URL'] ? { redisUrl: env['REDIS_URL'] } : {}),
+    redisKeyPrefix: env['KEYHOLD_REDIS_PREFIX'] ?? 'keyhold:',
     accessTokenTtlSeconds,
   };
 }
