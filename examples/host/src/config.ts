@@ -54,8 +54,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     dataDir: resolve(cwd, env['KEYHOLD_DATA_DIR'] ?? '.keyhold'),
     tenant: 'demo',
     providerTenant: 'provider',
-    // The README's first command runs single-user; set SVC_SINGLE_USER=0 for the development login page.
-    singleUser: (env['SVC_SINGLE_USER'] ?? '1') === '1',
+    // The spec's bootstrap: SVC_SINGLE_USER=1 skips login (the README's first command sets it).
+    singleUser: env['SVC_SINGLE_USER'] === '1',
     ownerUserId: env['KEYHOLD_OWNER_USER_ID'] ?? 'owner',
     ...(webhookSecret ? { webhookSecret } : {}),
     logLevel: env['LOG_LEVEL'] ?? 'info',

@@ -20,7 +20,14 @@ export interface HostProcess {
 export async function startHost(env: Record<string, string> = {}, dataDir?: string): Promise<HostProcess> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'keyhold-host-'));
   const child = spawn(process.execPath, [join(hostDir, 'dist/main.js')], {
-    env: { ...process.env, PORT: '0', KEYHOLD_DATA_DIR: dir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      KEYHOLD_DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      SVC_SINGLE_USER: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,0 +1,126 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostProcess, startHost } from './host-process.js';
+
+let host: HostProcess;
+beforeAll(async () => {
+  host = await startHost({ SVC_SINGLE_USER: '0' });
+});
+afterAll(async () => {
+  await host?.stop({ removeData: true });
+});
+
+const REDIRECT = 'http://127.0.0.1:9/cb';
+
+async function authorizationRequest(): Promise<{ url: URL; verifier: string; clientId: string }> {
+  const registered = (await (
+    await fetch(`${host.url}/tenant/demo/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'login e2e',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${host.url}/tenant/demo/authorize`);
+  url.search = new URLSearchParams({
+    client_id: registered.client_id,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    scope: 'mcp:tools',
+    state: 'st',
+  }).toString();
+  return { url, verifier, clientId: registered.client_id };
+}
+
+async function signIn(user: string, returnTo: string): Promise<{ cookie: string; location: string }> {
+  const response = await fetch(`${host.url}/tenant/demo/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ user, return_to: returnTo }).toString(),
+  });
+  expect(response.status).toBe(302);
+  return {
+    cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+    location: response.headers.get('location')!,
+  };
+}
+
+describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its signed session cookie', () => {
+  it('sends an anonymous /authorize to the tenant-scoped login page with return_to', async () => {
+    const { url } = await authorizationRequest();
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    const login = new URL(response.headers.get('location')!);
+    expect(`${login.origin}${login.pathname}`).toBe(`${host.url}/tenant/demo/login`);
+    expect(login.searchParams.get('return_to')).toBe(url.href);
+    const page = await fetch(login);
+    const html = await page.text();
+    expect(html).toContain('For development only');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('signs the user in, and the code it leads to yields a token for that user', async () => {
+    const { url, verifier, clientId } = await authorizationRequest();
+    const { cookie, location } = await signIn('alice', url.href);
+    expect(location).toBe(`${url.pathname}${url.search}`);
+    const toConsent = await fetch(new URL(location, host.url), { redirect: 'manual', headers: { cookie } });
+    const consent = new URL(toConsent.headers.get('location')!);
+    expect(consent.pathname).toBe('/tenant/demo/consent');
+    const approve = (c: string) =>
+      fetch(consent, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: c, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ req: consent.searchParams.get('req')!, decision: 'approve' }).toString(),
+      });
+    // Only the user who started the request may decide it.
+    const mallory = await signIn('mallory', '/');
+    expect((await approve(mallory.cookie)).status).toBe(403);
+    const approved = await approve(cookie);
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+    const tokens = (await (
+      await fetch(`${host.url}/tenant/demo/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id: clientId,
+        }).toString(),
+      })
+    ).json()) as { access_token: string };
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()) as {
+      sub: string;
+    };
+    expect(claims.sub).toBe('alice');
+  });
+
+  it('ignores a tampered session cookie', async () => {
+    const { url } = await authorizationRequest();
+    const { cookie } = await signIn('alice', '/');
+    const [name, value] = cookie.split('=') as [string, string];
+    const forged = `${name}=${Buffer.from('bob').toString('base64url')}${value.slice(value.indexOf('.'))}`;
+    const response = await fetch(url, { redirect: 'manual', headers: { cookie: forged } });
+    expect(new URL(response.headers.get('location')!).pathname).toBe('/tenant/demo/login');
+  });
+
+  it('never redirects off-site after login, and refuses a malformed user id', async () => {
+    expect((await signIn('alice', 'https://evil.example/steal')).location).toBe('/');
+    const bad = await fetch(`${host.url}/tenant/demo/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'user=%3Cscript%3E&return_to=%2F',
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).not.toContain('<script>');
+  });
+});
