@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
-import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
@@ -12,16 +12,7 @@ const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
 beforeAll(async () => {
   host = await startHost();
   // One OAuth dance, then every client below reuses the tokens.
-  const client = new Client({ name: 'setup', version: '1.0.0' });
-  await client
-    .connect(
-      new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), { authProvider: provider }),
-    )
-    .catch(() => {});
-  const { code } = await approveInBrowser(provider.authorizationUrl!);
-  await new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), {
-    authProvider: provider,
-  }).finishAuth(code);
+  await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
 });
 afterAll(async () => {
   await host?.stop({ removeData: true });

@@ -3,22 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitationCompleteNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
 
 beforeAll(async () => {
   host = await startHost();
-  await new Client({ name: 'setup', version: '1.0.0' })
-    .connect(
-      new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), { authProvider: provider }),
-    )
-    .catch(() => {});
-  const { code } = await approveInBrowser(provider.authorizationUrl!);
-  await new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), {
-    authProvider: provider,
-  }).finishAuth(code);
+  await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
 });
 afterAll(async () => {
   await host?.stop({ removeData: true });
@@ -85,11 +77,7 @@ describe('a tool that yields { ask: "oauth" } brokers a third-party token throug
     try {
       const other = new TestOAuthProvider('http://127.0.0.1:1/callback');
       const url = new URL(`${fresh.url}/tenant/demo/mcp`);
-      await new Client({ name: 'x', version: '1' })
-        .connect(new StreamableHTTPClientTransport(url, { authProvider: other }))
-        .catch(() => {});
-      const { code } = await approveInBrowser(other.authorizationUrl!);
-      await new StreamableHTTPClientTransport(url, { authProvider: other }).finishAuth(code);
+      await authorizeMcpClient(url, other);
       const client = new Client({ name: 'no-elicitation', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(url, { authProvider: other }));
       const result = await client.callTool({ name: 'who_am_i', arguments: {} });

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+import { approveInBrowser, authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 // Two example-host processes behind one public URL (as behind a load balancer), sharing PostgreSQL (a
 // schema of their own) and Redis. Under CI=true a missing database fails the run; elsewhere it is skipped
@@ -169,11 +169,7 @@ describe.skipIf(!available)('two host processes sharing PostgreSQL and Redis', (
   it('refreshes an expiring third-party grant exactly once for 50 concurrent asks across both instances', async () => {
     const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
     const mcpAt = (host: HostProcess) => new URL(`${direct(host)}/tenant/demo/mcp`);
-    await new Client({ name: 'x', version: '1' })
-      .connect(new StreamableHTTPClientTransport(mcpAt(a), { authProvider: provider }))
-      .catch(() => {});
-    const { code } = await approveInBrowser(provider.authorizationUrl!);
-    await new StreamableHTTPClientTransport(mcpAt(a), { authProvider: provider }).finishAuth(code);
+    await authorizeMcpClient(mcpAt(a), provider);
     const clients = await Promise.all(
       [a, b].map(async (host) => {
         const client = new Client(

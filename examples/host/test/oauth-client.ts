@@ -1,4 +1,6 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -89,4 +91,21 @@ export async function approveInBrowser(
     iss: location.searchParams.get('iss'),
     sawConsent,
   };
+}
+
+/**
+ * The whole OAuth dance of an MCP client against an MCP endpoint: the 401, discovery, registration, the
+ * browser step and the code exchange. Afterwards `provider` holds tokens every new transport can use.
+ */
+export async function authorizeMcpClient(
+  mcpUrl: URL,
+  provider: TestOAuthProvider,
+): Promise<{ sawConsent: boolean }> {
+  await new Client({ name: 'authorize', version: '1.0.0' })
+    .connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))
+    .catch(() => {});
+  if (!provider.authorizationUrl) throw new Error('the client was not sent to authorize');
+  const { code, sawConsent } = await approveInBrowser(provider.authorizationUrl);
+  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(code);
+  return { sawConsent };
 }

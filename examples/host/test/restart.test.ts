@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
-import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -31,12 +31,7 @@ describe('a restart of the host keeps clients, refresh tokens, consents, grants 
     const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
 
     // Before: register (DCR), consent, tokens; connect the third-party provider (a grant); make a claim.
-    await new Client({ name: 'before', version: '1' })
-      .connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))
-      .catch(() => {});
-    const first = await approveInBrowser(provider.authorizationUrl!);
-    expect(first.sawConsent).toBe(true);
-    await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(first.code);
+    expect((await authorizeMcpClient(mcpUrl, provider)).sawConsent).toBe(true);
     const client = new Client(
       { name: 'before', version: '1' },
       { capabilities: { elicitation: { url: {} } } },
