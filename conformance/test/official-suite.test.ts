@@ -44,13 +44,17 @@ async function runAuthorizationSuite(
       // The suite starts its callback server right after printing the URL; the redirect lands there.
       approval = approveInBrowser(match[1]!).then((callback) => fetch(callback));
       approval.catch((error: unknown) => {
+        // Without the callback the suite would wait five minutes; end it now so the failure shows.
         output += `\n[browser step failed: ${String(error)}]\n`;
+        child.kill('SIGTERM');
       });
     }
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
+  const timer = setTimeout(() => child.kill('SIGTERM'), 90_000);
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
   const checks = new Map<string, Check[]>();
   for (const entry of readdirSync(outputDir, { recursive: true, encoding: 'utf8' })) {
     if (!entry.endsWith('checks.json')) continue;

@@ -1,3 +1,4 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveInBrowser, type HostProcess, startHost } from './host.js';
@@ -106,6 +107,14 @@ describe('openid-client as a confidential client (client_secret_basic)', () => {
     expect(claims.iss).toBe(host.issuer);
     expect(claims.aud).toContain(config.clientMetadata().client_id);
     expect(claims.sub).toEqual(expect.any(String));
+    // openid-client checks the claims; the signature is checked here against the published JWKS.
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+    const verified = await jwtVerify(tokens.id_token!, jwks, {
+      issuer: host.issuer,
+      audience: config.clientMetadata().client_id,
+      algorithms: ['ES256'],
+    });
+    expect(verified.payload.nonce).toBe(claims.nonce);
   });
 
   it('uses the access token at the MCP endpoint it was issued for', async () => {
