@@ -136,7 +136,7 @@ describe('openid-client as a confidential client (client_secret_basic)', () => {
     expect(response.status).toBe(200);
   });
 
-  it('refreshes, and the refreshed id_token still names the same subject', async () => {
+  it('refreshes with the same scope, rotating the refresh token', async () => {
     const config = await registerConfidential('oidc');
     const tokens = await signIn(config);
     expect(tokens.refresh_token).toEqual(expect.any(String));
@@ -144,7 +144,13 @@ describe('openid-client as a confidential client (client_secret_basic)', () => {
       resource: host.mcpUrl,
     });
     expect(refreshed.access_token).not.toBe(tokens.access_token);
-    if (refreshed.id_token) expect(refreshed.claims()!.sub).toBe(tokens.claims()!.sub);
+    // OAuth 2.1 refresh-token rotation: a new one replaces the old, which is then refused.
+    expect(refreshed.refresh_token).toEqual(expect.any(String));
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect(refreshed.scope?.split(' ').sort()).toEqual(SCOPE.split(' ').sort());
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   it('introspects an active access token, then revokes it and sees it inactive', async () => {
