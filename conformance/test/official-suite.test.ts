@@ -65,6 +65,18 @@ async function runAuthorizationSuite(
   return { exitCode, output, checks };
 }
 
+/** The scenario names under "Authorization server scenarios" in `conformance list`. */
+async function listAuthorizationScenarios(): Promise<string[]> {
+  const child = spawn(node22, [suite, 'list'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await new Promise((resolve) => child.once('exit', resolve));
+  const section = output.split(/Authorization server scenarios[^\n]*\n/)[1] ?? '';
+  return [...section.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
+}
+
 let host: HostProcess;
 beforeAll(async () => {
   host = await startHost();
@@ -100,9 +112,17 @@ describe('the official MCP conformance suite, authorization-server mode, against
     const notPassed = all.filter((check) => check.status !== 'SUCCESS');
     expect(notPassed, run.output).toEqual([]);
     expect([...run.checks.keys()].sort(), run.output).toEqual(
-      expect.arrayContaining(['authorization-code-grant']),
+      expect.arrayContaining([
+        'authorization-code-grant',
+        'authorization-server-metadata',
+        'authorization-server-metadata-cimd',
+      ]),
     );
-    expect(all.length).toBeGreaterThanOrEqual(3);
+    // Every scenario the suite lists for authorization servers ran and passed, so an upgrade that adds one
+    // cannot slip by unrun.
+    const scenarios = await listAuthorizationScenarios();
+    expect(scenarios.length).toBeGreaterThanOrEqual(2);
+    for (const scenario of scenarios) expect(run.output).toContain(`✓ ${scenario}:`);
     expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
     expect(run.exitCode, run.output).toBe(0);
   }, 120_000);
