@@ -111,7 +111,7 @@ describe('metadata-document clients through the CimdResolver', () => {
     const consents = await t.storage.consents.list('demo', USER, CLIENT_ID, t.clock.now());
     expect(consents.map((c) => c.clientId)).toEqual([CLIENT_ID]);
     const tokens = json(await redeem(code));
-    expect(tokens.refresh_token).toBeTruthy();
+    expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(t.events.at(-1)).toEqual({
       endpoint: 'token',
       status: 200,

@@ -34,7 +34,7 @@ describe('POST /token refresh_token: active → consumed (rotation)', () => {
     expect(result.status).toBe(200);
     expect(result.headers['cache-control']).toBe('no-store');
     const body = json(result);
-    expect(body.refresh_token).toBeTruthy();
+    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(body.refresh_token).not.toBe(token);
     expect(body.scope).toBe('files mcp openid');
     expect(body.expires_in).toBe(900);

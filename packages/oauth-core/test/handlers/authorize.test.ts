@@ -248,7 +248,7 @@ describe('GET /authorize: session check → code issued', () => {
     const first = location(await authorize({ scope: 'openid mcp' }));
     await consentOnce(t, first.searchParams.get('req') ?? '');
     const again = location(await authorize({ scope: 'mcp' }));
-    expect(again.searchParams.get('code')).toBeTruthy();
+    expect(again.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{32,}$/);
   });
 
   it('a remembered consent does not cover a wider scope set', async () => {

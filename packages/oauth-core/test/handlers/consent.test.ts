@@ -90,7 +90,7 @@ describe('POST /consent: pending authorization → code issued / denied', () => 
     const { t, client, decide } = await pendingRequest();
     const target = location(await decide('approve'));
     expect(target.origin + target.pathname).toBe(REDIRECT_URI);
-    expect(target.searchParams.get('code')).toBeTruthy();
+    expect(target.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect(target.searchParams.get('state')).toBe('st');
     expect(target.searchParams.get('iss')).toBe(ISSUER);
     const consents = await t.storage.consents.list('demo', USER, client.client_id, t.clock.now());
@@ -119,7 +119,7 @@ describe('POST /consent: pending authorization → code issued / denied', () => 
     expect((await decide('approve', 'intruder')).status).toBe(403);
     expect((await decide('approve', null)).status).toBe(403);
     expect(await t.storage.pendingAuthorizations.get('demo', req)).toBeDefined();
-    expect(location(await decide('approve')).searchParams.get('code')).toBeTruthy();
+    expect(location(await decide('approve')).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{32,}$/);
   });
 
   it('a request is decided once: a second decision gets the error page', async () => {
