@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
 import { createIsolatedPool, POSTGRES_URL, requirePostgres } from './postgres.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
 
@@ -16,7 +19,7 @@ describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQ
   let pool: pg.Pool;
   let drop: () => Promise<void>;
   beforeAll(async () => {
-    ensureBuilt();
+    ensureBuiltPackage(packageDir);
     ({ pool, drop } = await createIsolatedPool());
   }, 120_000);
   afterAll(async () => {

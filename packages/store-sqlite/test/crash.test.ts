@@ -1,19 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteClaimStore } from '../src/claim-store.js';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
 
 let dir: string;
 beforeAll(() => {
-  ensureBuilt();
+  ensureBuiltPackage(packageDir);
   dir = mkdtempSync(join(tmpdir(), 'keyhold-crash-'));
 }, 120_000);
 afterAll(() => {

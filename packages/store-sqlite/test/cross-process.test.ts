@@ -1,18 +1,21 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const run = promisify(execFile);
 
 let dir: string | undefined;
 beforeAll(() => {
-  ensureBuilt();
+  ensureBuiltPackage(packageDir);
   dir = mkdtempSync(join(tmpdir(), 'keyhold-race-'));
 }, 120_000);
 afterAll(() => {
