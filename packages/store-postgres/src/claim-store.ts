@@ -1,9 +1,9 @@
-import type { ClaimRecord, ClaimStore } from '@keyhold/claim-codes';
+import type { ClaimStore } from '@keyhold/claim-codes';
+import { createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import type { Migration } from './migrations.js';
 import { migratePostgres } from './migrations.js';
-import type { Row } from './row-mapping.js';
-import { integer, text, withOptional } from './row-mapping.js';
+import { postgresColumns } from './row-mapping.js';
 import { statement } from './statements.js';
 import type { SweptTable } from './sweeper.js';
 
@@ -44,18 +44,7 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  */
 export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_claims' }];
 
-function toClaim(row: Row): ClaimRecord {
-  return withOptional(
-    {
-      code: text(row, 'code'),
-      scopeDir: text(row, 'scope_dir'),
-      createdAt: integer(row, 'created_at'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { label: 'label' },
-  );
-}
+const toClaim = createClaimRowMapper(postgresColumns);
 
 /**
  * The claim-codes {@link ClaimStore} on PostgreSQL, after running the `claims` migrations. `insert` is one

@@ -1,10 +1,14 @@
 import { randomToken } from '@keyhold/core';
-import type { LoginTransaction, LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { integer, text, withOptional } from './row-mapping.js';
+import { postgresColumns } from './row-mapping.js';
+
+const oauthRows = createOAuthRowMappers(postgresColumns);
+
 import { statement } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
@@ -44,34 +48,20 @@ export async function createPostgresUserStore(pool: PostgresPool): Promise<UserS
   return {
     async findOrCreateUser({ issuer, subject }, { now }) {
       const created = (await insert([issuer, subject, `usr_${randomToken(16)}`, now])).rows[0];
-      if (created !== undefined) return { userId: text(created, 'user_id'), created: true };
-      return { userId: text((await find([issuer, subject])).rows[0] as Row, 'user_id'), created: false };
+      if (created !== undefined) return { userId: postgresColumns.text(created, 'user_id'), created: true };
+      return {
+        userId: postgresColumns.text((await find([issuer, subject])).rows[0] as Row, 'user_id'),
+        created: false,
+      };
     },
     async findUser({ issuer, subject }) {
       const row = (await find([issuer, subject])).rows[0];
-      return row && text(row, 'user_id');
+      return row && postgresColumns.text(row, 'user_id');
     },
     async listIdentities(userId) {
-      return (await list([userId])).rows.map((row) => ({
-        issuer: text(row, 'issuer'),
-        subject: text(row, 'subject'),
-      }));
+      return (await list([userId])).rows.map(oauthRows.federatedIdentity);
     },
   };
-}
-
-function toTransaction(row: Row): LoginTransaction {
-  return withOptional(
-    {
-      id: text(row, 'id'),
-      providerId: text(row, 'provider_id'),
-      codeVerifier: text(row, 'code_verifier'),
-      nonce: text(row, 'nonce'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { returnTo: 'return_to' },
-  );
 }
 
 /**
@@ -106,8 +96,8 @@ export async function createPostgresLoginTransactionStore(
     },
     async consume(id, now) {
       const row = (await consume([id])).rows[0];
-      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
-      return toTransaction(row);
+      if (row === undefined || postgresColumns.integer(row, 'expires_at') <= now) return undefined;
+      return oauthRows.loginTransaction(row);
     },
   };
 }

@@ -1,13 +1,12 @@
+import type { Migration, MigrationFailure } from '@keyhold/store-sql-common';
+import { checkMigrationOrder, pendingMigrations } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { withTransaction } from './database.js';
 import { PostgresStoreError } from './errors.js';
 
-/** One forward-only schema step. Versions of a component start at 1 and increase by one. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+export type { Migration } from '@keyhold/store-sql-common';
+
+const fail: MigrationFailure = (code, message) => new PostgresStoreError(code, message);
 
 // One fixed advisory-lock key for all Keyhold migrations, so two instances starting at once take turns.
 const MIGRATION_LOCK_KEY = 0x6b657968; // "keyh"
@@ -27,14 +26,7 @@ export async function migratePostgres(
   component: string,
   migrations: readonly Migration[],
 ): Promise<void> {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
-      throw new PostgresStoreError(
-        'ERR_MIGRATION_ORDER',
-        `${component} migrations must be numbered 1, 2, 3… in order`,
-      );
-    }
-  });
+  checkMigrationOrder(component, migrations, fail);
   await withTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS keyhold_migrations (
@@ -44,22 +36,7 @@ export async function migratePostgres(
       'SELECT version, name FROM keyhold_migrations WHERE component = $1 ORDER BY version',
       [component],
     );
-    for (const row of rows) {
-      const known = migrations[row.version - 1];
-      if (known === undefined) {
-        throw new PostgresStoreError(
-          'ERR_DATABASE_NEWER',
-          `the ${component} schema is at version ${row.version}, newer than this code knows; upgrade Keyhold`,
-        );
-      }
-      if (known.name !== row.name) {
-        throw new PostgresStoreError(
-          'ERR_MIGRATION_DRIFT',
-          `${component} migration ${row.version} was "${row.name}", code has "${known.name}"`,
-        );
-      }
-    }
-    for (const migration of migrations.slice(rows.length)) {
+    for (const migration of pendingMigrations(component, migrations, rows, fail)) {
       await client.query(migration.sql);
       await client.query('INSERT INTO keyhold_migrations (component, version, name) VALUES ($1, $2, $3)', [
         component,

@@ -1,18 +1,10 @@
-import type {
-  AuthorizationCodeRecord,
-  ClientRecord,
-  ClientType,
-  ConsentRecord,
-  OAuthStorage,
-  PendingAuthorizationRecord,
-  RefreshTokenRecord,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
+import type { OAuthStorage } from '@keyhold/oauth-core';
+import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { postgresColumns } from './row-mapping.js';
 import { statement } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
@@ -27,95 +19,7 @@ const REFRESH_TOKEN_COLUMNS =
   'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at';
 const CONSENT_COLUMNS = 'user_id, client_id, scopes, granted_at, expires_at';
 
-function toClient(row: Row): ClientRecord {
-  return withOptional(
-    {
-      clientId: text(row, 'client_id'),
-      redirectUris: stringArray(row, 'redirect_uris'),
-      grantTypes: stringArray(row, 'grant_types'),
-      responseTypes: stringArray(row, 'response_types'),
-      tokenEndpointAuthMethod: text(row, 'token_endpoint_auth_method') as TokenEndpointAuthMethod,
-      createdAt: integer(row, 'created_at'),
-    },
-    row,
-    {
-      clientName: 'client_name',
-      clientSecretHash: 'client_secret_hash',
-      scope: 'scope',
-      clientUri: 'client_uri',
-      logoUri: 'logo_uri',
-    },
-  );
-}
-
-function toCode(row: Row): AuthorizationCodeRecord {
-  return withOptional(
-    {
-      codeHash: text(row, 'code_hash'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      userId: text(row, 'user_id'),
-      redirectUri: text(row, 'redirect_uri'),
-      codeChallenge: text(row, 'code_challenge'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      authTime: integer(row, 'auth_time'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { nonce: 'nonce' },
-  );
-}
-
-function toPending(row: Row): PendingAuthorizationRecord {
-  return withOptional(
-    {
-      id: text(row, 'id'),
-      userId: text(row, 'user_id'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      clientName: text(row, 'client_name'),
-      clientHost: text(row, 'client_host'),
-      redirectUri: text(row, 'redirect_uri'),
-      codeChallenge: text(row, 'code_challenge'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { state: 'state', nonce: 'nonce' },
-  );
-}
-
-function toRefreshToken(row: Row): RefreshTokenRecord {
-  return withOptional(
-    {
-      tokenHash: text(row, 'token_hash'),
-      familyId: text(row, 'family_id'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      userId: text(row, 'user_id'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      createdAt: integer(row, 'created_at'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { consumedAt: 'consumed_at', revokedAt: 'revoked_at' },
-    'integer',
-  );
-}
-
-function toConsent(row: Row): ConsentRecord {
-  const scopes = text(row, 'scopes');
-  return {
-    userId: text(row, 'user_id'),
-    clientId: text(row, 'client_id'),
-    scopes: scopes === '' ? [] : scopes.split(' '),
-    grantedAt: integer(row, 'granted_at'),
-    expiresAt: integer(row, 'expires_at'),
-  };
-}
+const oauthRows = createOAuthRowMappers(postgresColumns);
 
 /**
  * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
@@ -254,7 +158,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     clients: {
       async get(tenant, clientId) {
         const row = first((await q.getClient([tenant, clientId])).rows);
-        return row && toClient(row);
+        return row && oauthRows.client(row);
       },
       async create(tenant, c) {
         await q.createClient([
@@ -295,7 +199,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async consume(tenant, codeHash) {
         const row = first((await q.consumeCode([tenant, codeHash])).rows);
-        return row && toCode(row);
+        return row && oauthRows.authorizationCode(row);
       },
     },
     pendingAuthorizations: {
@@ -319,11 +223,11 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async get(tenant, id) {
         const row = first((await q.getPending([tenant, id])).rows);
-        return row && toPending(row);
+        return row && oauthRows.pendingAuthorization(row);
       },
       async consume(tenant, id) {
         const row = first((await q.consumePending([tenant, id])).rows);
-        return row && toPending(row);
+        return row && oauthRows.pendingAuthorization(row);
       },
     },
     refreshTokens: {
@@ -345,19 +249,19 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async get(tenant, tokenHash) {
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
-        return row && toRefreshToken(row);
+        return row && oauthRows.refreshToken(row);
       },
       async consume(tenant, tokenHash, now) {
         const won = first((await q.markConsumed([tenant, tokenHash, now])).rows);
         if (won !== undefined) {
           // The WHERE clause saw consumed_at NULL, so the record as it was before is this one unmarked.
-          const { consumedAt: _, ...before } = toRefreshToken(won);
+          const { consumedAt: _, ...before } = oauthRows.refreshToken(won);
           return before;
         }
         // Lost, or consumed earlier, or unknown: this read runs after the winner's commit (the UPDATE
         // waited on its row lock), so it shows the winner's mark.
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
-        return row && toRefreshToken(row);
+        return row && oauthRows.refreshToken(row);
       },
       async revokeFamily(tenant, familyId, now) {
         await q.revokeFamily([tenant, familyId, now]);
@@ -368,7 +272,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         await q.saveConsent([tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt]);
       },
       async list(tenant, userId, clientId, now) {
-        return (await q.listConsents([tenant, userId, clientId, now])).rows.map(toConsent);
+        return (await q.listConsents([tenant, userId, clientId, now])).rows.map(oauthRows.consent);
       },
       async delete(tenant, userId, clientId) {
         await q.deleteConsents([tenant, userId, clientId]);

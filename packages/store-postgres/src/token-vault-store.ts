@@ -1,19 +1,17 @@
 import { randomToken } from '@keyhold/core';
+import { createTokenVaultRowMappers } from '@keyhold/store-sql-common';
 import type {
-  ElicitationRecord,
   Grant,
   GrantKey,
   GrantStore,
-  PendingAuthorization,
   PendingAuthorizationStore,
   RefreshLock,
-  StoredGrant,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { postgresColumns } from './row-mapping.js';
 import { statement } from './statements.js';
 import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 
@@ -26,26 +24,7 @@ const ELICITATION_COLUMNS =
 const PENDING_AUTHORIZATION_COLUMNS =
   'nonce_hash, elicitation_id, tenant_id, user_id, photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at';
 
-function toGrant(row: Row): StoredGrant {
-  const scopes = text(row, 'scopes');
-  const grant: StoredGrant = {
-    tenantId: text(row, 'tenant_id'),
-    userId: text(row, 'user_id'),
-    photonId: text(row, 'photon_id'),
-    provider: text(row, 'provider'),
-    scopes: scopes === '' ? [] : scopes.split(' '),
-    status: text(row, 'status') as Grant['status'],
-    accessTokenEncrypted: text(row, 'access_token_encrypted'),
-    createdAt: integer(row, 'created_at'),
-    updatedAt: integer(row, 'updated_at'),
-    version: integer(row, 'version'),
-  };
-  withOptional(grant, row, { refreshTokenEncrypted: 'refresh_token_encrypted' });
-  withOptional(grant, row, { tokenExpiresAt: 'token_expires_at' }, 'integer');
-  return row['granted_scopes'] === null
-    ? grant
-    : { ...grant, grantedScopes: stringArray(row, 'granted_scopes') };
-}
+const vaultRows = createTokenVaultRowMappers(postgresColumns);
 
 // $1…$5: the key.
 function keyValues(key: GrantKey): unknown[] {
@@ -119,14 +98,14 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
   return {
     async get(key) {
       const row = (await get(keyValues(key))).rows[0];
-      return row && toGrant(row);
+      return row && vaultRows.grant(row);
     },
     async put(grant) {
-      return toGrant((await put([...keyValues(grant), ...grantValues(grant)])).rows[0] as Row);
+      return vaultRows.grant((await put([...keyValues(grant), ...grantValues(grant)])).rows[0] as Row);
     },
     async compareAndSwap(grant, expectedVersion) {
       const row = (await swap([...keyValues(grant), ...grantValues(grant), expectedVersion])).rows[0];
-      return row && toGrant(row);
+      return row && vaultRows.grant(row);
     },
     async delete(key) {
       return (await remove(keyValues(key))).rowCount === 1;
@@ -134,39 +113,8 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
     async list({ tenantId, userId }) {
       const { rows } =
         userId === undefined ? await listTenant([tenantId]) : await listUser([tenantId, userId]);
-      return rows.map(toGrant);
+      return rows.map(vaultRows.grant);
     },
-  };
-}
-
-function toElicitation(row: Row): ElicitationRecord {
-  return {
-    elicitationId: text(row, 'elicitation_id'),
-    tenantId: text(row, 'tenant_id'),
-    userId: text(row, 'user_id'),
-    photonId: text(row, 'photon_id'),
-    provider: text(row, 'provider'),
-    scopes: stringArray(row, 'scopes'),
-    sessionId: text(row, 'session_id'),
-    message: text(row, 'message'),
-    createdAt: integer(row, 'created_at'),
-    expiresAt: integer(row, 'expires_at'),
-  };
-}
-
-function toPendingAuthorization(row: Row): PendingAuthorization {
-  return {
-    nonceHash: text(row, 'nonce_hash'),
-    elicitationId: text(row, 'elicitation_id'),
-    tenantId: text(row, 'tenant_id'),
-    userId: text(row, 'user_id'),
-    photonId: text(row, 'photon_id'),
-    provider: text(row, 'provider'),
-    scopes: stringArray(row, 'scopes'),
-    sessionId: text(row, 'session_id'),
-    codeVerifier: text(row, 'code_verifier'),
-    createdAt: integer(row, 'created_at'),
-    expiresAt: integer(row, 'expires_at'),
   };
 }
 
@@ -237,7 +185,7 @@ export async function createPostgresTokenVaultPendingStore(
     },
     async getElicitation(elicitationId, now) {
       const row = (await getElicitation([elicitationId, now])).rows[0];
-      return row && toElicitation(row);
+      return row && vaultRows.elicitation(row);
     },
     async deleteElicitation(elicitationId) {
       await deleteElicitation([elicitationId]);
@@ -259,8 +207,8 @@ export async function createPostgresTokenVaultPendingStore(
     },
     async consumeAuthorization(nonceHash, now) {
       const row = (await consumeAuthorization([nonceHash])).rows[0];
-      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
-      return toPendingAuthorization(row);
+      if (row === undefined || postgresColumns.integer(row, 'expires_at') <= now) return undefined;
+      return vaultRows.pendingAuthorization(row);
     },
   };
 }

@@ -1,30 +1,25 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
-import { createIsolatedPool, POSTGRES_URL, requirePostgres } from './postgres.js';
+import { POSTGRES_URL, requirePostgres, useIsolatedPool } from './postgres.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
 
 const available = await requirePostgres();
 
 describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQL)', () => {
-  let pool: pg.Pool;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ensureBuilt();
-    ({ pool, drop } = await createIsolatedPool());
-  }, 120_000);
-  afterAll(async () => {
-    await drop?.();
-  });
+  const db = useIsolatedPool();
+  beforeAll(() => ensureBuiltPackage(packageDir), 120_000);
 
   it('loses no write the host saw committed, and leaves the store usable', async () => {
-    const schema = ((await pool.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
+    const schema = ((await db.pool.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
     const child = spawn(process.execPath, [fixture, POSTGRES_URL, schema], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -40,8 +35,8 @@ describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQ
     }
     expect(await exited).toBe('SIGKILL');
 
-    const oauth = await createPostgresOAuthStorage(pool);
-    const claims = await createPostgresClaimStore(pool);
+    const oauth = await createPostgresOAuthStorage(db.pool);
+    const claims = await createPostgresClaimStore(db.pool);
     for (const tokenHash of reported.refresh) {
       expect((await oauth.refreshTokens.get('crash', tokenHash))?.consumedAt, tokenHash).toBeDefined();
     }

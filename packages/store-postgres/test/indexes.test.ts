@@ -1,26 +1,20 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS_POSTGRES_SWEPT_TABLES, createPostgresClaimStore } from '../src/claim-store.js';
 import { OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
 import { startExpirySweeper } from '../src/sweeper.js';
 import { TOKEN_VAULT_POSTGRES_SWEPT_TABLES } from '../src/token-vault-schema.js';
 import { createPostgresTokenVaultStorage } from '../src/token-vault-store.js';
-import { createIsolatedPool, requirePostgres } from './postgres.js';
+import { requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
 
 describe.skipIf(!available)('PostgreSQL schema', () => {
-  let pool: pg.Pool;
-  let drop: () => Promise<void>;
+  const db = useIsolatedPool();
   beforeAll(async () => {
-    ({ pool, drop } = await createIsolatedPool());
-    await createPostgresOAuthStorage(pool);
-    await createPostgresTokenVaultStorage(pool);
-    await createPostgresClaimStore(pool);
-  });
-  afterAll(async () => {
-    await drop?.();
+    await createPostgresOAuthStorage(db.pool);
+    await createPostgresTokenVaultStorage(db.pool);
+    await createPostgresClaimStore(db.pool);
   });
 
   it('serves every lookup by key from an index (O(log n)), never a sequential scan', async () => {
@@ -48,7 +42,7 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
       ['DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = $1', ['k']],
       ['SELECT * FROM keyhold_claims WHERE code = $1', ['ABCDEF']],
     ];
-    const client = await pool.connect();
+    const client = await db.pool.connect();
     try {
       // On near-empty tables the planner rightly prefers a scan; forbidding it shows an index can serve.
       await client.query('SET enable_seqscan = off');
@@ -65,10 +59,10 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
 
   it('the exported swept-table lists name tables with an indexed expires_at the sweeper can prune', async () => {
     const now = 1_000_000;
-    const storage = await createPostgresOAuthStorage(pool);
+    const storage = await createPostgresOAuthStorage(db.pool);
     await storage.revokedAccessTokens.revoke('t', 'old', now - 1);
     await storage.revokedAccessTokens.revoke('t', 'live', now + 1);
-    const sweeper = startExpirySweeper(pool, {
+    const sweeper = startExpirySweeper(db.pool, {
       tables: [
         ...OAUTH_POSTGRES_SWEPT_TABLES,
         ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES,

@@ -1,20 +1,12 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../src/migrations.js';
 import { startExpirySweeper } from '../src/sweeper.js';
-import { createIsolatedPool, requirePostgres } from './postgres.js';
+import { requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
 
 describe.skipIf(!available)('migratePostgres: versioned, forward-only, safe under concurrent starts', () => {
-  let pool: pg.Pool;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ pool, drop } = await createIsolatedPool());
-  });
-  afterAll(async () => {
-    await drop?.();
-  });
+  const db = useIsolatedPool();
 
   const v1 = {
     version: 1,
@@ -24,8 +16,8 @@ describe.skipIf(!available)('migratePostgres: versioned, forward-only, safe unde
   const v2 = { version: 2, name: 'add body', sql: 'ALTER TABLE notes ADD COLUMN body TEXT' };
 
   it('applies each migration exactly once even when five instances start at once', async () => {
-    await Promise.all(Array.from({ length: 5 }, () => migratePostgres(pool, 'notes', [v1, v2])));
-    const { rows } = await pool.query(
+    await Promise.all(Array.from({ length: 5 }, () => migratePostgres(db.pool, 'notes', [v1, v2])));
+    const { rows } = await db.pool.query(
       'SELECT version FROM keyhold_migrations WHERE component = $1 ORDER BY version',
       ['notes'],
     );
@@ -33,31 +25,33 @@ describe.skipIf(!available)('migratePostgres: versioned, forward-only, safe unde
   });
 
   it('refuses a database migrated by newer code', async () => {
-    await expect(migratePostgres(pool, 'notes', [v1])).rejects.toMatchObject({ code: 'ERR_DATABASE_NEWER' });
+    await expect(migratePostgres(db.pool, 'notes', [v1])).rejects.toMatchObject({
+      code: 'ERR_DATABASE_NEWER',
+    });
   });
 
   it('refuses drift between recorded and coded names', async () => {
-    await expect(migratePostgres(pool, 'notes', [v1, { ...v2, name: 'renamed' }])).rejects.toMatchObject({
+    await expect(migratePostgres(db.pool, 'notes', [v1, { ...v2, name: 'renamed' }])).rejects.toMatchObject({
       code: 'ERR_MIGRATION_DRIFT',
     });
   });
 
   it('rolls back a failing migration entirely', async () => {
     const bad = { version: 1, name: 'bad', sql: 'CREATE TABLE t1 (id TEXT); CREATE TABLE t1 (id TEXT);' };
-    await expect(migratePostgres(pool, 'bad', [bad])).rejects.toThrow();
-    const { rows } = await pool.query(
+    await expect(migratePostgres(db.pool, 'bad', [bad])).rejects.toThrow();
+    const { rows } = await db.pool.query(
       "SELECT count(*)::int AS n FROM keyhold_migrations WHERE component = 'bad'",
     );
     expect(rows[0].n).toBe(0);
   });
 
   it('sweeps expired rows in bounded batches and leaves live ones', async () => {
-    await pool.query('DELETE FROM notes');
+    await db.pool.query('DELETE FROM notes');
     const now = 1_000_000;
     for (let i = 0; i < 25; i++)
-      await pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', [`old${i}`, now - 1]);
-    await pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', ['live', now + 1]);
-    const sweeper = startExpirySweeper(pool, {
+      await db.pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', [`old${i}`, now - 1]);
+    await db.pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', ['live', now + 1]);
+    const sweeper = startExpirySweeper(db.pool, {
       tables: [{ table: 'notes' }],
       batchSize: 10,
       maxBatchesPerSweep: 2,
@@ -66,7 +60,7 @@ describe.skipIf(!available)('migratePostgres: versioned, forward-only, safe unde
     expect(await sweeper.sweepOnce()).toBe(20); // bounded: two batches of ten
     expect(await sweeper.sweepOnce()).toBe(5);
     await sweeper.stop();
-    const { rows } = await pool.query('SELECT id FROM notes');
+    const { rows } = await db.pool.query('SELECT id FROM notes');
     expect(rows.map((r) => r.id)).toEqual(['live']);
   });
 });

@@ -1,27 +1,15 @@
 import { describeOAuthStorageConformance } from '@keyhold/oauth-core/testing';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
-import { createIsolatedPool, requirePostgres } from './postgres.js';
+import { freshStore, requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
 
 describe.skipIf(!available)('PostgreSQL oauth storage', () => {
-  let pool: pg.Pool;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ pool, drop } = await createIsolatedPool());
-  });
-  afterAll(async () => {
-    await drop?.();
-  });
+  const db = useIsolatedPool();
 
-  describeOAuthStorageConformance('postgres', async () => {
-    const storage = await createPostgresOAuthStorage(pool);
-    // A fresh store per test, as the suite asks: empty every table (clients have no expiry column).
-    const tables = ['keyhold_oauth_clients', ...OAUTH_POSTGRES_SWEPT_TABLES.map((t) => t.table)];
-    await pool.query(`TRUNCATE ${tables.join(', ')}`);
-    return storage;
-  });
+  // Every table, clients included (they have no expiry column, so are not swept).
+  const tables = ['keyhold_oauth_clients', ...OAUTH_POSTGRES_SWEPT_TABLES.map((t) => t.table)];
+  describeOAuthStorageConformance('postgres', freshStore(db, tables, createPostgresOAuthStorage));
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
 /** The PostgreSQL these tests use: this machine's (127.0.0.1:5432, trust auth, database `test`). */
 export const POSTGRES_URL: string =
@@ -53,5 +54,41 @@ export async function createIsolatedPool(
       await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
       await cleanup.end();
     },
+  };
+}
+
+/**
+ * Inside a `describe`: an isolated pool created before its tests and dropped after them. Read `.pool` in
+ * hooks and tests (it does not exist while the suite is being collected).
+ */
+export function useIsolatedPool(): { readonly pool: pg.Pool } {
+  let isolated: { pool: pg.Pool; drop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    isolated = await createIsolatedPool();
+  });
+  afterAll(async () => {
+    await isolated?.drop();
+  });
+  return {
+    get pool(): pg.Pool {
+      if (isolated === undefined) throw new Error('the isolated pool exists only in hooks and tests');
+      return isolated.pool;
+    },
+  };
+}
+
+/**
+ * A factory for the conformance suites, which want an empty store per test: makes the store (running its
+ * migrations) and then empties `tables`.
+ */
+export function freshStore<T>(
+  db: { readonly pool: pg.Pool },
+  tables: readonly string[],
+  make: (pool: pg.Pool) => Promise<T>,
+): () => Promise<T> {
+  return async () => {
+    const store = await make(db.pool);
+    await db.pool.query(`TRUNCATE ${tables.join(', ')}`);
+    return store;
   };
 }

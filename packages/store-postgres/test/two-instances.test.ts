@@ -4,22 +4,20 @@ import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresUserStore } from '../src/federated-store.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
 import { createPostgresTokenVaultStorage } from '../src/token-vault-store.js';
-import { createIsolatedPool, POSTGRES_URL, requirePostgres } from './postgres.js';
+import { POSTGRES_URL, requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
 
 describe.skipIf(!available)('two instances, each with its own pool, on one database', () => {
-  let first: pg.Pool;
+  const db = useIsolatedPool();
   let second: pg.Pool;
-  let drop: () => Promise<void>;
   beforeAll(async () => {
-    ({ pool: first, drop } = await createIsolatedPool());
-    const schema = ((await first.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
+    const schema = ((await db.pool.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
     second = new pg.Pool({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}`, max: 10 });
   });
+  // After hooks run in reverse: this pool ends before the isolated one drops the schema.
   afterAll(async () => {
     await second?.end();
-    await drop?.();
   });
 
   /** Runs `attempt` 25 times on each instance at once. */
@@ -27,13 +25,13 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
     make: (pool: pg.Pool) => Promise<T>,
     attempt: (store: T, i: number) => Promise<boolean>,
   ) {
-    const stores = await Promise.all([make(first), make(second)]);
+    const stores = await Promise.all([make(db.pool), make(second)]);
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => attempt(stores[i % 2] as T, i)));
     return results.filter(Boolean).length;
   }
 
   it('50 refreshes of one token split across both: exactly one sees it unconsumed', async () => {
-    const oauth = await createPostgresOAuthStorage(first);
+    const oauth = await createPostgresOAuthStorage(db.pool);
     await oauth.refreshTokens.save('t', {
       tokenHash: 'shared',
       familyId: 'f',
@@ -53,7 +51,7 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
   });
 
   it('50 compare-and-swaps of one grant version split across both: exactly one wins', async () => {
-    const vault = await createPostgresTokenVaultStorage(first);
+    const vault = await createPostgresTokenVaultStorage(db.pool);
     const grant = {
       tenantId: 't',
       userId: 'u',
@@ -102,7 +100,7 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
     await claims.insert({ code: 'BEFORE', scopeDir: '/', createdAt: 0, expiresAt: 1 });
     // Use the prepared statements on every pooled connection of this instance.
     await Promise.all(Array.from({ length: 10 }, () => claims.get('BEFORE')));
-    await first.query('ALTER TABLE keyhold_claims ADD COLUMN added_by_newer_code TEXT');
+    await db.pool.query('ALTER TABLE keyhold_claims ADD COLUMN added_by_newer_code TEXT');
     expect(await claims.get('BEFORE')).toMatchObject({ code: 'BEFORE' });
     expect((await claims.list()).map((r) => r.code)).toContain('BEFORE');
   });

@@ -1,9 +1,10 @@
-import type { ClaimRecord, ClaimStore } from '@keyhold/claim-codes';
+import type { ClaimStore } from '@keyhold/claim-codes';
+import { createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import type { Migration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { integer, text, withOptional } from './row-mapping.js';
+import { sqliteColumns } from './row-mapping.js';
 
 /**
  * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
@@ -39,18 +40,7 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  */
 export const CLAIMS_SQLITE_SWEPT_TABLES: readonly string[] = ['keyhold_claims'];
 
-function toClaim(row: Row): ClaimRecord {
-  return withOptional(
-    {
-      code: text(row, 'code'),
-      scopeDir: text(row, 'scope_dir'),
-      createdAt: integer(row, 'created_at'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { label: 'label' },
-  );
-}
+const toClaim = createClaimRowMapper(sqliteColumns);
 
 /**
  * The claim-codes {@link ClaimStore} on SQLite, after running the `claims` migrations. `insert` is one

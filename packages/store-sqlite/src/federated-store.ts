@@ -1,10 +1,13 @@
 import { randomToken } from '@keyhold/core';
-import type { LoginTransaction, LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { integer, text, withOptional } from './row-mapping.js';
+import { sqliteColumns } from './row-mapping.js';
+
+const oauthRows = createOAuthRowMappers(sqliteColumns);
 
 /**
  * The federated-login {@link UserStore} on SQLite: identities keyed on (issuer, subject) exactly as the
@@ -32,34 +35,17 @@ export function createSqliteUserStore(db: SqliteDatabase): UserStore {
   return {
     async findOrCreateUser({ issuer, subject }, { now }) {
       const created = insert.get(issuer, subject, `usr_${randomToken(16)}`, now) as Row | undefined;
-      if (created !== undefined) return { userId: text(created, 'user_id'), created: true };
-      return { userId: text(find.get(issuer, subject) as Row, 'user_id'), created: false };
+      if (created !== undefined) return { userId: sqliteColumns.text(created, 'user_id'), created: true };
+      return { userId: sqliteColumns.text(find.get(issuer, subject) as Row, 'user_id'), created: false };
     },
     async findUser({ issuer, subject }) {
       const row = find.get(issuer, subject) as Row | undefined;
-      return row && text(row, 'user_id');
+      return row && sqliteColumns.text(row, 'user_id');
     },
     async listIdentities(userId) {
-      return (list.all(userId) as Row[]).map((row) => ({
-        issuer: text(row, 'issuer'),
-        subject: text(row, 'subject'),
-      }));
+      return (list.all(userId) as Row[]).map(oauthRows.federatedIdentity);
     },
   };
-}
-
-function toTransaction(row: Row): LoginTransaction {
-  return withOptional(
-    {
-      id: text(row, 'id'),
-      providerId: text(row, 'provider_id'),
-      codeVerifier: text(row, 'code_verifier'),
-      nonce: text(row, 'nonce'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { returnTo: 'return_to' },
-  );
 }
 
 /**
@@ -84,8 +70,8 @@ export function createSqliteLoginTransactionStore(db: SqliteDatabase): LoginTran
     },
     async consume(id, now) {
       const row = consume.get(id) as Row | undefined;
-      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
-      return toTransaction(row);
+      if (row === undefined || sqliteColumns.integer(row, 'expires_at') <= now) return undefined;
+      return oauthRows.loginTransaction(row);
     },
   };
 }

@@ -1,108 +1,12 @@
-import type {
-  AuthorizationCodeRecord,
-  ClientRecord,
-  ClientType,
-  ConsentRecord,
-  OAuthStorage,
-  PendingAuthorizationRecord,
-  RefreshTokenRecord,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
+import type { OAuthStorage, RefreshTokenRecord } from '@keyhold/oauth-core';
+import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { sqliteColumns } from './row-mapping.js';
 
-function toClient(row: Row): ClientRecord {
-  return withOptional(
-    {
-      clientId: text(row, 'client_id'),
-      redirectUris: stringArray(row, 'redirect_uris'),
-      grantTypes: stringArray(row, 'grant_types'),
-      responseTypes: stringArray(row, 'response_types'),
-      tokenEndpointAuthMethod: text(row, 'token_endpoint_auth_method') as TokenEndpointAuthMethod,
-      createdAt: integer(row, 'created_at'),
-    },
-    row,
-    {
-      clientName: 'client_name',
-      clientSecretHash: 'client_secret_hash',
-      scope: 'scope',
-      clientUri: 'client_uri',
-      logoUri: 'logo_uri',
-    },
-  );
-}
-
-function toCode(row: Row): AuthorizationCodeRecord {
-  return withOptional(
-    {
-      codeHash: text(row, 'code_hash'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      userId: text(row, 'user_id'),
-      redirectUri: text(row, 'redirect_uri'),
-      codeChallenge: text(row, 'code_challenge'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      authTime: integer(row, 'auth_time'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { nonce: 'nonce' },
-  );
-}
-
-function toPending(row: Row): PendingAuthorizationRecord {
-  return withOptional(
-    {
-      id: text(row, 'id'),
-      userId: text(row, 'user_id'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      clientName: text(row, 'client_name'),
-      clientHost: text(row, 'client_host'),
-      redirectUri: text(row, 'redirect_uri'),
-      codeChallenge: text(row, 'code_challenge'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { state: 'state', nonce: 'nonce' },
-  );
-}
-
-function toRefreshToken(row: Row): RefreshTokenRecord {
-  return withOptional(
-    {
-      tokenHash: text(row, 'token_hash'),
-      familyId: text(row, 'family_id'),
-      clientId: text(row, 'client_id'),
-      clientType: text(row, 'client_type') as ClientType,
-      userId: text(row, 'user_id'),
-      scope: text(row, 'scope'),
-      resources: stringArray(row, 'resources'),
-      createdAt: integer(row, 'created_at'),
-      expiresAt: integer(row, 'expires_at'),
-    },
-    row,
-    { consumedAt: 'consumed_at', revokedAt: 'revoked_at' },
-    'integer',
-  );
-}
-
-function toConsent(row: Row): ConsentRecord {
-  const scopes = text(row, 'scopes');
-  return {
-    userId: text(row, 'user_id'),
-    clientId: text(row, 'client_id'),
-    scopes: scopes === '' ? [] : scopes.split(' '),
-    grantedAt: integer(row, 'granted_at'),
-    expiresAt: integer(row, 'expires_at'),
-  };
-}
+const oauthRows = createOAuthRowMappers(sqliteColumns);
 
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
@@ -176,7 +80,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
       if (row === undefined) return undefined;
       if (row['consumed_at'] === null) q.markConsumed.run(now, tenant, tokenHash);
-      return toRefreshToken(row);
+      return oauthRows.refreshToken(row);
     },
   );
 
@@ -184,7 +88,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     clients: {
       async get(tenant, clientId) {
         const row = q.getClient.get(tenant, clientId) as Row | undefined;
-        return row && toClient(row);
+        return row && oauthRows.client(row);
       },
       async create(tenant, c) {
         q.createClient.run(
@@ -225,7 +129,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async consume(tenant, codeHash) {
         const row = q.consumeCode.get(tenant, codeHash) as Row | undefined;
-        return row && toCode(row);
+        return row && oauthRows.authorizationCode(row);
       },
     },
     pendingAuthorizations: {
@@ -249,11 +153,11 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async get(tenant, id) {
         const row = q.getPending.get(tenant, id) as Row | undefined;
-        return row && toPending(row);
+        return row && oauthRows.pendingAuthorization(row);
       },
       async consume(tenant, id) {
         const row = q.consumePending.get(tenant, id) as Row | undefined;
-        return row && toPending(row);
+        return row && oauthRows.pendingAuthorization(row);
       },
     },
     refreshTokens: {
@@ -275,7 +179,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async get(tenant, tokenHash) {
         const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
-        return row && toRefreshToken(row);
+        return row && oauthRows.refreshToken(row);
       },
       async consume(tenant, tokenHash, now) {
         return consumeRefresh.immediate(tenant, tokenHash, now);
@@ -289,7 +193,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         q.saveConsent.run(tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt);
       },
       async list(tenant, userId, clientId, now) {
-        return (q.listConsents.all(tenant, userId, clientId, now) as Row[]).map(toConsent);
+        return (q.listConsents.all(tenant, userId, clientId, now) as Row[]).map(oauthRows.consent);
       },
       async delete(tenant, userId, clientId) {
         q.deleteConsents.run(tenant, userId, clientId);

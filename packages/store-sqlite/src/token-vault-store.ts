@@ -1,45 +1,19 @@
 import { randomToken } from '@keyhold/core';
+import { createTokenVaultRowMappers } from '@keyhold/store-sql-common';
 import type {
-  ElicitationRecord,
   Grant,
   GrantStore,
-  PendingAuthorization,
   PendingAuthorizationStore,
   RefreshLock,
-  StoredGrant,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { integer, stringArray, text, withOptional } from './row-mapping.js';
+import { sqliteColumns } from './row-mapping.js';
 import { TOKEN_VAULT_SQLITE_MIGRATIONS } from './token-vault-schema.js';
 
-function splitScopes(joined: string): string[] {
-  return joined === '' ? [] : joined.split(' ');
-}
-
-function toGrant(row: Row): StoredGrant {
-  const grant = withOptional(
-    {
-      tenantId: text(row, 'tenant_id'),
-      userId: text(row, 'user_id'),
-      photonId: text(row, 'photon_id'),
-      provider: text(row, 'provider'),
-      scopes: splitScopes(text(row, 'scopes')),
-      status: text(row, 'status') as Grant['status'],
-      accessTokenEncrypted: text(row, 'access_token_encrypted'),
-      createdAt: integer(row, 'created_at'),
-      updatedAt: integer(row, 'updated_at'),
-      version: integer(row, 'version'),
-    } as StoredGrant,
-    row,
-    { refreshTokenEncrypted: 'refresh_token_encrypted' },
-  );
-  const out = withOptional(grant, row, { tokenExpiresAt: 'token_expires_at' }, 'integer');
-  if (row['granted_scopes'] !== null) return { ...out, grantedScopes: stringArray(row, 'granted_scopes') };
-  return out;
-}
+const vaultRows = createTokenVaultRowMappers(sqliteColumns);
 
 function grantValues(grant: Grant): unknown[] {
   return [
@@ -101,14 +75,14 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
   return {
     async get(key) {
       const row = get.get(...keyValues(key)) as Row | undefined;
-      return row && toGrant(row);
+      return row && vaultRows.grant(row);
     },
     async put(grant) {
-      return toGrant(put.get(...keyValues(grant), ...grantValues(grant)) as Row);
+      return vaultRows.grant(put.get(...keyValues(grant), ...grantValues(grant)) as Row);
     },
     async compareAndSwap(grant, expectedVersion) {
       const row = swap.get(...grantValues(grant), ...keyValues(grant), expectedVersion) as Row | undefined;
-      return row && toGrant(row);
+      return row && vaultRows.grant(row);
     },
     async delete(key) {
       return remove.run(...keyValues(key)).changes === 1;
@@ -117,39 +91,8 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
       const rows = (
         userId === undefined ? listTenant.all(tenantId) : listUser.all(tenantId, userId)
       ) as Row[];
-      return rows.map(toGrant);
+      return rows.map(vaultRows.grant);
     },
-  };
-}
-
-function toElicitation(row: Row): ElicitationRecord {
-  return {
-    elicitationId: text(row, 'elicitation_id'),
-    tenantId: text(row, 'tenant_id'),
-    userId: text(row, 'user_id'),
-    photonId: text(row, 'photon_id'),
-    provider: text(row, 'provider'),
-    scopes: stringArray(row, 'scopes'),
-    sessionId: text(row, 'session_id'),
-    message: text(row, 'message'),
-    createdAt: integer(row, 'created_at'),
-    expiresAt: integer(row, 'expires_at'),
-  };
-}
-
-function toPendingAuthorization(row: Row): PendingAuthorization {
-  return {
-    nonceHash: text(row, 'nonce_hash'),
-    elicitationId: text(row, 'elicitation_id'),
-    tenantId: text(row, 'tenant_id'),
-    userId: text(row, 'user_id'),
-    photonId: text(row, 'photon_id'),
-    provider: text(row, 'provider'),
-    scopes: stringArray(row, 'scopes'),
-    sessionId: text(row, 'session_id'),
-    codeVerifier: text(row, 'code_verifier'),
-    createdAt: integer(row, 'created_at'),
-    expiresAt: integer(row, 'expires_at'),
   };
 }
 
@@ -197,7 +140,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
     },
     async getElicitation(elicitationId, now) {
       const row = getElicitation.get(elicitationId, now) as Row | undefined;
-      return row && toElicitation(row);
+      return row && vaultRows.elicitation(row);
     },
     async deleteElicitation(elicitationId) {
       deleteElicitation.run(elicitationId);
@@ -219,8 +162,8 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
     },
     async consumeAuthorization(nonceHash, now) {
       const row = consumeAuthorization.get(nonceHash) as Row | undefined;
-      if (row === undefined || integer(row, 'expires_at') <= now) return undefined;
-      return toPendingAuthorization(row);
+      if (row === undefined || sqliteColumns.integer(row, 'expires_at') <= now) return undefined;
+      return vaultRows.pendingAuthorization(row);
     },
   };
 }

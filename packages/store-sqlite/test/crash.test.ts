@@ -1,24 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteClaimStore } from '../src/claim-store.js';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
+import { temporaryDatabases } from './temp-database.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const fixture = join(packageDir, 'test/fixtures/write-burst.mjs');
 
-let dir: string;
-beforeAll(() => {
-  ensureBuilt();
-  dir = mkdtempSync(join(tmpdir(), 'keyhold-crash-'));
-}, 120_000);
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const databases = temporaryDatabases();
+beforeAll(() => ensureBuiltPackage(packageDir), 120_000);
 
 /** Starts the burst, SIGKILLs the child once it has reported `killAfter` commits, and returns what it reported. */
 async function burstAndKill(
@@ -44,7 +40,7 @@ async function burstAndKill(
 
 describe('a SIGKILL during a write burst', () => {
   it('loses no write the process saw committed, and leaves a sound, usable database', async () => {
-    const path = join(dir, 'keyhold.db');
+    const path = databases.path();
     const reported = await burstAndKill(path, 2000);
     expect(reported.refresh.length).toBeGreaterThan(500);
 

@@ -1,27 +1,23 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../src/database.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
-import { ensureBuilt, packageDir } from './built-package.js';
+import { temporaryDatabases } from './temp-database.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const run = promisify(execFile);
 
-let dir: string | undefined;
-beforeAll(() => {
-  ensureBuilt();
-  dir = mkdtempSync(join(tmpdir(), 'keyhold-race-'));
-}, 120_000);
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const databases = temporaryDatabases();
+beforeAll(() => ensureBuiltPackage(packageDir), 120_000);
 
 describe('single-use operations across processes sharing one file', () => {
   it('each refresh token, code, claim code and lease is won by exactly one of four processes', async () => {
-    const path = join(dir as string, 'keyhold.db');
+    const path = databases.path();
     const count = 1500;
     const db = openSqliteDatabase(path);
     const oauth = createSqliteOAuthStorage(db);
@@ -54,9 +50,11 @@ describe('single-use operations across processes sharing one file', () => {
     db.exec('COMMIT');
     db.close();
 
+    // Far enough ahead for all four to have started and opened the file, even on a loaded machine.
+    const startAt = String(Date.now() + 2000);
     const outputs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        run(process.execPath, [join(packageDir, 'test/fixtures/race.mjs'), path, String(count)]),
+        run(process.execPath, [join(packageDir, 'test/fixtures/race.mjs'), path, String(count), startAt]),
       ),
     );
     const perProcess = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);

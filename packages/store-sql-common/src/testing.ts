@@ -1,13 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-/** This package's folder. */
-export const packageDir: string = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-function resolvesAtRuntime(specifier: string): boolean {
+function resolvesAtRuntime(packageDir: string, specifier: string): boolean {
   try {
     createRequire(join(packageDir, 'package.json')).resolve(specifier);
     return true;
@@ -17,13 +13,27 @@ function resolvesAtRuntime(specifier: string): boolean {
 }
 
 /**
- * Child-process tests run the built package, as a host would. Builds what is missing: the workspace
- * packages it imports at run time when their `dist/` is absent, and this package's JavaScript when it is
- * missing or older than a source file (JavaScript only: the declarations do not matter to a child).
+ * Child-process tests of a store run the built package, as a host would. Builds what is missing: the
+ * workspace packages it imports at run time when any of their `dist/` is absent, and the package's own
+ * JavaScript when it is missing or older than a source file (JavaScript only: the declarations do not
+ * matter to a child). Test-only: it shells out to `pnpm` in a workspace checkout.
+ *
+ * @example
+ * ```ts
+ * const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+ * beforeAll(() => ensureBuiltPackage(packageDir));
+ * ```
  */
-export function ensureBuilt(): void {
-  if (!resolvesAtRuntime('@keyhold/core')) {
-    execFileSync('pnpm', ['--filter', '@keyhold/store-postgres^...', 'run', 'build'], {
+export function ensureBuiltPackage(packageDir: string): void {
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    name: string;
+    dependencies?: Record<string, string>;
+  };
+  const workspaceDependencies = Object.keys(manifest.dependencies ?? {}).filter((name) =>
+    name.startsWith('@keyhold/'),
+  );
+  if (!workspaceDependencies.every((name) => resolvesAtRuntime(packageDir, name))) {
+    execFileSync('pnpm', ['--filter', `${manifest.name}^...`, 'run', 'build'], {
       cwd: packageDir,
       stdio: 'ignore',
     });

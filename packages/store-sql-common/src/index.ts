@@ -1,0 +1,9 @@
+export { createClaimRowMapper } from './claim-rows.js';
+export type { ColumnEncoding, ColumnReader, Row } from './column-reader.js';
+export { createColumnReader, splitScopes } from './column-reader.js';
+export type { Migration, MigrationFailure, MigrationProblemCode } from './migration-plan.js';
+export { checkMigrationOrder, pendingMigrations } from './migration-plan.js';
+export type { OAuthRowMappers } from './oauth-rows.js';
+export { createOAuthRowMappers } from './oauth-rows.js';
+export type { TokenVaultRowMappers } from './token-vault-rows.js';
+export { createTokenVaultRowMappers } from './token-vault-rows.js';

@@ -1,0 +1,127 @@
+import type {
+  AuthorizationCodeRecord,
+  ClientRecord,
+  ClientType,
+  ConsentRecord,
+  FederatedIdentity,
+  LoginTransaction,
+  PendingAuthorizationRecord,
+  RefreshTokenRecord,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
+import type { ColumnReader, Row } from './column-reader.js';
+import { splitScopes, withOptional } from './column-reader.js';
+
+/** Row → record for every table of the `oauth` schema, in either dialect. */
+export interface OAuthRowMappers {
+  client(row: Row): ClientRecord;
+  authorizationCode(row: Row): AuthorizationCodeRecord;
+  pendingAuthorization(row: Row): PendingAuthorizationRecord;
+  refreshToken(row: Row): RefreshTokenRecord;
+  consent(row: Row): ConsentRecord;
+  loginTransaction(row: Row): LoginTransaction;
+  federatedIdentity(row: Row): FederatedIdentity;
+}
+
+/**
+ * The `oauth` schema's row mappers over one dialect's {@link ColumnReader}. NULL columns become absent
+ * optional fields. The functions do not use `this`, so they can be passed to `Array.prototype.map`.
+ *
+ * @example
+ * ```ts
+ * const rows = createOAuthRowMappers(sqliteColumns);
+ * const client = rows.client(db.prepare('SELECT * FROM keyhold_oauth_clients').get() as Row);
+ * ```
+ */
+export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
+  return {
+    client: (row) =>
+      withOptional<ClientRecord>(
+        {
+          clientId: c.text(row, 'client_id'),
+          redirectUris: c.stringArray(row, 'redirect_uris'),
+          grantTypes: c.stringArray(row, 'grant_types'),
+          responseTypes: c.stringArray(row, 'response_types'),
+          tokenEndpointAuthMethod: c.text(row, 'token_endpoint_auth_method') as TokenEndpointAuthMethod,
+          createdAt: c.integer(row, 'created_at'),
+        },
+        {
+          clientName: c.optionalText(row, 'client_name'),
+          clientSecretHash: c.optionalText(row, 'client_secret_hash'),
+          scope: c.optionalText(row, 'scope'),
+          clientUri: c.optionalText(row, 'client_uri'),
+          logoUri: c.optionalText(row, 'logo_uri'),
+        },
+      ),
+    authorizationCode: (row) =>
+      withOptional<AuthorizationCodeRecord>(
+        {
+          codeHash: c.text(row, 'code_hash'),
+          clientId: c.text(row, 'client_id'),
+          clientType: c.text(row, 'client_type') as ClientType,
+          userId: c.text(row, 'user_id'),
+          redirectUri: c.text(row, 'redirect_uri'),
+          codeChallenge: c.text(row, 'code_challenge'),
+          scope: c.text(row, 'scope'),
+          resources: c.stringArray(row, 'resources'),
+          authTime: c.integer(row, 'auth_time'),
+          expiresAt: c.integer(row, 'expires_at'),
+        },
+        { nonce: c.optionalText(row, 'nonce') },
+      ),
+    pendingAuthorization: (row) =>
+      withOptional<PendingAuthorizationRecord>(
+        {
+          id: c.text(row, 'id'),
+          userId: c.text(row, 'user_id'),
+          clientId: c.text(row, 'client_id'),
+          clientType: c.text(row, 'client_type') as ClientType,
+          clientName: c.text(row, 'client_name'),
+          clientHost: c.text(row, 'client_host'),
+          redirectUri: c.text(row, 'redirect_uri'),
+          codeChallenge: c.text(row, 'code_challenge'),
+          scope: c.text(row, 'scope'),
+          resources: c.stringArray(row, 'resources'),
+          expiresAt: c.integer(row, 'expires_at'),
+        },
+        { state: c.optionalText(row, 'state'), nonce: c.optionalText(row, 'nonce') },
+      ),
+    refreshToken: (row) =>
+      withOptional<RefreshTokenRecord>(
+        {
+          tokenHash: c.text(row, 'token_hash'),
+          familyId: c.text(row, 'family_id'),
+          clientId: c.text(row, 'client_id'),
+          clientType: c.text(row, 'client_type') as ClientType,
+          userId: c.text(row, 'user_id'),
+          scope: c.text(row, 'scope'),
+          resources: c.stringArray(row, 'resources'),
+          createdAt: c.integer(row, 'created_at'),
+          expiresAt: c.integer(row, 'expires_at'),
+        },
+        {
+          consumedAt: c.optionalInteger(row, 'consumed_at'),
+          revokedAt: c.optionalInteger(row, 'revoked_at'),
+        },
+      ),
+    consent: (row) => ({
+      userId: c.text(row, 'user_id'),
+      clientId: c.text(row, 'client_id'),
+      scopes: splitScopes(c.text(row, 'scopes')),
+      grantedAt: c.integer(row, 'granted_at'),
+      expiresAt: c.integer(row, 'expires_at'),
+    }),
+    loginTransaction: (row) =>
+      withOptional<LoginTransaction>(
+        {
+          id: c.text(row, 'id'),
+          providerId: c.text(row, 'provider_id'),
+          codeVerifier: c.text(row, 'code_verifier'),
+          nonce: c.text(row, 'nonce'),
+          expiresAt: c.integer(row, 'expires_at'),
+        },
+        { returnTo: c.optionalText(row, 'return_to') },
+      ),
+    federatedIdentity: (row) => ({ issuer: c.text(row, 'issuer'), subject: c.text(row, 'subject') }),
+  };
+}
