@@ -22,7 +22,14 @@ export interface HostProcess {
 export async function startHost(env: Record<string, string> = {}): Promise<HostProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyhold-conformance-'));
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'examples/host/dist/main.js')], {
-    env: { ...process.env, PORT: '0', KEYHOLD_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SVC_SINGLE_USER: '1', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      KEYHOLD_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      SVC_SINGLE_USER: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
