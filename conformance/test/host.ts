@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startHost as startExampleHost } from '../../examples/host/test/host-process.js';
 
 export const packageDir: string = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot: string = join(packageDir, '..');
@@ -20,43 +18,14 @@ export interface HostProcess {
 }
 
 export async function startHost(env: Record<string, string> = {}): Promise<HostProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'keyhold-conformance-'));
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'examples/host/dist/main.js')], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      KEYHOLD_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SVC_SINGLE_USER: '1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /Keyhold example host listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`host exited with ${code}:\n${out}`)));
-  });
+  // The example host's own test helper starts it exactly as its tests do (single-user, a fresh data dir).
+  const host = await startExampleHost(env);
   return {
-    url,
-    issuer: `${url}/tenant/demo`,
-    mcpUrl: `${url}/tenant/demo/mcp`,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    url: host.url,
+    issuer: `${host.url}/tenant/demo`,
+    mcpUrl: `${host.url}/tenant/demo/mcp`,
+    output: host.output,
+    stop: () => host.stop({ removeData: true }),
   };
 }
 
