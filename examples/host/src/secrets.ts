@@ -14,22 +14,39 @@ export interface HostSecrets {
   readonly providerClientSecret: string;
 }
 
+const ENV_OVERRIDES = {
+  sessionSecret: 'KEYHOLD_SESSION_SECRET',
+  stateSecret: 'KEYHOLD_STATE_SECRET',
+  vaultMasterKey: 'KEYHOLD_VAULT_MASTER_KEY',
+} as const;
+
 /**
- * Loads the host's secrets from `<dataDir>/secrets.json`, creating the file the first time. Environment
- * variables win where set, so a deployment never needs the file.
+ * Loads the host's secrets. Environment variables win where set and are never written to disk, so a
+ * deployment that supplies them needs no file; anything not supplied is generated once and kept in
+ * `<dataDir>/secrets.json` (mode 0600), which is written only when a new value was generated.
  */
 export function loadSecrets(dataDir: string, env: Readonly<Record<string, string | undefined>>): HostSecrets {
   const path = join(dataDir, 'secrets.json');
-  let stored: Partial<HostSecrets> = {};
-  if (existsSync(path)) stored = JSON.parse(readFileSync(path, 'utf8')) as Partial<HostSecrets>;
+  const stored: Partial<Record<keyof HostSecrets, string>> = existsSync(path)
+    ? JSON.parse(readFileSync(path, 'utf8'))
+    : {};
+  const generated = { ...stored };
+  const pick = (name: keyof HostSecrets, make: () => string): string => {
+    const override =
+      name in ENV_OVERRIDES ? env[ENV_OVERRIDES[name as keyof typeof ENV_OVERRIDES]] : undefined;
+    if (override) return override;
+    generated[name] ??= make();
+    return generated[name];
+  };
   const fresh = (): string => randomBytes(32).toString('base64url');
   const secrets: HostSecrets = {
-    sessionSecret: env['KEYHOLD_SESSION_SECRET'] ?? stored.sessionSecret ?? fresh(),
-    stateSecret: env['KEYHOLD_STATE_SECRET'] ?? stored.stateSecret ?? fresh(),
-    vaultMasterKey:
-      env['KEYHOLD_VAULT_MASTER_KEY'] ?? stored.vaultMasterKey ?? randomBytes(32).toString('base64'),
-    providerClientSecret: stored.providerClientSecret ?? fresh(),
+    sessionSecret: pick('sessionSecret', fresh),
+    stateSecret: pick('stateSecret', fresh),
+    vaultMasterKey: pick('vaultMasterKey', () => randomBytes(32).toString('base64')),
+    providerClientSecret: pick('providerClientSecret', fresh),
   };
-  writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  if (Object.keys(generated).length !== Object.keys(stored).length) {
+    writeFileSync(path, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });
+  }
   return secrets;
 }
