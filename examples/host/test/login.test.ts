@@ -52,6 +52,70 @@ async function signIn(user: string, returnTo: string): Promise<{ cookie: string;
   };
 }
 
+/** The whole browser flow for one user, ending in an access token. */
+async function tokenFor(user: string): Promise<string> {
+  const { url, verifier, clientId } = await authorizationRequest();
+  const { cookie, location } = await signIn(user, url.href);
+  const consent = new URL(
+    (await fetch(new URL(location, host.url), { redirect: 'manual', headers: { cookie } })).headers.get(
+      'location',
+    )!,
+  );
+  const approved = await fetch(consent, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ req: consent.searchParams.get('req')!, decision: 'approve' }).toString(),
+  });
+  const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+  const response = await fetch(`${host.url}/tenant/demo/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    }).toString(),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+describe('MCP sessions belong to the user who opened them (real SDK transport)', () => {
+  it('answers another user presenting the session id with 404', async () => {
+    const [alice, bob] = [await tokenFor('alice'), await tokenFor('bob')];
+    const mcp = (token: string, body: unknown, session?: string) =>
+      fetch(`${host.url}/tenant/demo/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const opened = await mcp(alice, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'alice', version: '1' },
+      },
+    });
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    expect(session).toBeTypeOf('string');
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await mcp(alice, list, session)).status).toBe(200);
+    expect((await mcp(bob, list, session)).status).toBe(404);
+  });
+});
+
 describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its signed session cookie', () => {
   it('sends an anonymous /authorize to the tenant-scoped login page with return_to', async () => {
     const { url } = await authorizationRequest();

@@ -26,6 +26,19 @@ export interface McpEndpointOptions {
   logger?: Logger;
 }
 
+function recordOwnerOnWriteHead(response: ServerResponse, record: (sessionId: string) => void): void {
+  const writeHead = response.writeHead;
+  response.writeHead = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
+    const headers = args.find(
+      (arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg),
+    );
+    const opened =
+      headers?.['mcp-session-id'] ?? headers?.['Mcp-Session-Id'] ?? response.getHeader('mcp-session-id');
+    if (typeof opened === 'string') record(opened);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
 /** Who owns a session: the token's subject, or its client when it has none. */
 function principal(auth: AuthInfo): string {
   const sub = auth.extra?.['sub'];
@@ -81,11 +94,15 @@ export function createMcpEndpoint(
         }
         const authed = request as IncomingMessage & { auth?: AuthInfo };
         authed.auth = authentication.auth;
+        if (sessionId === undefined) {
+          // The session id is only known once the transport answers, and it sends its headers through
+          // writeHead(status, headers), which getHeader() cannot see: record the owner as the head is written.
+          recordOwnerOnWriteHead(response, (opened) => owners.set(opened, who));
+        }
         await options.mcp.handle(authed, response);
-        const opened = response.getHeader('mcp-session-id');
-        if (sessionId === undefined && typeof opened === 'string') owners.set(opened, who);
-        if (request.method === 'DELETE' && sessionId !== undefined && response.statusCode < 300)
-          owners.delete(sessionId);
+        // Forget a session once it is closed, or once the MCP handler no longer knows it.
+        const closed = request.method === 'DELETE' && response.statusCode < 300;
+        if (sessionId !== undefined && (closed || response.statusCode === 404)) owners.delete(sessionId);
       } catch (error) {
         logger.error({ err: error, path: request.url?.split('?', 1)[0] }, 'unhandled error in MCP endpoint');
         if (!response.headersSent)
