@@ -125,5 +125,6 @@ export async function authorizeInBrowser(
   const redirect = new URL(authorizationUrl.searchParams.get('redirect_uri')!);
   redirect.searchParams.set('code', code);
   redirect.searchParams.set('state', state);
-  return { callback: getRequest(redirect.href), authorizationUrl };
+  // The same signed-in browser comes back to the callback.
+  return { callback: getRequest(redirect.href, userId), authorizationUrl };
 }

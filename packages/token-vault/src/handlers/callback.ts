@@ -15,10 +15,8 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
   const { storage, vault, clock, logger } = options;
   return async (request) => {
     if (request.method !== 'GET') {
-      return {
-        ...page(405, 'Method not allowed', 'Expected a redirect from the provider.'),
-        headers: { allow: 'GET' },
-      };
+      const refused = page(405, 'Method not allowed', 'Expected a redirect from the provider.');
+      return { ...refused, headers: { ...refused.headers, allow: 'GET' } };
     }
     const query = parseQuery(request.query);
     if (!query.ok)
@@ -37,7 +35,12 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
         : page(400, 'Authorization failed', 'The authorization response could not be verified.');
     }
     const payload = verified.payload;
-    if (request.userId !== undefined && request.userId !== payload.userId) {
+    // The browser finishing the authorization must be signed in as the user who asked: otherwise a provider
+    // link forwarded by an attacker would attach the victim's provider account to the attacker's grant.
+    if (request.userId === undefined) {
+      return page(401, 'Sign in first', 'Sign in to this service in this browser, then run the tool again.');
+    }
+    if (request.userId !== payload.userId) {
       return page(403, 'Wrong account', 'This authorization was started by another account.');
     }
     const pending = await storage.pending.consumeAuthorization(sha256Base64url(payload.nonce), clock.now());

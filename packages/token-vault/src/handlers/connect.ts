@@ -14,11 +14,10 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
   const { options } = internals;
   const { storage, clock, logger } = options;
   return async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return {
-        ...page(405, 'Method not allowed', 'Open this link in a browser.'),
-        headers: { allow: 'GET' },
-      };
+    // Only GET: the step stores a pending authorization, which a HEAD must not do.
+    if (request.method !== 'GET') {
+      const refused = page(405, 'Method not allowed', 'Open this link in a browser.');
+      return { ...refused, headers: { ...refused.headers, allow: 'GET' } };
     }
     const query = parseQuery(request.query);
     const elicitationId = query.ok ? query.params.elicitation_id : undefined;

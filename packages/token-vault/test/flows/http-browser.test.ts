@@ -62,14 +62,22 @@ describe('The browser leg through a real node:http server (adapter-node)', () =>
       callbackUrl.searchParams.set('code', 'code-1');
       callbackUrl.searchParams.set('state', authorization.searchParams.get('state')!);
       const log = mockTokenEndpoint(mock, ACME_TOKEN, () => tokenResponse({ access_token: 'acme-token' }));
-      const callback = await fetch(callbackUrl, { redirect: 'manual' });
+      // A forwarded provider link finished in a browser that is not signed in is refused, storing nothing.
+      const anonymous = await fetch(callbackUrl, { redirect: 'manual' });
+      expect(anonymous.status).toBe(401);
+      expect(log).toHaveLength(0);
+      // The same signed-in browser comes back (a SameSite=Lax cookie rides the provider's top-level redirect).
+      const callback = await fetch(callbackUrl, {
+        redirect: 'manual',
+        headers: { cookie: 'session=user-1' },
+      });
       expect(callback.status).toBe(200);
       expect(callback.headers.get('content-type')).toContain('text/html');
       expect(callback.headers.get('cache-control')).toBe('no-store');
       expect(log[0]?.params.redirect_uri).toBe(`${base}/auth/oauth/callback`);
       expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
 
-      const replay = await fetch(callbackUrl, { redirect: 'manual' });
+      const replay = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: 'session=user-1' } });
       expect(replay.status).toBe(400);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -221,6 +221,15 @@ describe('Callback rejections: a clear error page, nothing stored', () => {
     expect(await grantCount(harness)).toBe(0);
   });
 
+  it('a browser that is not signed in is refused (a forwarded provider link cannot attach another account)', async () => {
+    const { harness, callback } = await started();
+    const { userId: _asker, ...anonymous } = callback;
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'victim-token' }));
+    expect((await harness.broker.callback(anonymous)).status).toBe(401);
+    expect(log).toHaveLength(0);
+    expect(await grantCount(harness)).toBe(0);
+  });
+
   it('a signed-in browser user other than the asker is refused', async () => {
     const { harness, callback } = await started();
     expect((await harness.broker.callback({ ...callback, userId: 'someone-else' })).status).toBe(403);

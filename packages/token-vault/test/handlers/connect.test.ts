@@ -136,5 +136,25 @@ describe('The connect step checks the browser user is the user who asked (phishi
     });
     expect(result.status).toBe(405);
     expect(result.headers.allow).toBe('GET');
+    // The refusal is still a page: no framing, no caching.
+    expect(result.headers['x-frame-options']).toBe('DENY');
+    expect(result.headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses HEAD, which must not store a pending authorization', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    let stored = 0;
+    const put = harness.storage.pending.putAuthorization.bind(harness.storage.pending);
+    harness.storage.pending.putAuthorization = async (record) => {
+      stored++;
+      return put(record);
+    };
+    const result = await harness.broker.connect({
+      ...getRequest(error.elicitationUrl, 'user-1'),
+      method: 'HEAD',
+    });
+    expect(result.status).toBe(405);
+    expect(stored).toBe(0);
   });
 });
