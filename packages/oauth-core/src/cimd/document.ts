@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { redirectUriProblem } from '../redirect-uri.js';
 import type { CimdErrorCode, ClientMetadataDocument } from './types.js';
 
 // Methods that authenticate with a secret shared with the server: a document published at a public URL
@@ -9,16 +10,18 @@ const sharedSecretMethods: ReadonlySet<string> = new Set([
   'client_secret_jwt',
 ]);
 
-// Absolute, and without a fragment (RFC 6749 §3.1.2).
-function isRedirectUri(value: string): boolean {
-  return URL.canParse(value) && !value.includes('#');
-}
-
 const documentSchema = z.object({
   client_id: z.string(),
   client_name: z.string().trim().min(1, { error: 'client_name must be a non-empty string' }),
   redirect_uris: z
-    .array(z.string().refine(isRedirectUri, { error: 'must be an absolute URL without a fragment' }))
+    // The same rules as dynamic registration: https, loopback http or a dotted private-use scheme.
+    .array(
+      z
+        .string()
+        .refine((uri) => redirectUriProblem(uri) === undefined, {
+          error: 'is not an acceptable redirect URI',
+        }),
+    )
     .min(1),
   client_uri: z.url().optional(),
   logo_uri: z.url().optional(),

@@ -109,6 +109,11 @@ export async function tokenExchangeGrant(
   if (audience.length === 0) {
     throw new OAuthError('invalid_request', 'audience or resource naming the downstream service is required');
   }
+  // An exchanged token is for a downstream service. Naming this tenant's own resources would turn any user
+  // token (even one issued for another service) into a token the tenant's MCP endpoint accepts.
+  if (audience.some((target) => target === tenant.resource || tenant.resources.includes(target))) {
+    throw new OAuthError('invalid_target', "token exchange cannot target this server's own resources");
+  }
   const requested = parseScope(params.scope);
   if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
   const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');

@@ -31,3 +31,25 @@ describe('checkMetadataDocument: the validated document is frozen and holds only
     });
   });
 });
+
+describe('checkMetadataDocument: redirect URIs follow the same rules as dynamic registration', () => {
+  it.each(['javascript:alert(1)', 'http://app.example/cb', 'https://user:pass@app.example/cb', 'myapp:/cb'])(
+    'refuses %s',
+    (uri) => {
+      const check = checkMetadataDocument(
+        { client_id: CLIENT_ID, client_name: 'x', redirect_uris: [uri] },
+        CLIENT_ID,
+      );
+      expect(check.ok).toBe(false);
+    },
+  );
+
+  it.each(['https://app.example/cb', 'http://127.0.0.1:8080/cb', 'com.example.app:/cb'])(
+    'accepts %s',
+    (uri) => {
+      expect(
+        checkMetadataDocument({ client_id: CLIENT_ID, client_name: 'x', redirect_uris: [uri] }, CLIENT_ID).ok,
+      ).toBe(true);
+    },
+  );
+});

@@ -10,6 +10,7 @@ import {
   json,
   obtainCode,
   postForm,
+  RESOURCE,
   registerClient,
 } from '../helpers.js';
 
@@ -143,6 +144,21 @@ describe('RFC 8693 token exchange', () => {
       resource: 'https://files.example',
     });
     expect(downstream.ok).toBe(true);
+  });
+
+  it('refuses an audience or resource naming the tenant’s own MCP resource (no laundering back to MCP)', async () => {
+    const { t, userToken, servers } = await setup();
+    const downstream = json(
+      await exchange(t, servers[0] as Party, { subject_token: userToken, audience: 'https://files.example' }),
+    );
+    for (const target of [{ audience: RESOURCE }, { resource: RESOURCE }]) {
+      const laundered = await exchange(t, servers[1] as Party, {
+        subject_token: String(downstream.access_token),
+        ...target,
+      });
+      expect(laundered.status).toBe(400);
+      expect(json(laundered).error).toBe('invalid_target');
+    }
   });
 
   it('an actor token names the actor in act.sub', async () => {
