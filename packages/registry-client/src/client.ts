@@ -122,7 +122,7 @@ function parseBaseUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new RegistryError('ERR_INVALID_OPTIONS', `registryUrl is not a URL: ${value}`);
+    throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl is not an absolute URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl must be an http(s) URL');

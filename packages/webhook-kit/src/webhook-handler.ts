@@ -176,7 +176,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     const route = key === undefined ? undefined : routes.get(key);
 
     // The shared secret is checked before the route is looked up, so a caller without it learns nothing
-    // about which modules and methods exist. Signature-verified routes authenticate by their signature.
+    // about which secret-protected modules and methods exist. Signature-verified routes authenticate by their
+    // signature instead (senders such as GitHub cannot add the header), so those routes are discoverable.
     if (secret !== undefined && (route === undefined || route.requireSharedSecret)) {
       if (!constantTimeEqual(request.headers['x-webhook-secret'] ?? '', secret)) {
         logger.debug(

@@ -117,49 +117,15 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
     },
 
     async handle(req, res, parsedBody) {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const code = claimCodeFromHeaders(req.headers) ?? claimCodeFromUrl(url);
-      const sessionHeader = req.headers['mcp-session-id'];
-      const sessionId = typeof sessionHeader === 'string' ? sessionHeader : undefined;
-
-      if (sessionId !== undefined) {
-        const open = sessions.get(sessionId);
-        if (open === undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
-        open.claim.present(code);
-        if (await refusedWithoutCode(open.claim, res)) return;
-        const body = req.method === 'POST' ? await bodyOf(req, res, parsedBody, maxBodyBytes) : undefined;
-        if (body === INVALID) return;
-        return open.transport.handleRequest(req, res, body);
+      try {
+        await serve(req, res, parsedBody);
+      } catch (error) {
+        // Never an unhandled rejection: a host that mounts this as `(req, res) => void mcp.handle(req, res)`
+        // would otherwise lose its process to one bad request.
+        logger.error({ err: error }, 'claim-codes: MCP request failed');
+        if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
+        else res.end();
       }
-
-      if (req.method !== 'POST') {
-        return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      }
-      const body = await bodyOf(req, res, parsedBody, maxBodyBytes);
-      if (body === INVALID) return;
-      if (!isInitializeRequest(body)) {
-        return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      }
-      const claim = createClaimSession({ claims, requireClaimCode, logger });
-      claim.present(code);
-      if (await refusedWithoutCode(claim, res)) return;
-
-      const server = createServer();
-      registerToolModules(server, modules, { session: claim, logger });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator,
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, claim });
-        },
-        onsessionclosed: (id) => {
-          sessions.delete(id);
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
     },
 
     async close() {
@@ -168,6 +134,61 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
       await Promise.all(open.map(({ transport }) => transport.close().catch(() => {})));
     },
   };
+
+  async function serve(
+    req: IncomingMessage & { auth?: AuthInfo },
+    res: ServerResponse,
+    parsedBody?: unknown,
+  ): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return jsonRpcError(res, 400, -32600, 'Bad Request: the request target is not a valid URL');
+    }
+    const code = claimCodeFromHeaders(req.headers) ?? claimCodeFromUrl(url);
+    const sessionHeader = req.headers['mcp-session-id'];
+    const sessionId = typeof sessionHeader === 'string' ? sessionHeader : undefined;
+
+    if (sessionId !== undefined) {
+      const open = sessions.get(sessionId);
+      if (open === undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
+      open.claim.present(code);
+      if (await refusedWithoutCode(open.claim, res)) return;
+      const body = req.method === 'POST' ? await bodyOf(req, res, parsedBody, maxBodyBytes) : undefined;
+      if (body === INVALID) return;
+      return open.transport.handleRequest(req, res, body);
+    }
+
+    if (req.method !== 'POST') {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    const body = await bodyOf(req, res, parsedBody, maxBodyBytes);
+    if (body === INVALID) return;
+    if (!isInitializeRequest(body)) {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    const claim = createClaimSession({ claims, requireClaimCode, logger });
+    claim.present(code);
+    if (await refusedWithoutCode(claim, res)) return;
+
+    const server = createServer();
+    registerToolModules(server, modules, { session: claim, logger });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, claim });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
 }
 
 const INVALID: unique symbol = Symbol('invalid body');
@@ -181,15 +202,21 @@ async function bodyOf(
   if (parsedBody !== undefined) return parsedBody;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > maxBodyBytes) {
-      jsonRpcError(res, 413, -32000, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
-      req.resume();
-      return INVALID;
+  try {
+    for await (const chunk of req) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > maxBodyBytes) {
+        jsonRpcError(res, 413, -32000, `Payload Too Large: the limit is ${maxBodyBytes} bytes`);
+        req.resume();
+        return INVALID;
+      }
+      chunks.push(buffer);
     }
-    chunks.push(buffer);
+  } catch {
+    // The client went away mid-body: nobody is left to answer.
+    res.destroy();
+    return INVALID;
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -9,6 +9,7 @@ import {
 import manifest from '../../package.json' with { type: 'json' };
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
+import { terminalText } from '../terminal.js';
 
 /** The environment variable that names the registry when `--registry-url` is not given. */
 export const REGISTRY_URL_ENV = 'KEYHOLD_REGISTRY_URL';
@@ -221,7 +222,7 @@ export function createProvidersCommand(options: ProvidersCommandOptions = {}): C
         note(io, listing);
         const providers = Object.values(listing.providers).sort((a, b) => (a.id < b.id ? -1 : 1));
         if (asJson) json(io, { source: listing.source, count: providers.length, providers });
-        else io.stdout(`${table(providers)}\n\n${providers.length} providers\n`);
+        else io.stdout(terminalText(`${table(providers)}\n\n${providers.length} providers\n`));
         return EXIT.ok;
       }
       case 'search': {
@@ -234,16 +235,20 @@ export function createProvidersCommand(options: ProvidersCommandOptions = {}): C
             count: search.count,
             results: search.results,
           });
-        } else if (search.count === 0) io.stdout(`No providers match "${search.query}".\n`);
+        } else if (search.count === 0) io.stdout(terminalText(`No providers match "${search.query}".\n`));
         else
-          io.stdout(`${table(search.results)}\n\n${search.count} of the providers match "${search.query}"\n`);
+          io.stdout(
+            terminalText(
+              `${table(search.results)}\n\n${search.count} of the providers match "${search.query}"\n`,
+            ),
+          );
         return EXIT.ok;
       }
       case 'get': {
         const found = await lookup(client, io, asJson, argument!);
         if (!found) return EXIT.failure;
         if (asJson) json(io, found);
-        else io.stdout(details(found.provider));
+        else io.stdout(terminalText(details(found.provider)));
         return EXIT.ok;
       }
       default: {
@@ -262,7 +267,7 @@ export function createProvidersCommand(options: ProvidersCommandOptions = {}): C
               ? { auth: provider.http.auth, docs: provider.http.docs }
               : {}),
           });
-        } else io.stdout(addText(provider, entry));
+        } else io.stdout(terminalText(addText(provider, entry)));
         return EXIT.ok;
       }
     }

@@ -23,17 +23,7 @@ export function styleFor(io: CliIo): Style {
   return { bold: wrap(1, 22), dim: wrap(2, 22), accent: wrap(36, 39) };
 }
 
-/**
- * Makes text from the claim file safe to print: control characters (terminal escape sequences) become `?`.
- *
- * @example
- * ```ts
- * printable('a\u001b[2Jb'); // 'a?[2Jb'
- * ```
- */
-export function printable(text: string): string {
-  return text.replace(/\p{Cc}/gu, '?');
-}
+export { printable } from '../../terminal.js';
 
 /**
  * Lays out rows as left-aligned columns separated by two spaces; the first row is the header.
