@@ -16,11 +16,9 @@ const documentSchema = z.object({
   redirect_uris: z
     // The same rules as dynamic registration: https, loopback http or a dotted private-use scheme.
     .array(
-      z
-        .string()
-        .refine((uri) => redirectUriProblem(uri) === undefined, {
-          error: 'is not an acceptable redirect URI',
-        }),
+      z.string().refine((uri) => redirectUriProblem(uri) === undefined, {
+        error: 'is not an acceptable redirect URI',
+      }),
     )
     .min(1),
   client_uri: z.url().optional(),
