@@ -59,20 +59,27 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const clock = systemClock;
   const keys = await loadSigningKeys(config.dataDir, [config.tenant, config.providerTenant]);
 
-  const tenants: Record<string, TenantConfig> = {
-    [config.tenant]: {
-      signingKeys: keys[config.tenant]!,
-      singleUserId: config.ownerUserId,
-      allowedCimdDomains: config.cimdDomains,
-      scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
-    },
-    [config.providerTenant]: {
-      signingKeys: keys[config.providerTenant]!,
-      singleUserId: config.ownerUserId,
-      firstPartyClientIds: [PROVIDER_CLIENT_ID],
-      scopesSupported: ['openid', 'profile'],
-    },
-  };
+  // A Map, not an object literal: a slug such as `constructor` must be an unknown tenant, not a prototype member.
+  const tenants = new Map<string, TenantConfig>([
+    [
+      config.tenant,
+      {
+        signingKeys: keys[config.tenant]!,
+        singleUserId: config.ownerUserId,
+        allowedCimdDomains: config.cimdDomains,
+        scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
+      },
+    ],
+    [
+      config.providerTenant,
+      {
+        signingKeys: keys[config.providerTenant]!,
+        singleUserId: config.ownerUserId,
+        firstPartyClientIds: [PROVIDER_CLIENT_ID],
+        scopesSupported: ['openid', 'profile'],
+      },
+    ],
+  ]);
 
   const stores = await openHostStorage(config, logger);
   const storage = stores.oauth;
@@ -87,7 +94,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const cimdResolver = createCimdResolver({ fetch: cimdFetch, clock, logger });
   const oauth = createAuthorizationServer({
     baseUrl,
-    tenants: { get: (slug) => tenants[slug] },
+    tenants: { get: (slug) => tenants.get(slug) },
     storage,
     clock,
     logger,

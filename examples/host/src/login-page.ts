@@ -13,7 +13,9 @@ function safeReturnTo(value: string | undefined, baseUrl: string): string {
   try {
     const url = new URL(value, baseUrl);
     if (url.origin !== new URL(baseUrl).origin) return '/';
-    return `${url.pathname}${url.search}`;
+    // The absolute URL, never a path: `/..//evil.example` normalises to the path `//evil.example`,
+    // which a browser reads as another host.
+    return url.href;
   } catch {
     return '/';
   }

@@ -32,6 +32,8 @@ const posts = [
   '/tenant/demo/consent',
   '/tenant/demo/login',
   '/tenant/nope/token',
+  '/tenant/constructor/token',
+  '/tenant/hasOwnProperty/register',
   '/webhook/notes/handleIncoming',
   '/tenant/demo/mcp',
 ];
@@ -50,6 +52,11 @@ const queries = [
   '/api/providers/search?q=a&q=b',
   '/tenant/%E0%A4%A/authorize',
   '/.well-known/oauth-authorization-server/tenant/nope',
+  // Object.prototype members are unknown tenants, not a 500.
+  '/tenant/constructor/authorize?client_id=x',
+  '/tenant/toString/.well-known/jwks.json',
+  '/.well-known/oauth-authorization-server/tenant/hasOwnProperty',
+  '/tenant/__proto__/.well-known/openid-configuration',
 ];
 
 describe('malformed input to every host endpoint gets a clear 4xx, never a 500, and the host keeps serving', () => {

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import Database from 'libsql';
 
 /** The synchronous SQLite handle the stores use (libsql's better-sqlite3-compatible API). */
@@ -20,6 +21,9 @@ export interface OpenSqliteOptions {
  * ```
  */
 export function openSqliteDatabase(path: string, options: OpenSqliteOptions = {}): SqliteDatabase {
+  // The file holds token hashes and encrypted grants: create it readable by its owner only. SQLite gives
+  // the -wal and -shm files the database file's mode, so they follow.
+  if (path !== ':memory:' && !path.startsWith('file:')) closeSync(openSync(path, 'a', 0o600));
   const db = new Database(path);
   db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
