@@ -135,8 +135,8 @@ describe('secrets never reach the logs: every flow of the host at LOG_LEVEL=debu
     const { code } = await approveInBrowser(oauth.authorizationUrl!);
     saw('authorization code 2', code);
     await new StreamableHTTPClientTransport(mcpUrl, { authProvider: oauth }).finishAuth(code);
-    saw('access token 2', oauth.savedTokens?.access_token);
-    saw('refresh token 2', oauth.savedTokens?.refresh_token);
+    saw('access token 2', oauth.tokens()?.access_token);
+    saw('refresh token 2', oauth.tokens()?.refresh_token);
     const client = await connect();
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.callTool({ name: 'add_note', arguments: { text: 'a note for the log audit' } });
