@@ -26,8 +26,8 @@ export function writeResult(response: ServerResponse, result: HandlerResult): vo
 
 /**
  * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
- * Fastify's raw mode. A body over the limit gets 413; an exception gets a generic 500 and a log line, and
- * the process keeps serving.
+ * Fastify's raw mode. A body over the limit gets 413; an exception, or a result with a header Node cannot
+ * send, gets a generic 500 and a log line, and the process keeps serving.
  *
  * @example
  * ```ts
@@ -64,7 +64,24 @@ export function createNodeListener(
         response.end();
         return;
       }
-      writeResult(response, result);
+      try {
+        writeResult(response, result);
+      } catch (error) {
+        // A header Node refuses (CR/LF, control or non-latin1 characters) must cost one 500, not the process:
+        // this promise has no one to reject to.
+        logger.error(
+          { err: error, method: request.method, path: request.url?.split('?', 1)[0] },
+          'handler result could not be written',
+        );
+        if (!response.headersSent) {
+          writeResult(
+            response,
+            jsonResult(500, { error: 'server_error', error_description: 'internal server error' }),
+          );
+        } else {
+          response.end();
+        }
+      }
     })();
   };
 }

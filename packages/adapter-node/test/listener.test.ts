@@ -75,6 +75,29 @@ describe('createNodeListener: request in', () => {
     expect(error).toHaveBeenCalledOnce();
     expect((await fetch(`${base}/x`)).status).toBe(200);
   });
+
+  it.each([
+    ['CR/LF', 'a\r\nSet-Cookie: x=1'],
+    ['a NUL', 'a\u0000b'],
+    ['a character above latin1', 'a😀'],
+  ])('answers a generic 500 for a result header with %s, logs it, and keeps serving', async (_, value) => {
+    const error = vi.fn();
+    let calls = 0;
+    const base = await serve(
+      createNodeListener(
+        async () => {
+          calls++;
+          return calls === 1 ? { status: 401, headers: { 'www-authenticate': value } } : jsonResult(200, {});
+        },
+        { logger: { debug() {}, info() {}, warn() {}, error } },
+      ),
+    );
+    const first = await fetch(`${base}/x`);
+    expect(first.status).toBe(500);
+    expect(first.headers.get('set-cookie')).toBeNull();
+    expect(error).toHaveBeenCalledOnce();
+    expect((await fetch(`${base}/x`)).status).toBe(200);
+  });
 });
 
 describe('clientIp: X-Forwarded-For only through trusted proxies', () => {

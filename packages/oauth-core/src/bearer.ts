@@ -36,8 +36,10 @@ export type AccessTokenCheck =
   | { readonly ok: true; readonly claims: AccessTokenClaims }
   | { readonly ok: false; readonly result: HandlerResult };
 
+// A quoted-string (RFC 9110 §5.6.4) of printable ASCII: CR/LF would split the header, and other control or
+// non-latin1 characters (an unknown tenant slug decoded from `%00`, say) make Node refuse the whole response.
 function quoted(value: string): string {
-  return `"${value.replace(/[\\"]/g, '\\$&').replace(/[\r\n]/g, ' ')}"`;
+  return `"${value.replace(/[\\"]/g, '\\$&').replace(/[^\t\x20-\x7e]/g, '?')}"`;
 }
 
 /** A Bearer challenge for a slug and resource metadata URL. */

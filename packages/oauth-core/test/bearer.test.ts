@@ -83,3 +83,19 @@ describe('verifyAccessToken: scopes', () => {
     expect(check.result.headers['www-authenticate']).toContain('scope="files:write"');
   });
 });
+
+describe('verifyAccessToken: the challenge is a header Node can send, whatever the slug', () => {
+  it.each([
+    ['a NUL (from /tenant/%00/mcp)', '\u0000'],
+    ['CR/LF', 'x\r\nSet-Cookie: a=1'],
+    ['non-latin1 characters', 'tenant-😀'],
+  ])('an unknown tenant slug with %s gets a printable-ASCII realm', async (_, slug) => {
+    const { t } = await setup();
+    const check = await t.server.verifyAccessToken(slug, undefined);
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    const header = check.result.headers['www-authenticate'] ?? '';
+    expect(header).toMatch(/^Bearer realm="[\t\x20-\x7e]*", /);
+    expect(header).toMatch(/^[\t\x20-\x7e]*$/);
+  });
+});
