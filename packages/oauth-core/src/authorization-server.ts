@@ -13,7 +13,7 @@ import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
-import { createRateLimitCheck, RateLimitedError } from './rate-limits.js';
+import { createRateLimitCheck, type RateLimitedEndpoint, RateLimitedError } from './rate-limits.js';
 import type { RequestEvent } from './request-event.js';
 import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
@@ -100,13 +100,20 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const keyCache = createKeyCache();
   const rateLimitCheck = createRateLimitCheck(options.rateLimits, context.clock, context.logger);
 
-  function endpoint(name: AuthEventAttributes['endpoint'], html: boolean, run: Run): TenantHandler {
+  function endpoint(
+    name: AuthEventAttributes['endpoint'],
+    html: boolean,
+    run: Run,
+    rateLimitRule?: RateLimitedEndpoint,
+  ): TenantHandler {
     return async (request, tenantSlug) => {
       const event: RequestEvent = {};
       let result: HandlerResult;
       try {
         // Before any other work (tenant lookup included): a limited request costs one counter increment.
-        if (rateLimitCheck !== undefined) await rateLimitCheck(name, request, tenantSlug);
+        if (rateLimitCheck !== undefined && rateLimitRule !== undefined) {
+          await rateLimitCheck(rateLimitRule, request, tenantSlug);
+        }
         const tenant = await resolveTenant(context, keyCache, tenantSlug);
         if (!tenant) {
           const error = new OAuthError('invalid_request', 'unknown tenant', { status: 404 });
@@ -156,11 +163,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   }
 
   return {
-    authorize: endpoint('authorize', true, authorizeHandler),
+    authorize: endpoint('authorize', true, authorizeHandler, 'authorize'),
+    // The consent page only reads the pending request; the decision (which saves consent and issues a code)
+    // is what the consent rule counts.
     consentPage: endpoint('consent', true, consentPageHandler),
-    consent: endpoint('consent', true, consentDecisionHandler),
-    token: endpoint('token', false, tokenHandler),
-    register: endpoint('register', false, registerHandler),
+    consent: endpoint('consent', true, consentDecisionHandler, 'consent'),
+    token: endpoint('token', false, tokenHandler, 'token'),
+    register: endpoint('register', false, registerHandler, 'register'),
     revoke: endpoint('revoke', false, revokeHandler),
     introspect: endpoint('introspect', false, introspectHandler),
     authorizationServerMetadata: endpoint('metadata', false, async (ctx, tenant) =>

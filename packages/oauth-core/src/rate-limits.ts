@@ -13,7 +13,7 @@ import { OAuthError } from './errors.js';
  * | `register` | client IP | 30 / 60 s |
  * | `authorize` | client IP | 60 / 60 s |
  * | `token` | client_id (per tenant) and, separately, client IP | 600 / 60 s each |
- * | `consent` | signed-in user (`request.userId`), else client IP; page and decision share it | 30 / 60 s |
+ * | `consent` | decision (`POST /consent`) per signed-in user (`request.userId`), else client IP | 30 / 60 s |
  *
  * @example
  * ```ts
@@ -29,12 +29,12 @@ export interface RateLimitsOptions {
   readonly authorize?: Partial<RateLimitRule> | false;
   /** `POST /token`: one counter per client_id and one per client IP, each with this rule. */
   readonly token?: Partial<RateLimitRule> | false;
-  /** `GET` and `POST /consent`, per signed-in user (client IP when there is none). */
+  /** `POST /consent` (the decision), per signed-in user (client IP when there is none). */
   readonly consent?: Partial<RateLimitRule> | false;
 }
 
 /** The endpoints {@link RateLimitsOptions} can limit. */
-type LimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
+export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
 
 /**
  * The rule each endpoint gets when `rateLimits` is set and the rule is left out (or lacks a number).
@@ -45,12 +45,13 @@ type LimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
  * rateLimits: { limiter, token: { ...DEFAULT_RATE_LIMITS.token, limit: 1200 } }
  * ```
  */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<LimitedEndpoint, Readonly<RateLimitRule>>> = Object.freeze({
-  register: Object.freeze({ limit: 30, windowSeconds: 60 }),
-  authorize: Object.freeze({ limit: 60, windowSeconds: 60 }),
-  token: Object.freeze({ limit: 600, windowSeconds: 60 }),
-  consent: Object.freeze({ limit: 30, windowSeconds: 60 }),
-});
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitedEndpoint, Readonly<RateLimitRule>>> =
+  Object.freeze({
+    register: Object.freeze({ limit: 30, windowSeconds: 60 }),
+    authorize: Object.freeze({ limit: 60, windowSeconds: 60 }),
+    token: Object.freeze({ limit: 600, windowSeconds: 60 }),
+    consent: Object.freeze({ limit: 30, windowSeconds: 60 }),
+  });
 
 /**
  * Thrown inside the server when a request is over a limit; the endpoint boundary answers `429` with
@@ -67,7 +68,11 @@ export class RateLimitedError extends OAuthError {
 }
 
 /** Checks the endpoint's rules for one request; throws {@link RateLimitedError} when one is exceeded. */
-export type RateLimitCheck = (endpoint: string, request: HandlerRequest, tenantSlug: string) => Promise<void>;
+export type RateLimitCheck = (
+  endpoint: RateLimitedEndpoint,
+  request: HandlerRequest,
+  tenantSlug: string,
+) => Promise<void>;
 
 /** The bucket of requests without a client address (an adapter that does not set `request.ip`). */
 const UNKNOWN_IP = 'unknown';
@@ -102,7 +107,7 @@ function tokenClientId(request: HandlerRequest): string | undefined {
 }
 
 function resolveRule(
-  name: LimitedEndpoint,
+  name: RateLimitedEndpoint,
   rule: Partial<RateLimitRule> | false | undefined,
 ): RateLimitRule | undefined {
   if (rule === false) return undefined;
@@ -135,15 +140,14 @@ export function createRateLimitCheck(
   if (typeof limiter?.increment !== 'function' || typeof limiter.reset !== 'function') {
     throw new OAuthError('invalid_options', 'rateLimits.limiter must be a RateLimiter');
   }
-  const rules: Partial<Record<LimitedEndpoint, RateLimitRule>> = {};
+  const rules: Partial<Record<RateLimitedEndpoint, RateLimitRule>> = {};
   for (const name of ['register', 'authorize', 'token', 'consent'] as const) {
     const rule = resolveRule(name, options[name]);
     if (rule !== undefined) rules[name] = rule;
   }
 
   return async (endpoint, request, tenantSlug) => {
-    if (!(endpoint in rules)) return;
-    const name = endpoint as LimitedEndpoint;
+    const name = endpoint;
     const rule = rules[name];
     if (rule === undefined) return;
     const ip = keyPart(request.ip ?? UNKNOWN_IP);
