@@ -165,8 +165,10 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
  * domain allowlist before any network request, fetches through the SSRF-safe fetcher with a time and size limit,
  * validates the document, caches it (bounded LRU, lifetime from `Cache-Control` clamped to
  * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers failures
- * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. Never throws for a
- * bad document or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode}.
+ * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. With
+ * `fetchRateLimit`, fetches per document host are budgeted (`fetch_rate_limited`). Never throws for a bad document
+ * or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode} (an outage of the
+ * rate limiter's store does throw, like any storage outage).
  *
  * @example
  * ```ts
