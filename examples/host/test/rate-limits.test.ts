@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_HOST_RATE_LIMITS, readConfig } from '../src/config.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess | undefined;
 afterEach(async () => {
@@ -45,6 +46,44 @@ describe('rate limits are on by default in the example host', () => {
 
     host = await startHost({ KEYHOLD_RATE_LIMITS: 'off', KEYHOLD_RATE_LIMIT_REGISTER: '1/3600' });
     for (let i = 0; i < 3; i++) expect((await register(host.url)).status).toBe(201);
+  });
+});
+
+describe('claim-code guesses at the MCP endpoint are limited per token subject', () => {
+  it('answers the guess over KEYHOLD_RATE_LIMIT_CLAIM with 429, Retry-After and a JSON-RPC rate_limited error', async () => {
+    host = await startHost({ KEYHOLD_RATE_LIMIT_CLAIM: '2/3600' });
+    const mcpUrl = `${host.url}/tenant/demo/mcp`;
+    const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
+    await authorizeMcpClient(new URL(mcpUrl), provider);
+    const guess = (code: string) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${provider.tokens()?.access_token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-claim-code': code,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'g', version: '1' },
+          },
+        }),
+      });
+    for (const code of ['AAA-AAA', 'BBB-BBB']) {
+      const answer = await guess(code);
+      expect(answer.status, code).toBe(200);
+      await answer.body?.cancel();
+    }
+    const limited = await guess('CCC-CCC');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ error: { data: { error: 'rate_limited' } } });
   });
 });
 

@@ -32,7 +32,7 @@ export { createMemoryStorage } from './memory-store.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
 export { noopMetrics } from './metrics-types.js';
 export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './options.js';
-export type { RateLimitsOptions } from './rate-limits.js';
+export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 export type {
   AuthorizationCodeRecord,

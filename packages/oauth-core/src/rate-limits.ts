@@ -33,7 +33,14 @@ export interface RateLimitsOptions {
   readonly consent?: Partial<RateLimitRule> | false;
 }
 
-/** The endpoints {@link RateLimitsOptions} can limit. */
+/**
+ * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}).
+ *
+ * @example
+ * ```ts
+ * const rule: RateLimitedEndpoint = 'token';
+ * ```
+ */
 export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
 
 /**
