@@ -8,7 +8,7 @@ import {
 import { createClaims, createFileClaimStore } from '@keyhold/claim-codes';
 import { createScopedMcpHandler } from '@keyhold/claim-codes/mcp-node';
 import type { Logger } from '@keyhold/core';
-import { sha256Base64url, systemClock } from '@keyhold/core';
+import { createMemoryRateLimiter, sha256Base64url, systemClock } from '@keyhold/core';
 import {
   type AuthorizationServer,
   type CimdFetch,
@@ -83,6 +83,10 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
 
   const stores = await openHostStorage(config, logger);
   const storage = stores.oauth;
+  // One counter store for every limit: Redis when configured (shared by instances), else this process's memory.
+  const limiter = stores.rateLimiter ?? createMemoryRateLimiter();
+  const limits = config.rateLimits;
+  logger.info({ rateLimits: limits ? (stores.rateLimiter ? 'redis' : 'memory') : 'off' }, 'rate limits');
   const safeFetch = createSafeFetch();
   const rewrite = config.cimdDevRewrite;
   const cimdFetch: CimdFetch = rewrite
@@ -91,7 +95,12 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
           ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
           : safeFetch(url, init)
     : safeFetch;
-  const cimdResolver = createCimdResolver({ fetch: cimdFetch, clock, logger });
+  const cimdResolver = createCimdResolver({
+    fetch: cimdFetch,
+    clock,
+    logger,
+    ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
+  });
   const oauth = createAuthorizationServer({
     baseUrl,
     tenants: { get: (slug) => tenants.get(slug) },
@@ -101,6 +110,17 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     cimdResolver,
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    ...(limits
+      ? {
+          rateLimits: {
+            limiter,
+            register: limits.register ?? false,
+            authorize: limits.authorize ?? false,
+            token: limits.token ?? false,
+            consent: limits.consent ?? false,
+          },
+        }
+      : {}),
   });
 
   const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });
@@ -160,6 +180,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     createServer: () =>
       sessionServers.track(new McpServer({ name: 'keyhold-example-host', version: '0.0.0' })),
     logger,
+    // The principal is the token's subject (`auth.extra.sub`, set below), else the socket address.
+    ...(limits?.claimFailures ? { claimFailureRateLimit: { limiter, clock, ...limits.claimFailures } } : {}),
   });
   const mcpEndpoint = createMcpEndpoint({
     logger,
@@ -198,7 +220,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
   const registry = createRegistryApi({
     providers: loadBundledProviders(),
-    ...(stores.rateLimiter ? { rateLimiter: stores.rateLimiter } : {}),
+    rateLimiter: limiter,
     clock,
     logger,
   });

@@ -1,4 +1,75 @@
 import { resolve } from 'node:path';
+import type { RateLimitRule } from '@keyhold/core';
+
+/**
+ * The host's rate limits, each `{ limit, windowSeconds }`; an absent rule is off. The keys are in the README.
+ */
+export interface HostRateLimits {
+  /** `POST /tenant/<t>/register` per client IP. */
+  readonly register?: RateLimitRule;
+  /** `GET /tenant/<t>/authorize` per client IP. */
+  readonly authorize?: RateLimitRule;
+  /** `POST /tenant/<t>/token` per client_id and, separately, per client IP. */
+  readonly token?: RateLimitRule;
+  /** `POST /tenant/<t>/consent` (the decision) per user. */
+  readonly consent?: RateLimitRule;
+  /** Claim codes not known to be valid, per principal (token subject, else IP), at the MCP endpoint. */
+  readonly claimFailures?: RateLimitRule;
+  /** Outbound client metadata document (CIMD) fetches per document host. */
+  readonly cimdFetches?: RateLimitRule;
+}
+
+/** The limits the host applies unless `KEYHOLD_RATE_LIMIT_<RULE>` says otherwise (README, "Rate limits"). */
+export const DEFAULT_HOST_RATE_LIMITS: Required<HostRateLimits> = {
+  register: { limit: 30, windowSeconds: 60 },
+  authorize: { limit: 60, windowSeconds: 60 },
+  token: { limit: 600, windowSeconds: 60 },
+  consent: { limit: 30, windowSeconds: 60 },
+  claimFailures: { limit: 10, windowSeconds: 60 },
+  cimdFetches: { limit: 10, windowSeconds: 60 },
+};
+
+const RATE_LIMIT_VARIABLES: Readonly<Record<keyof HostRateLimits, string>> = {
+  register: 'KEYHOLD_RATE_LIMIT_REGISTER',
+  authorize: 'KEYHOLD_RATE_LIMIT_AUTHORIZE',
+  token: 'KEYHOLD_RATE_LIMIT_TOKEN',
+  consent: 'KEYHOLD_RATE_LIMIT_CONSENT',
+  claimFailures: 'KEYHOLD_RATE_LIMIT_CLAIM',
+  cimdFetches: 'KEYHOLD_RATE_LIMIT_CIMD',
+};
+
+/**
+ * `KEYHOLD_RATE_LIMITS=off` turns every limit off (`on`, the default, keeps them). Each rule reads
+ * `KEYHOLD_RATE_LIMIT_<RULE>`: `<limit>/<windowSeconds>`, `<limit>` (a 60-second window) or `off`.
+ */
+function readRateLimits(env: Readonly<Record<string, string | undefined>>): HostRateLimits | undefined {
+  const all = (env['KEYHOLD_RATE_LIMITS'] ?? 'on').trim().toLowerCase();
+  if (all === 'off') return undefined;
+  if (all !== 'on') throw new Error(`KEYHOLD_RATE_LIMITS must be "on" or "off", got "${all}"`);
+  const limits: Partial<Record<keyof HostRateLimits, RateLimitRule>> = {};
+  for (const [rule, variable] of Object.entries(RATE_LIMIT_VARIABLES) as [keyof HostRateLimits, string][]) {
+    const value = env[variable]?.trim();
+    if (value === undefined || value === '') {
+      limits[rule] = DEFAULT_HOST_RATE_LIMITS[rule];
+      continue;
+    }
+    if (value.toLowerCase() === 'off') continue;
+    const match = /^(\d+)(?:\/(\d+))?$/.exec(value);
+    const limit = Number(match?.[1]);
+    const windowSeconds = Number(match?.[2] ?? '60');
+    if (
+      !match ||
+      !Number.isSafeInteger(limit) ||
+      limit < 1 ||
+      !Number.isSafeInteger(windowSeconds) ||
+      windowSeconds < 1
+    ) {
+      throw new Error(`${variable} must be "<limit>/<windowSeconds>", "<limit>" or "off", got "${value}"`);
+    }
+    limits[rule] = { limit, windowSeconds };
+  }
+  return limits;
+}
 
 /** What the example host reads from its environment. */
 export interface HostConfig {
@@ -32,6 +103,8 @@ export interface HostConfig {
   readonly redisKeyPrefix: string;
   /** Access-token lifetime; short values let tests see a refresh. */
   readonly accessTokenTtlSeconds: number;
+  /** Rate limits, on by default (`KEYHOLD_RATE_LIMITS=off`: `undefined`, nothing limited but the registry API). */
+  readonly rateLimits?: HostRateLimits;
 }
 
 /** Reads the host's configuration from environment variables, with the defaults the README promises. */
@@ -47,6 +120,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const rewrite = env['KEYHOLD_CIMD_DEV_REWRITE'];
   const [from, to] = rewrite ? rewrite.split('=', 2) : [];
   const publicUrl = env['KEYHOLD_PUBLIC_URL'];
+  const rateLimits = readRateLimits(env);
   return {
     port,
     hostname: env['HOST'] ?? '127.0.0.1',
@@ -68,5 +142,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ...(env['REDIS_URL'] ? { redisUrl: env['REDIS_URL'] } : {}),
     redisKeyPrefix: env['KEYHOLD_REDIS_PREFIX'] ?? 'keyhold:',
     accessTokenTtlSeconds,
+    ...(rateLimits ? { rateLimits } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Logger } from '@keyhold/core';
+import type { Logger, RateLimiter } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import {
   createPostgresOAuthStorage,
@@ -29,7 +29,7 @@ export interface HostStorage {
   readonly oauth: OAuthStorage;
   readonly vault: TokenVaultStorage;
   /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
-  readonly rateLimiter?: ReturnType<typeof createRedisRateLimiter>;
+  readonly rateLimiter?: RateLimiter;
   readonly replayCache?: ReturnType<typeof createRedisReplayCache>;
   close(): Promise<void>;
 }
@@ -37,16 +37,21 @@ export interface HostStorage {
 /**
  * One machine: a SQLite file in the data directory (the default). Several instances: PostgreSQL
  * (`DATABASE_URL`) for records and Redis (`REDIS_URL`) for the refresh lock, rate limiter and replay cache.
+ * With SQLite, `REDIS_URL` still gives the rate limits a shared counter store (several processes on one machine).
  */
 export async function openHostStorage(config: HostConfig, logger: Logger): Promise<HostStorage> {
+  const redisOptions = { keyPrefix: config.redisKeyPrefix };
   if (config.databaseUrl === undefined) {
     const db = openSqliteDatabase(join(config.dataDir, 'keyhold.db'));
+    const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
     return {
       kind: 'sqlite',
       oauth: createSqliteOAuthStorage(db),
       vault: createSqliteTokenVaultStorage(db),
+      ...(redis ? { rateLimiter: createRedisRateLimiter(redis, redisOptions) } : {}),
       close: async () => {
         db.close();
+        redis?.disconnect();
       },
     };
   }
@@ -63,7 +68,10 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
     oauth,
     vault: redis ? { ...vault, refreshLock: createRedisRefreshLock(redis) } : vault,
     ...(redis
-      ? { rateLimiter: createRedisRateLimiter(redis), replayCache: createRedisReplayCache(redis) }
+      ? {
+          rateLimiter: createRedisRateLimiter(redis, redisOptions),
+          replayCache: createRedisReplayCache(redis),
+        }
       : {}),
     close: async () => {
       await sweeper.stop();

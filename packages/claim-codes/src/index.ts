@@ -1,3 +1,5 @@
+export type { ClaimAttemptGate, ClaimFailureRateLimit } from './claim-attempts.js';
+export { createClaimAttemptGate } from './claim-attempts.js';
 export type { ClaimRevocation, Claims, ClaimsOptions, ClaimValidation, CreateClaimInput } from './claims.js';
 export { createClaims } from './claims.js';
 export type { NormalizedClaimCode } from './code.js';

@@ -12,4 +12,17 @@ export type { Logger, LogMethod } from './logger.js';
 export { silentLogger } from './logger.js';
 export { mediaType } from './media-type.js';
 export { randomToken } from './random.js';
+export type {
+  MemoryRateLimiterOptions,
+  RateLimiter,
+  RateLimitHit,
+  RateLimitOutcome,
+  RateLimitRule,
+} from './rate-limit.js';
+export {
+  assertRateLimitRule,
+  consumeRateLimit,
+  createMemoryRateLimiter,
+  rateLimitedResult,
+} from './rate-limit.js';
 export { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult, textResult } from './results.js';

@@ -13,6 +13,7 @@ import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
+import { createRateLimitCheck, type RateLimitedEndpoint, RateLimitedError } from './rate-limits.js';
 import type { RequestEvent } from './request-event.js';
 import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
@@ -97,12 +98,22 @@ type Run = (
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const context = resolveOptions(options);
   const keyCache = createKeyCache();
+  const rateLimitCheck = createRateLimitCheck(options.rateLimits, context.clock, context.logger);
 
-  function endpoint(name: AuthEventAttributes['endpoint'], html: boolean, run: Run): TenantHandler {
+  function endpoint(
+    name: AuthEventAttributes['endpoint'],
+    html: boolean,
+    run: Run,
+    rateLimitRule?: RateLimitedEndpoint,
+  ): TenantHandler {
     return async (request, tenantSlug) => {
       const event: RequestEvent = {};
       let result: HandlerResult;
       try {
+        // Before any other work (tenant lookup included): a limited request costs one counter increment.
+        if (rateLimitCheck !== undefined && rateLimitRule !== undefined) {
+          await rateLimitCheck(rateLimitRule, request, tenantSlug);
+        }
         const tenant = await resolveTenant(context, keyCache, tenantSlug);
         if (!tenant) {
           const error = new OAuthError('invalid_request', 'unknown tenant', { status: 404 });
@@ -117,7 +128,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           throw error;
         }
         event.error_code = error.code;
-        if (html) {
+        if (error instanceof RateLimitedError) {
+          // 429 with Retry-After, never a 401: the client is not wrong, only early.
+          const retryAfter = { 'retry-after': String(error.retryAfterSeconds) };
+          const page = html ? errorPage(429, error) : oauthErrorResult(error, retryAfter);
+          result = { ...page, headers: { ...page.headers, ...retryAfter } };
+        } else if (html) {
           result = errorPage(error.status, error);
         } else {
           // RFC 6749 §5.2: a 401 invalid_client carries the scheme the client may authenticate with.
@@ -147,11 +163,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   }
 
   return {
-    authorize: endpoint('authorize', true, authorizeHandler),
+    authorize: endpoint('authorize', true, authorizeHandler, 'authorize'),
+    // The consent page only reads the pending request; the decision (which saves consent and issues a code)
+    // is what the consent rule counts.
     consentPage: endpoint('consent', true, consentPageHandler),
-    consent: endpoint('consent', true, consentDecisionHandler),
-    token: endpoint('token', false, tokenHandler),
-    register: endpoint('register', false, registerHandler),
+    consent: endpoint('consent', true, consentDecisionHandler, 'consent'),
+    token: endpoint('token', false, tokenHandler, 'token'),
+    register: endpoint('register', false, registerHandler, 'register'),
     revoke: endpoint('revoke', false, revokeHandler),
     introspect: endpoint('introspect', false, introspectHandler),
     authorizationServerMetadata: endpoint('metadata', false, async (ctx, tenant) =>

@@ -1,5 +1,6 @@
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
+import { RateLimitedError } from './rate-limits.js';
 import { parseScope } from './scopes.js';
 import type { ClientType, TokenEndpointAuthMethod } from './storage.js';
 import type { Tenant } from './tenant.js';
@@ -64,6 +65,10 @@ export async function resolveClient(
         { tenant: tenant.slug, clientId, cimdError: resolution.error, detail: resolution.detail },
         'client metadata document refused',
       );
+      if (resolution.error === 'fetch_rate_limited') {
+        // Not the client's fault and not a bad client: the document host's fetch budget is spent for now.
+        throw new RateLimitedError(resolution.description, resolution.retryAfterSeconds ?? 1);
+      }
       throw new OAuthError('invalid_client', resolution.description);
     }
     const document = resolution.document;

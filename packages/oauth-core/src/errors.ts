@@ -2,7 +2,7 @@ import { KeyholdError } from '@keyhold/core';
 
 /**
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and
- * OIDC that this server answers with, plus `invalid_options` for a misconfiguration found at creation or
+ * OIDC that this server answers with, `rate_limited` (429 with `Retry-After`, when `rateLimits` is set), plus `invalid_options` for a misconfiguration found at creation or
  * when a tenant's configuration is first used. Codes are API: they are added, never renamed.
  *
  * @example
@@ -28,7 +28,8 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'server_error'
-  | 'invalid_options';
+  | 'invalid_options'
+  | 'rate_limited';
 
 const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   invalid_request: 400,
@@ -49,6 +50,7 @@ const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   insufficient_scope: 403,
   server_error: 500,
   invalid_options: 500,
+  rate_limited: 429,
 };
 
 /**

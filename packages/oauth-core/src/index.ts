@@ -5,7 +5,7 @@ export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export { isForbiddenAddress } from './cimd/address.js';
 export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
 export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
-export type { CimdResolverOptions } from './cimd/resolver.js';
+export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
 export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
@@ -32,6 +32,8 @@ export { createMemoryStorage } from './memory-store.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
 export { noopMetrics } from './metrics-types.js';
 export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './options.js';
+export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
+export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 export type {
   AuthorizationCodeRecord,
   AuthorizationCodeStore,

@@ -5,6 +5,7 @@ import { OAuthError } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import type { AuthMetrics } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
+import type { RateLimitsOptions } from './rate-limits.js';
 import type { OAuthStorage } from './storage.js';
 
 /**
@@ -89,6 +90,11 @@ export interface AuthorizationServerOptions {
   readonly pendingAuthorizationTtlSeconds?: number;
   /** Default 2 592 000 (30 days). */
   readonly consentTtlSeconds?: number;
+  /**
+   * Per-endpoint rate limits (`/register`, `/authorize`, `/token`, `/consent`) through one `RateLimiter`.
+   * Default: off (the host decides; the example host turns them on).
+   */
+  readonly rateLimits?: RateLimitsOptions;
 }
 
 /** The validated options the handlers share. */

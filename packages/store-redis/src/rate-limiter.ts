@@ -1,11 +1,16 @@
+import type { RateLimiter } from '@keyhold/core';
 import { type RedisClient, ttlMs } from './connection.js';
 import type { RedisStoreOptions } from './refresh-lock.js';
 
-/** The counter contract of `@keyhold/registry-client/server`'s `RateLimiter`. */
-export interface RedisRateLimiter {
-  increment(key: string, expiresAt: number, nowMs: number): Promise<number>;
-  reset(key: string): Promise<void>;
-}
+/**
+ * `@keyhold/core`'s `RateLimiter`, which the Redis limiter implements (the name is kept for existing imports).
+ *
+ * @example
+ * ```ts
+ * const limiter: RedisRateLimiter = createRedisRateLimiter(redis);
+ * ```
+ */
+export type RedisRateLimiter = RateLimiter;
 
 // A window is the hash {count, expiresAt}; a window whose expiresAt is at or before the caller's `now` is
 // over and a new one starts. Check, reset and increment run as one atomic step.
@@ -18,12 +23,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
 /**
- * Fixed-window request counters shared by every instance, so a client cannot multiply its budget by
- * spreading requests over instances.
+ * Fixed-window request counters shared by every instance (a `@keyhold/core` `RateLimiter`), so a client cannot
+ * multiply its budget by spreading requests over instances. It passes `@keyhold/core/testing`'s
+ * `describeRateLimiterConformance`.
  *
  * @example
  * ```ts
- * createRegistryApi({ providers, rateLimiter: createRedisRateLimiter(redis) });
+ * const limiter = createRedisRateLimiter(redis);
+ * createRegistryApi({ providers, rateLimiter: limiter });
+ * createAuthorizationServer({ …, rateLimits: { limiter } });
  * ```
  */
 export function createRedisRateLimiter(

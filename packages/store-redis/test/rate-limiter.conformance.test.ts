@@ -1,4 +1,4 @@
-import { describeRateLimiterConformance } from '@keyhold/registry-client/testing';
+import { describeRateLimiterConformance } from '@keyhold/core/testing';
 import { afterAll, describe } from 'vitest';
 import { createRedisClient } from '../src/connection.js';
 import { createRedisRateLimiter } from '../src/rate-limiter.js';

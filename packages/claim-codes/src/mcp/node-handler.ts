@@ -6,7 +6,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ClaimAttemptGate,
+  type ClaimFailureRateLimit,
+  createClaimAttemptGate,
+} from '../claim-attempts.js';
 import type { Claims } from '../claims.js';
+import { normalizeClaimCode } from '../code.js';
 import { ClaimCodesError } from '../errors.js';
 import { claimCodeFromHeaders, claimCodeFromUrl } from './claim-code-input.js';
 import { type ClaimSession, createClaimSession, type SessionScope } from './claim-session.js';
@@ -35,6 +41,31 @@ export interface ScopedMcpHandlerOptions {
   readonly sessionIdGenerator?: () => string;
   /** Default: silent. */
   readonly logger?: Logger;
+  /**
+   * A budget of claim-code guesses per principal (see {@link ClaimFailureRateLimit}: default 10 per 60 s). A
+   * request presenting a code that is not known to be valid spends one unit before the code is looked up; over
+   * the budget it is answered `429` with `Retry-After` and the code is neither looked up nor recorded on the
+   * session, so `tools/list` stops being a guessing oracle. Default: off.
+   */
+  readonly claimFailureRateLimit?: ClaimFailureRateLimit;
+  /**
+   * Who is guessing: the principal whose budget a request spends. Default: `sub:<subject>` from the verified
+   * token (`req.auth.extra.sub`, else `client:<clientId>`), else `ip:<socket address>` (a host behind a proxy
+   * passes the forwarded client address, e.g. with `clientIp` of `@keyhold/adapter-node`).
+   */
+  readonly principalOf?: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
+}
+
+/**
+ * The default {@link ScopedMcpHandlerOptions.principalOf}: the token's subject, its client, or the socket
+ * address; `unknown` when there is none of them (one shared budget).
+ */
+function defaultPrincipal(req: IncomingMessage & { auth?: AuthInfo }): string {
+  const subject = req.auth?.extra?.['sub'];
+  if (typeof subject === 'string' && subject !== '') return `sub:${subject}`;
+  if (req.auth?.clientId) return `client:${req.auth.clientId}`;
+  const address = req.socket?.remoteAddress;
+  return address ? `ip:${address}` : 'unknown';
 }
 
 /**
@@ -64,6 +95,8 @@ export interface ScopedMcpHandler {
 interface OpenSession {
   readonly transport: StreamableHTTPServerTransport;
   readonly claim: ClaimSession;
+  /** The code this session last had admitted by the guess budget: presenting it again is not a new guess. */
+  admitted: { code: string | undefined };
 }
 
 /**
@@ -92,6 +125,48 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
     throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'maxBodyBytes must be a positive whole number');
   }
   const sessions = new Map<string, OpenSession>();
+  const gate: ClaimAttemptGate | undefined =
+    options.claimFailureRateLimit === undefined
+      ? undefined
+      : createClaimAttemptGate(claims, options.claimFailureRateLimit);
+  // Validation goes through the gate so it learns which codes are valid (and spend nothing when presented again).
+  const sessionClaims = gate?.claims ?? claims;
+  const principalOf = options.principalOf ?? defaultPrincipal;
+
+  /**
+   * Answers 429 and returns true when the request's code may not be looked up now. The same code presented
+   * again on one session is not a new guess (clients repeat the header on every request) and spends nothing.
+   */
+  async function refusedOverBudget(
+    req: IncomingMessage & { auth?: AuthInfo },
+    res: ServerResponse,
+    code: string | undefined,
+    admittedOnSession: { code: string | undefined },
+  ): Promise<boolean> {
+    if (gate === undefined || code === undefined) return false;
+    const normalized = normalizeClaimCode(code);
+    const key = normalized.ok ? normalized.code : code;
+    if (admittedOnSession.code === key) return false;
+    const admitted = await gate.admit(principalOf(req) ?? defaultPrincipal(req), code);
+    if (admitted.ok) {
+      admittedOnSession.code = key;
+      return false;
+    }
+    logger.warn(
+      { event: 'rate_limited', endpoint: 'mcp_claim_code', retryAfterSeconds: admitted.retryAfterSeconds },
+      'claim-code attempts over the limit',
+    );
+    const retryAfter = admitted.retryAfterSeconds;
+    jsonRpcError(
+      res,
+      429,
+      -32000,
+      `Too many claim-code attempts; retry in ${retryAfter} s.`,
+      { 'retry-after': String(retryAfter) },
+      { error: 'rate_limited', retry_after_seconds: retryAfter },
+    );
+    return true;
+  }
 
   async function refusedWithoutCode(claim: ClaimSession, res: ServerResponse): Promise<boolean> {
     if (!requireClaimCode) return false;
@@ -153,6 +228,8 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
     if (sessionId !== undefined) {
       const open = sessions.get(sessionId);
       if (open === undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
+      // Before the code is recorded: a refused guess must not be validated by a later request either.
+      if (await refusedOverBudget(req, res, code, open.admitted)) return;
       open.claim.present(code);
       if (await refusedWithoutCode(open.claim, res)) return;
       const body = req.method === 'POST' ? await bodyOf(req, res, parsedBody, maxBodyBytes) : undefined;
@@ -168,7 +245,9 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
     if (!isInitializeRequest(body)) {
       return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
-    const claim = createClaimSession({ claims, requireClaimCode, logger });
+    const admitted: { code: string | undefined } = { code: undefined };
+    if (await refusedOverBudget(req, res, code, admitted)) return;
+    const claim = createClaimSession({ claims: sessionClaims, requireClaimCode, logger });
     claim.present(code);
     if (await refusedWithoutCode(claim, res)) return;
 
@@ -177,7 +256,7 @@ export function createScopedMcpHandler(options: ScopedMcpHandlerOptions): Scoped
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, claim });
+        sessions.set(id, { transport, claim, admitted });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -226,7 +305,15 @@ async function bodyOf(
   }
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: Record<string, unknown>,
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  const error = data === undefined ? { code, message } : { code, message, data };
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: null }));
 }

@@ -3,14 +3,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, type ManualClock } from '@keyhold/core';
+import { createManualClock, createMemoryRateLimiter, type ManualClock } from '@keyhold/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { type Claims, createClaims } from '../../src/claims.js';
-import { createScopedMcpHandler, type ScopedMcpHandler } from '../../src/mcp/node-handler.js';
+import {
+  createScopedMcpHandler,
+  type ScopedMcpHandler,
+  type ScopedMcpHandlerOptions,
+} from '../../src/mcp/node-handler.js';
 import type { ToolModule } from '../../src/mcp/tool-modules.js';
 import { createMemoryClaimStore } from '../../src/memory-store.js';
 import type { ClaimStore } from '../../src/storage.js';
@@ -85,7 +89,14 @@ export interface TestHost {
 
 /** A real node:http server serving the claim-scoped MCP endpoint at /mcp. */
 export async function startHost(
-  options: { requireClaimCode?: boolean; store?: ClaimStore; claims?: Claims } = {},
+  options: {
+    requireClaimCode?: boolean;
+    store?: ClaimStore;
+    claims?: Claims;
+    /** Turns the guess budget on with a memory limiter on the host's manual clock. */
+    claimFailureRateLimit?: { limit: number; windowSeconds: number };
+    principalOf?: ScopedMcpHandlerOptions['principalOf'];
+  } = {},
 ): Promise<TestHost> {
   const tree = toolModuleTree();
   const clock = createManualClock();
@@ -95,6 +106,16 @@ export async function startHost(
     modules: tree.modules,
     createServer: () => new McpServer({ name: 'claim-test-host', version: '1.0.0' }),
     ...(options.requireClaimCode === undefined ? {} : { requireClaimCode: options.requireClaimCode }),
+    ...(options.claimFailureRateLimit === undefined
+      ? {}
+      : {
+          claimFailureRateLimit: {
+            limiter: createMemoryRateLimiter(),
+            clock,
+            ...options.claimFailureRateLimit,
+          },
+        }),
+    ...(options.principalOf === undefined ? {} : { principalOf: options.principalOf }),
   });
   const server = createServer((req, res) => {
     if (!req.url?.startsWith('/mcp')) {

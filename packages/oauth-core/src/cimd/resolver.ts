@@ -1,5 +1,5 @@
-import type { Clock, Logger } from '@keyhold/core';
-import { silentLogger, systemClock } from '@keyhold/core';
+import type { Clock, Logger, RateLimiter } from '@keyhold/core';
+import { assertRateLimitRule, consumeRateLimit, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import type { AuthMetrics } from '../metrics-types.js';
 import { noopMetrics } from '../metrics-types.js';
@@ -41,6 +41,31 @@ export interface CimdResolverOptions {
   readonly timeoutMs?: number;
   /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
   readonly maxBodyBytes?: number;
+  /**
+   * A budget of outbound document fetches per host (the `client_id` URL's hostname), counted through a
+   * `RateLimiter` from `@keyhold/core`: only requests that reach the network count (cache hits and requests
+   * joined to one in flight do not). Over it, resolution fails with `fetch_rate_limited` and
+   * `retryAfterSeconds`, which the authorization server answers with 429 and `Retry-After`. `limit` defaults to
+   * 10 and `windowSeconds` to 60. Default: no limit.
+   */
+  readonly fetchRateLimit?: CimdFetchRateLimit;
+}
+
+/**
+ * The per-host fetch budget of {@link CimdResolverOptions.fetchRateLimit}.
+ *
+ * @example
+ * ```ts
+ * createCimdResolver({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 10, windowSeconds: 60 } });
+ * ```
+ */
+export interface CimdFetchRateLimit {
+  /** The counter store (memory for one process, Redis for several). */
+  readonly limiter: RateLimiter;
+  /** Fetches per host per window. Default 10. */
+  readonly limit?: number;
+  /** Window length in seconds. Default 60. */
+  readonly windowSeconds?: number;
 }
 
 type Failure = Extract<CimdResolution, { ok: false }>;
@@ -140,8 +165,10 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
  * domain allowlist before any network request, fetches through the SSRF-safe fetcher with a time and size limit,
  * validates the document, caches it (bounded LRU, lifetime from `Cache-Control` clamped to
  * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers failures
- * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. Never throws for a
- * bad document or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode}.
+ * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. With
+ * `fetchRateLimit`, fetches per document host are budgeted (`fetch_rate_limited`). Never throws for a bad document
+ * or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode} (an outage of the
+ * rate limiter's store does throw, like any storage outage).
  *
  * @example
  * ```ts
@@ -164,6 +191,21 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 5120);
   if (minMaxAgeMs > maxMaxAgeMs) {
     throw new RangeError('createCimdResolver: minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
+  }
+  const fetchRateLimit = options.fetchRateLimit;
+  const fetchRule =
+    fetchRateLimit === undefined
+      ? undefined
+      : { limit: fetchRateLimit.limit ?? 10, windowSeconds: fetchRateLimit.windowSeconds ?? 60 };
+  if (fetchRateLimit !== undefined && fetchRule !== undefined) {
+    if (typeof fetchRateLimit.limiter?.increment !== 'function') {
+      throw new RangeError('createCimdResolver: fetchRateLimit.limiter must be a RateLimiter');
+    }
+    try {
+      assertRateLimitRule('fetchRateLimit', fetchRule);
+    } catch (error) {
+      throw new RangeError(`createCimdResolver: ${(error as Error).message}`);
+    }
   }
 
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
@@ -284,6 +326,26 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     }
   }
 
+  async function spendFetchBudget(host: string): Promise<Attempt | undefined> {
+    if (fetchRateLimit === undefined || fetchRule === undefined) return undefined;
+    const outcome = await consumeRateLimit(
+      fetchRateLimit.limiter,
+      { key: `cimd:host:${host}`, ...fetchRule },
+      clock.now(),
+    );
+    if (outcome.ok) return undefined;
+    return {
+      resolution: {
+        ...failure(
+          'fetch_rate_limited',
+          `too many client metadata document fetches from ${host}; retry in ${outcome.retryAfterSeconds} s`,
+        ),
+        retryAfterSeconds: outcome.retryAfterSeconds,
+      },
+      cached: false,
+    };
+  }
+
   async function attempt(clientId: string, allowedDomains: readonly string[]): Promise<Attempt> {
     const url = checkClientIdUrl(clientId);
     if (!url.ok) return { resolution: failure('not_https', url.description), cached: false };
@@ -305,7 +367,12 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     }
     const pending = inFlight.get(clientId);
     if (pending) return pending;
-    const started = fetchAndValidate(clientId, entry).finally(() => inFlight.delete(clientId));
+    // Only a request that reaches the network spends the host's budget (joined resolutions share its
+    // outcome). A refusal is not remembered as a failure: once the window turns, the next resolution fetches.
+    const started = (async (): Promise<Attempt> => {
+      const refused = await spendFetchBudget(url.url.hostname);
+      return refused ?? fetchAndValidate(clientId, entry);
+    })().finally(() => inFlight.delete(clientId));
     inFlight.set(clientId, started);
     return started;
   }

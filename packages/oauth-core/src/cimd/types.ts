@@ -12,7 +12,8 @@ export type CimdErrorCode =
   | 'domain_not_allowed'
   | 'timeout'
   | 'too_large'
-  | 'forbidden_address';
+  | 'forbidden_address'
+  | 'fetch_rate_limited';
 
 /**
  * A validated client metadata document (MCP 2025-11-25, draft-ietf-oauth-client-id-metadata-document).
@@ -33,7 +34,8 @@ export interface ClientMetadataDocument {
 /**
  * The outcome of resolving a metadata-document client id. `cached` is true when no network request was made
  * (or a 304 revalidated the entry). On failure, `description` is safe to show the client; `detail` is for the
- * log only.
+ * log only; `retryAfterSeconds` comes with `fetch_rate_limited` only (the document host's fetch budget is spent
+ * until then; the authorization server answers 429 with `Retry-After`).
  */
 export type CimdResolution =
   | { readonly ok: true; readonly document: ClientMetadataDocument; readonly cached: boolean }
@@ -42,6 +44,7 @@ export type CimdResolution =
       readonly error: CimdErrorCode;
       readonly description: string;
       readonly detail?: string;
+      readonly retryAfterSeconds?: number;
     };
 
 /**

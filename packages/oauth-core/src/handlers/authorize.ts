@@ -6,6 +6,7 @@ import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { isS256Challenge } from '../pkce.js';
 import { pooledRandomToken } from '../random-pool.js';
+import { RateLimitedError } from '../rate-limits.js';
 import { redirectUriMatches, withQuery } from '../redirect-uri.js';
 import type { RequestEvent } from '../request-event.js';
 import { parseResources } from '../resources.js';
@@ -123,7 +124,8 @@ export async function authorizeHandler(
   try {
     client = await resolveClient(context, tenant, clientId);
   } catch (error) {
-    if (error instanceof OAuthError) return shown(event, error);
+    // A spent CIMD fetch budget is answered by the endpoint boundary: 429 with Retry-After.
+    if (error instanceof OAuthError && !(error instanceof RateLimitedError)) return shown(event, error);
     throw error;
   }
   event.client_type = client.clientType;

@@ -1,5 +1,5 @@
 import type { Logger } from '@keyhold/core';
-import { createManualClock } from '@keyhold/core';
+import { createManualClock, createMemoryRateLimiter } from '@keyhold/core';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -518,6 +518,78 @@ describe('failures are cached only briefly', () => {
       { status: 'error', cached: true, cimd_error: 'http_error' },
       { status: 'success', cached: false },
     ]);
+  });
+});
+
+describe('fetch budget per host (fetchRateLimit): only network fetches count (fetch_rate_limited)', () => {
+  const limited = (limit = 2, windowSeconds = 60) =>
+    setup({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit, windowSeconds } });
+  const idsOn = (host: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `https://${host}/client-${i}.json`);
+  const serveAll = (ids: string[]) =>
+    server.use(...ids.map((id) => http.get(id, () => HttpResponse.json(documentFor(id)))));
+
+  it('refuses a fetch over the host budget without a request, with retryAfterSeconds', async () => {
+    const ids = idsOn('app.example', 3);
+    serveAll(ids);
+    const { resolver, clock, fetches } = limited(2);
+    clock.set(Date.parse('2026-01-01T00:00:15Z'));
+    expect(await resolver.resolve(ids[0]!, ALLOWED)).toMatchObject({ ok: true });
+    expect(await resolver.resolve(ids[1]!, ALLOWED)).toMatchObject({ ok: true });
+    expect(await resolver.resolve(ids[2]!, ALLOWED)).toEqual({
+      ok: false,
+      error: 'fetch_rate_limited',
+      description: 'too many client metadata document fetches from app.example; retry in 45 s',
+      retryAfterSeconds: 45,
+    });
+    expect(requests).toHaveLength(2);
+    expect(fetches.at(-1)).toEqual({ status: 'error', cached: false, cimd_error: 'fetch_rate_limited' });
+  });
+
+  it('does not count cache hits or resolutions joined to one in flight', async () => {
+    serveDocument();
+    const { resolver } = limited(1);
+    await Promise.all(Array.from({ length: 5 }, () => resolver.resolve(CLIENT_ID, ALLOWED)));
+    for (let i = 0; i < 5; i++) {
+      expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true, cached: true });
+    }
+    expect(requests).toHaveLength(1);
+  });
+
+  it('keeps a budget per host', async () => {
+    const first = idsOn('app.example', 2);
+    const other = idsOn('other.example', 1);
+    serveAll([...first, ...other]);
+    const { resolver } = limited(1);
+    const allowed = { allowedDomains: ['app.example', 'other.example'] };
+    expect(await resolver.resolve(first[0]!, allowed)).toMatchObject({ ok: true });
+    expect(await resolver.resolve(first[1]!, allowed)).toMatchObject({ error: 'fetch_rate_limited' });
+    expect(await resolver.resolve(other[0]!, allowed)).toMatchObject({ ok: true });
+  });
+
+  it('fetches again once the window turns (a refusal is not cached)', async () => {
+    const ids = idsOn('app.example', 2);
+    serveAll(ids);
+    const { resolver, clock } = limited(1, 60);
+    clock.set(Date.parse('2026-01-01T00:00:00Z'));
+    await resolver.resolve(ids[0]!, ALLOWED);
+    expect(await resolver.resolve(ids[1]!, ALLOWED)).toMatchObject({ error: 'fetch_rate_limited' });
+    clock.advance(60_000);
+    expect(await resolver.resolve(ids[1]!, ALLOWED)).toMatchObject({ ok: true, cached: false });
+  });
+
+  it('does not count refusals made before the network (allowlist, URL rules)', async () => {
+    serveDocument();
+    const { resolver } = limited(1);
+    await resolver.resolve('https://evil.example/client.json', ALLOWED);
+    await resolver.resolve('http://app.example/client.json', ALLOWED);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true });
+  });
+
+  it.each([[{ limit: 0 }], [{ windowSeconds: 0.5 }]])('rejects a bad rule %o at creation', (rule) => {
+    expect(() =>
+      createCimdResolver({ fetchRateLimit: { limiter: createMemoryRateLimiter(), ...rule } }),
+    ).toThrow(RangeError);
   });
 });
 

@@ -1,5 +1,13 @@
 import type { Clock, Handler, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
-import { jsonResult, parseQuery, sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
+import {
+  consumeRateLimit,
+  jsonResult,
+  parseQuery,
+  rateLimitedResult,
+  sha256Base64url,
+  silentLogger,
+  systemClock,
+} from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
 import { RegistryError } from '../errors.js';
 import type { ProviderMap } from '../provider.js';
@@ -77,7 +85,7 @@ export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
   const providers: ProviderMap =
     options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
   const limit = positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
-  const windowMs = positiveInteger('rateLimitWindowSeconds', options.rateLimitWindowSeconds, 60) * 1000;
+  const windowSeconds = positiveInteger('rateLimitWindowSeconds', options.rateLimitWindowSeconds, 60);
   const maxAge = positiveInteger('cacheMaxAgeSeconds', options.cacheMaxAgeSeconds, 300);
   const rateLimiter = options.rateLimiter ?? createMemoryRateLimiter();
   const clock = options.clock ?? systemClock;
@@ -135,19 +143,20 @@ export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
   }
 
   async function limited(request: HandlerRequest): Promise<HandlerResult | undefined> {
-    const now = clock.now();
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const expiresAt = windowStart + windowMs;
     // Without an address (a misconfigured adapter) every such request shares one budget: safe, and visible.
     const ip = request.ip ?? 'unknown';
-    const count = await rateLimiter.increment(`${ip}:${windowStart}`, expiresAt, now);
-    if (count <= limit) return undefined;
-    const retryAfter = Math.max(1, Math.ceil((expiresAt - now) / 1000));
-    logger.debug({ ip, count, retryAfter }, 'registry rate limit exceeded');
-    return jsonResult(
-      429,
-      { error: 'rate_limited', error_description: `more than ${limit} requests; retry in ${retryAfter} s` },
-      { ...uncacheable, 'retry-after': String(retryAfter) },
+    const outcome = await consumeRateLimit(
+      rateLimiter,
+      { key: `registry:${ip}`, limit, windowSeconds },
+      clock.now(),
+    );
+    if (outcome.ok) return undefined;
+    const retryAfter = outcome.retryAfterSeconds;
+    logger.debug({ ip, retryAfter }, 'registry rate limit exceeded');
+    return rateLimitedResult(
+      retryAfter,
+      `more than ${limit} requests; retry in ${retryAfter} s`,
+      uncacheable,
     );
   }
 

@@ -1,25 +1,13 @@
+import { createMemoryRateLimiter as coreMemoryRateLimiter } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter } from '../../src/server/memory-rate-limiter.js';
 import { describeRateLimiterConformance } from '../../src/testing.js';
 
-describeRateLimiterConformance('memory', () => createMemoryRateLimiter());
+// The limiter and its suite moved to @keyhold/core; the old names keep working.
+describeRateLimiterConformance('memory, through the registry re-export', () => createMemoryRateLimiter());
 
-describe('memory rate limiter: bounded memory', () => {
-  it('keeps at most maxKeys counters, dropping expired ones first', async () => {
-    const limiter = createMemoryRateLimiter({ maxKeys: 2 });
-    await limiter.increment('old', 1_000, 0);
-    await limiter.increment('live', 10_000, 0);
-    await limiter.increment('new', 10_000, 2_000);
-    expect(await limiter.increment('live', 10_000, 2_000)).toBe(2);
-    expect(await limiter.increment('new', 10_000, 2_000)).toBe(2);
-  });
-
-  it('evicts the oldest live counter when all are live', async () => {
-    const limiter = createMemoryRateLimiter({ maxKeys: 2 });
-    await limiter.increment('a', 10_000, 0);
-    await limiter.increment('b', 10_000, 0);
-    await limiter.increment('c', 10_000, 0);
-    expect(await limiter.increment('b', 10_000, 0)).toBe(2);
-    expect(await limiter.increment('a', 10_000, 0)).toBe(1);
+describe('re-exports: the registry names are the core ones', () => {
+  it('exports core createMemoryRateLimiter under its old name', () => {
+    expect(createMemoryRateLimiter).toBe(coreMemoryRateLimiter);
   });
 });

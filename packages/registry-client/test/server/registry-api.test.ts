@@ -294,7 +294,7 @@ describe('rate limit: 100 requests per minute per IP (SPEC Limits)', () => {
     });
     expect(result.status).toBe(429);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatch(/^192\.0\.2\.9:\d+$/);
+    expect(calls[0]).toMatch(/^registry:192\.0\.2\.9:\d+$/);
   });
 });
 

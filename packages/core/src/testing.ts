@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { RateLimiter } from './rate-limit.js';
+
+/**
+ * The conformance suite every {@link RateLimiter} store runs (memory, Redis, yours). It uses only the
+ * interface, with a fresh store per test, and needs vitest.
+ *
+ * @example
+ * ```ts
+ * import { describeRateLimiterConformance } from '@keyhold/core/testing';
+ * describeRateLimiterConformance('redis', () => createRedisRateLimiter(redis, { keyPrefix: 'test:' }));
+ * ```
+ */
+export function describeRateLimiterConformance(
+  name: string,
+  makeLimiter: () => RateLimiter | Promise<RateLimiter>,
+): void {
+  describe(`RateLimiter conformance: ${name}`, () => {
+    const now = 1_767_225_600_000;
+
+    it('counts hits on one key within its window, starting at 1', async () => {
+      const limiter = await makeLimiter();
+      expect(await limiter.increment('k', now + 60_000, now)).toBe(1);
+      expect(await limiter.increment('k', now + 60_000, now + 1)).toBe(2);
+      expect(await limiter.increment('k', now + 60_000, now + 59_999)).toBe(3);
+    });
+
+    it('keeps separate counts for separate keys', async () => {
+      const limiter = await makeLimiter();
+      await limiter.increment('a', now + 60_000, now);
+      await limiter.increment('a', now + 60_000, now);
+      expect(await limiter.increment('b', now + 60_000, now)).toBe(1);
+    });
+
+    it('starts again at 1 once expiresAt is reached', async () => {
+      const limiter = await makeLimiter();
+      await limiter.increment('k', now + 60_000, now);
+      await limiter.increment('k', now + 60_000, now);
+      expect(await limiter.increment('k', now + 120_000, now + 60_000)).toBe(1);
+    });
+
+    it('forgets a key on reset, and ignores unknown keys', async () => {
+      const limiter = await makeLimiter();
+      await limiter.increment('k', now + 60_000, now);
+      await limiter.reset('k');
+      await limiter.reset('never-seen');
+      expect(await limiter.increment('k', now + 60_000, now)).toBe(1);
+    });
+
+    it('loses no hit under concurrent increments', async () => {
+      const limiter = await makeLimiter();
+      const counts = await Promise.all(
+        Array.from({ length: 50 }, () => limiter.increment('k', now + 60_000, now)),
+      );
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+  });
+}

@@ -1,0 +1,195 @@
+import type { Clock, HandlerRequest, Logger, RateLimiter, RateLimitRule } from '@keyhold/core';
+import { assertRateLimitRule, consumeRateLimit, parseForm, sha256Base64url } from '@keyhold/core';
+import { OAuthError } from './errors.js';
+
+/**
+ * The rate limits of the authorization server's endpoints (option `rateLimits` of
+ * `createAuthorizationServer`). Every counter goes through one {@link RateLimiter}: `createMemoryRateLimiter()`
+ * from `@keyhold/core` for one process, `createRedisRateLimiter(redis)` from `@keyhold/store-redis` for several.
+ * A rule left out (or given without numbers) takes its {@link DEFAULT_RATE_LIMITS} entry; `false` turns it off.
+ *
+ * | rule | counted per | default |
+ * |---|---|---|
+ * | `register` | client IP | 30 / 60 s |
+ * | `authorize` | client IP | 60 / 60 s |
+ * | `token` | client_id (per tenant) and, separately, client IP | 600 / 60 s each |
+ * | `consent` | decision (`POST /consent`) per signed-in user (`request.userId`), else client IP | 30 / 60 s |
+ *
+ * @example
+ * ```ts
+ * createAuthorizationServer({ …, rateLimits: { limiter: createMemoryRateLimiter(), register: { limit: 10 } } });
+ * ```
+ */
+export interface RateLimitsOptions {
+  /** The counter store. */
+  readonly limiter: RateLimiter;
+  /** `POST /register`, per client IP. */
+  readonly register?: Partial<RateLimitRule> | false;
+  /** `GET /authorize`, per client IP. */
+  readonly authorize?: Partial<RateLimitRule> | false;
+  /** `POST /token`: one counter per client_id and one per client IP, each with this rule. */
+  readonly token?: Partial<RateLimitRule> | false;
+  /** `POST /consent` (the decision), per signed-in user (client IP when there is none). */
+  readonly consent?: Partial<RateLimitRule> | false;
+}
+
+/**
+ * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}).
+ *
+ * @example
+ * ```ts
+ * const rule: RateLimitedEndpoint = 'token';
+ * ```
+ */
+export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
+
+/**
+ * The rule each endpoint gets when `rateLimits` is set and the rule is left out (or lacks a number).
+ * Generous enough for interactive use and CI, tight enough to stop bulk registration and guessing.
+ *
+ * @example
+ * ```ts
+ * rateLimits: { limiter, token: { ...DEFAULT_RATE_LIMITS.token, limit: 1200 } }
+ * ```
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitedEndpoint, Readonly<RateLimitRule>>> =
+  Object.freeze({
+    register: Object.freeze({ limit: 30, windowSeconds: 60 }),
+    authorize: Object.freeze({ limit: 60, windowSeconds: 60 }),
+    token: Object.freeze({ limit: 600, windowSeconds: 60 }),
+    consent: Object.freeze({ limit: 30, windowSeconds: 60 }),
+  });
+
+/**
+ * Thrown inside the server when a request is over a limit; the endpoint boundary answers `429` with
+ * `Retry-After` (JSON `rate_limited` or the HTML error page). Internal: callers see the response only.
+ */
+export class RateLimitedError extends OAuthError {
+  /** Whole seconds until the window ends (at least 1). */
+  readonly retryAfterSeconds: number;
+
+  constructor(description: string, retryAfterSeconds: number) {
+    super('rate_limited', description, { status: 429 });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Checks the endpoint's rules for one request; throws {@link RateLimitedError} when one is exceeded. */
+export type RateLimitCheck = (
+  endpoint: RateLimitedEndpoint,
+  request: HandlerRequest,
+  tenantSlug: string,
+) => Promise<void>;
+
+/** The bucket of requests without a client address (an adapter that does not set `request.ip`). */
+const UNKNOWN_IP = 'unknown';
+
+// Keys carry client-chosen values (client ids up to 2 KB, tenant slugs from the URL): long or odd ones are
+// hashed so a key stays short and printable in any store.
+function keyPart(value: string): string {
+  return value.length <= 128 && /^[\x21-\x7e]+$/.test(value) ? value : `h.${sha256Base64url(value)}`;
+}
+
+/**
+ * The client_id a token request names, without authenticating it: the user part of `Authorization: Basic`
+ * (RFC 6749 §2.3.1), else the form's `client_id`. `undefined` when there is none or the input is malformed
+ * (the handler then refuses the request; only the per-IP counter applies).
+ */
+function tokenClientId(request: HandlerRequest): string | undefined {
+  const authorization = request.headers['authorization'];
+  const basic =
+    authorization === undefined ? undefined : /^Basic +([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
+  if (basic?.[1] !== undefined) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return undefined;
+    try {
+      return decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+    } catch {
+      return undefined;
+    }
+  }
+  const form = parseForm(request.body);
+  return form.ok ? form.params['client_id'] : undefined;
+}
+
+function resolveRule(
+  name: RateLimitedEndpoint,
+  rule: Partial<RateLimitRule> | false | undefined,
+): RateLimitRule | undefined {
+  if (rule === false) return undefined;
+  if (rule !== undefined && (typeof rule !== 'object' || rule === null)) {
+    throw new OAuthError('invalid_options', `rateLimits.${name} must be an object or false`);
+  }
+  const resolved = { ...DEFAULT_RATE_LIMITS[name], ...(rule ?? {}) };
+  try {
+    assertRateLimitRule(`rateLimits.${name}`, resolved);
+  } catch (error) {
+    throw new OAuthError('invalid_options', (error as Error).message);
+  }
+  return { limit: resolved.limit, windowSeconds: resolved.windowSeconds };
+}
+
+/**
+ * Validates `rateLimits` at creation and returns the per-request check, or `undefined` when rate limiting is
+ * off (the library default).
+ */
+export function createRateLimitCheck(
+  options: RateLimitsOptions | undefined,
+  clock: Clock,
+  logger: Logger,
+): RateLimitCheck | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) {
+    throw new OAuthError('invalid_options', 'rateLimits must be an object');
+  }
+  const limiter = options.limiter;
+  if (typeof limiter?.increment !== 'function' || typeof limiter.reset !== 'function') {
+    throw new OAuthError('invalid_options', 'rateLimits.limiter must be a RateLimiter');
+  }
+  const rules: Partial<Record<RateLimitedEndpoint, RateLimitRule>> = {};
+  for (const name of ['register', 'authorize', 'token', 'consent'] as const) {
+    const rule = resolveRule(name, options[name]);
+    if (rule !== undefined) rules[name] = rule;
+  }
+
+  return async (endpoint, request, tenantSlug) => {
+    const name = endpoint;
+    const rule = rules[name];
+    if (rule === undefined) return;
+    const ip = keyPart(request.ip ?? UNKNOWN_IP);
+    const keys: { key: string; what: string }[] = [];
+    if (name === 'token') {
+      const clientId = tokenClientId(request);
+      if (clientId !== undefined) {
+        keys.push({
+          key: `oauth:token:client:${keyPart(tenantSlug)}:${keyPart(clientId)}`,
+          what: 'for this client',
+        });
+      }
+      keys.push({ key: `oauth:token:ip:${ip}`, what: 'from this address' });
+    } else if (name === 'consent' && request.userId !== undefined) {
+      keys.push({ key: `oauth:consent:user:${keyPart(request.userId)}`, what: 'for this user' });
+    } else {
+      keys.push({ key: `oauth:${name}:ip:${ip}`, what: 'from this address' });
+    }
+    const now = clock.now();
+    for (const { key, what } of keys) {
+      const outcome = await consumeRateLimit(limiter, { key, ...rule }, now);
+      if (outcome.ok) continue;
+      logger.warn(
+        {
+          event: 'rate_limited',
+          endpoint: name,
+          tenant: tenantSlug,
+          retryAfterSeconds: outcome.retryAfterSeconds,
+        },
+        `${name} rate limit exceeded`,
+      );
+      throw new RateLimitedError(
+        `too many ${name} requests ${what}; retry in ${outcome.retryAfterSeconds} s`,
+        outcome.retryAfterSeconds,
+      );
+    }
+  };
+}

@@ -1,0 +1,330 @@
+import type { HandlerRequest, HandlerResult, Logger, RateLimiter } from '@keyhold/core';
+import { createMemoryRateLimiter } from '@keyhold/core';
+import { describe, expect, it } from 'vitest';
+import type { CimdResolver, RateLimitsOptions } from '../src/index.js';
+import { DEFAULT_RATE_LIMITS, OAuthError } from '../src/index.js';
+import {
+  basic,
+  createTestServer,
+  get,
+  json,
+  pkce,
+  postForm,
+  REDIRECT_URI,
+  registerClient,
+} from './helpers.js';
+
+const IP_A = '198.51.100.1';
+const IP_B = '198.51.100.2';
+
+function withIp(request: HandlerRequest, ip: string | undefined): HandlerRequest {
+  return ip === undefined ? request : { ...request, ip };
+}
+
+function registration(ip?: string): HandlerRequest {
+  return withIp(
+    {
+      method: 'POST',
+      path: '/tenant/demo/register',
+      query: '',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI], client_name: 'App' }),
+    },
+    ip,
+  );
+}
+
+function authorization(clientId: string, ip?: string, userId = 'user-1'): HandlerRequest {
+  return withIp(
+    get(
+      '/tenant/demo/authorize',
+      {
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      },
+      userId,
+    ),
+    ip,
+  );
+}
+
+function tokenRequest(clientId: string, ip: string, viaBasic = false): HandlerRequest {
+  const form = {
+    grant_type: 'authorization_code',
+    code: 'nope',
+    redirect_uri: REDIRECT_URI,
+    code_verifier: 'v'.repeat(43),
+  };
+  return withIp(
+    viaBasic
+      ? postForm('/tenant/demo/token', form, basic(clientId, 'secret'))
+      : postForm('/tenant/demo/token', { ...form, client_id: clientId }),
+    ip,
+  );
+}
+
+function consentDecision(ip: string | undefined, userId?: string): HandlerRequest {
+  return withIp(
+    postForm('/tenant/demo/consent', { req: 'unknown-ref', decision: 'approve' }, {}, userId),
+    ip,
+  );
+}
+
+async function limitedServer(rateLimits: Omit<RateLimitsOptions, 'limiter'> & { limiter?: RateLimiter }) {
+  const warnings: Record<string, unknown>[] = [];
+  const logger: Logger = { debug: () => {}, info: () => {}, warn: (f) => warnings.push(f), error: () => {} };
+  const t = await createTestServer({
+    options: { rateLimits: { limiter: createMemoryRateLimiter(), ...rateLimits }, logger },
+  });
+  return { ...t, warnings };
+}
+
+function expectRateLimitedJson(result: HandlerResult, retryAfter: string): void {
+  expect(result.status).toBe(429);
+  expect(result.headers['retry-after']).toBe(retryAfter);
+  expect(result.headers['cache-control']).toBe('no-store');
+  expect(result.headers['content-type']).toMatch(/^application\/json/);
+  expect(result.headers['www-authenticate']).toBeUndefined();
+  const body = json(result);
+  expect(body.error).toBe('rate_limited');
+  expect(typeof body.error_description).toBe('string');
+}
+
+describe('rateLimits: off by default in the library', () => {
+  it('registers far more than the default budget when no rateLimits option is given', async () => {
+    const t = await createTestServer();
+    for (let i = 0; i < DEFAULT_RATE_LIMITS.register.limit + 5; i++) {
+      expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    }
+  });
+});
+
+describe('POST /register: limited per client IP', () => {
+  it('answers the request over the limit with 429, Retry-After in whole seconds and rate_limited JSON', async () => {
+    const t = await limitedServer({ register: { limit: 2, windowSeconds: 60 } });
+    t.clock.set(Date.parse('2026-03-01T12:00:10.500Z'));
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    const limited = await t.server.register(registration(IP_A), 'demo');
+    expectRateLimitedJson(limited, '50');
+    expect(limited.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('does no work for a limited request: the client is not stored', async () => {
+    const t = await limitedServer({ register: { limit: 1, windowSeconds: 60 } });
+    await t.server.register(registration(IP_A), 'demo');
+    let stored = 0;
+    const original = t.storage.clients.create.bind(t.storage.clients);
+    t.storage.clients.create = async (...args) => {
+      stored += 1;
+      return original(...args);
+    };
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(429);
+    expect(stored).toBe(0);
+  });
+
+  it('counts each client IP separately', async () => {
+    const t = await limitedServer({ register: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(429);
+    expect((await t.server.register(registration(IP_B), 'demo')).status).toBe(201);
+  });
+
+  it('opens a new budget when the window turns', async () => {
+    const t = await limitedServer({ register: { limit: 1, windowSeconds: 60 } });
+    t.clock.set(Date.parse('2026-03-01T12:00:00Z'));
+    await t.server.register(registration(IP_A), 'demo');
+    t.clock.advance(59_000);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(429);
+    t.clock.advance(1_000);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+  });
+
+  it('puts requests without an address into one shared "unknown" bucket', async () => {
+    const t = await limitedServer({ register: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.register(registration(), 'demo')).status).toBe(201);
+    expect((await t.server.register(registration(), 'demo')).status).toBe(429);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+  });
+
+  it('logs a structured warning without secrets and records the 429 in metrics', async () => {
+    const t = await limitedServer({ register: { limit: 1, windowSeconds: 60 } });
+    await t.server.register(registration(IP_A), 'demo');
+    await t.server.register(registration(IP_A), 'demo');
+    expect(t.warnings).toContainEqual(
+      expect.objectContaining({ event: 'rate_limited', endpoint: 'register', tenant: 'demo' }),
+    );
+    expect(JSON.stringify(t.warnings)).not.toContain(IP_A);
+    expect(t.events.at(-1)).toMatchObject({ endpoint: 'register', status: 429, error_code: 'rate_limited' });
+  });
+});
+
+describe('GET /authorize: limited per client IP, answered with the HTML error page', () => {
+  it('answers 429 with Retry-After and an HTML page', async () => {
+    const t = await limitedServer({ authorize: { limit: 1, windowSeconds: 60 } });
+    const client = await registerClient(t.server);
+    t.clock.set(Date.parse('2026-03-01T12:00:30Z'));
+    expect((await t.server.authorize(authorization(client.client_id, IP_A), 'demo')).status).toBe(302);
+    const limited = await t.server.authorize(authorization(client.client_id, IP_A), 'demo');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('30');
+    expect(limited.headers['content-type']).toMatch(/^text\/html/);
+    expect(limited.headers['cache-control']).toBe('no-store');
+    expect(limited.body).toContain('rate_limited');
+    expect((await t.server.authorize(authorization(client.client_id, IP_B), 'demo')).status).toBe(302);
+  });
+});
+
+describe('POST /token: one counter per client_id and one per client IP', () => {
+  it('limits one client_id across addresses', async () => {
+    const t = await limitedServer({ token: { limit: 2, windowSeconds: 60 } });
+    expect((await t.server.token(tokenRequest('client-1', IP_A), 'demo')).status).not.toBe(429);
+    expect((await t.server.token(tokenRequest('client-1', IP_B), 'demo')).status).not.toBe(429);
+    expectRateLimitedJson(await t.server.token(tokenRequest('client-1', '198.51.100.3'), 'demo'), '60');
+  });
+
+  it('reads the client_id of HTTP Basic authentication too', async () => {
+    const t = await limitedServer({ token: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.token(tokenRequest('client-1', IP_A, true), 'demo')).status).not.toBe(429);
+    expect((await t.server.token(tokenRequest('client-1', IP_B, true), 'demo')).status).toBe(429);
+    expect((await t.server.token(tokenRequest('client-1', '198.51.100.3'), 'demo')).status).toBe(429);
+  });
+
+  it('limits one address across client_ids', async () => {
+    const t = await limitedServer({ token: { limit: 2, windowSeconds: 60 } });
+    expect((await t.server.token(tokenRequest('client-1', IP_A), 'demo')).status).not.toBe(429);
+    expect((await t.server.token(tokenRequest('client-2', IP_A), 'demo')).status).not.toBe(429);
+    expectRateLimitedJson(await t.server.token(tokenRequest('client-3', IP_A), 'demo'), '60');
+    expect((await t.server.token(tokenRequest('client-4', IP_B), 'demo')).status).not.toBe(429);
+  });
+
+  it('is never a 401, even for a request whose client would fail authentication', async () => {
+    const t = await limitedServer({ token: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.token(tokenRequest('client-1', IP_A, true), 'demo')).status).toBe(401);
+    expect((await t.server.token(tokenRequest('client-1', IP_A, true), 'demo')).status).toBe(429);
+  });
+
+  it('opens a new budget when the window turns', async () => {
+    const t = await limitedServer({ token: { limit: 1, windowSeconds: 10 } });
+    t.clock.set(Date.parse('2026-03-01T12:00:00Z'));
+    await t.server.token(tokenRequest('client-1', IP_A), 'demo');
+    expect((await t.server.token(tokenRequest('client-1', IP_A), 'demo')).status).toBe(429);
+    t.clock.advance(10_000);
+    expect((await t.server.token(tokenRequest('client-1', IP_A), 'demo')).status).not.toBe(429);
+  });
+});
+
+describe('/consent: limited per signed-in user, per client IP without one', () => {
+  it('limits one user across addresses, and keeps users apart', async () => {
+    const t = await limitedServer({ consent: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.consent(consentDecision(IP_A, 'alice'), 'demo')).status).not.toBe(429);
+    const limited = await t.server.consent(consentDecision(IP_B, 'alice'), 'demo');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.headers['content-type']).toMatch(/^text\/html/);
+    expect((await t.server.consent(consentDecision(IP_B, 'bob'), 'demo')).status).not.toBe(429);
+  });
+
+  it('counts decisions only: the consent page (a read) spends nothing', async () => {
+    const t = await limitedServer({ consent: { limit: 1, windowSeconds: 60 } });
+    for (let i = 0; i < 3; i++) {
+      const page = await t.server.consentPage(
+        withIp(get('/tenant/demo/consent', { req: 'x' }, 'alice'), IP_A),
+        'demo',
+      );
+      expect(page.status).not.toBe(429);
+    }
+    expect((await t.server.consent(consentDecision(IP_A, 'alice'), 'demo')).status).not.toBe(429);
+    expect((await t.server.consent(consentDecision(IP_A, 'alice'), 'demo')).status).toBe(429);
+  });
+
+  it('falls back to the client IP when there is no user', async () => {
+    const t = await limitedServer({ consent: { limit: 1, windowSeconds: 60 } });
+    expect((await t.server.consent(consentDecision(IP_A), 'demo')).status).not.toBe(429);
+    expect((await t.server.consent(consentDecision(IP_A), 'demo')).status).toBe(429);
+    expect((await t.server.consent(consentDecision(IP_B), 'demo')).status).not.toBe(429);
+  });
+});
+
+describe('rules: defaults when given without numbers, false turns one off', () => {
+  it('applies DEFAULT_RATE_LIMITS to a rule that is left out', async () => {
+    const t = await limitedServer({});
+    for (let i = 0; i < DEFAULT_RATE_LIMITS.register.limit; i++) {
+      expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    }
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(429);
+  });
+
+  it('fills a missing window from the default', async () => {
+    const t = await limitedServer({ register: { limit: 1 } });
+    t.clock.set(Date.parse('2026-03-01T12:00:00Z'));
+    await t.server.register(registration(IP_A), 'demo');
+    const limited = await t.server.register(registration(IP_A), 'demo');
+    expect(limited.headers['retry-after']).toBe(String(DEFAULT_RATE_LIMITS.register.windowSeconds));
+  });
+
+  it('turns a rule off with false', async () => {
+    const t = await limitedServer({ register: false });
+    for (let i = 0; i < DEFAULT_RATE_LIMITS.register.limit + 2; i++) {
+      expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    }
+  });
+
+  it('leaves endpoints without a rule alone (revoke, introspect, metadata)', async () => {
+    const t = await limitedServer({ register: { limit: 1 }, token: { limit: 1 } });
+    for (let i = 0; i < 3; i++) {
+      const result = await t.server.authorizationServerMetadata(withIp(get('/x'), IP_A), 'demo');
+      expect(result.status).toBe(200);
+    }
+  });
+
+  it.each([
+    [{ register: { limit: 0 } }, /rateLimits\.register\.limit/],
+    [{ token: { windowSeconds: 1.5 } }, /rateLimits\.token\.windowSeconds/],
+    [{ limiter: {} as RateLimiter }, /rateLimits\.limiter/],
+  ])('refuses bad options at creation with invalid_options (%o)', async (bad, message) => {
+    const error = await createTestServer({
+      options: { rateLimits: { limiter: createMemoryRateLimiter(), ...bad } as RateLimitsOptions },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthError);
+    expect((error as OAuthError).code).toBe('invalid_options');
+    expect((error as OAuthError).message).toMatch(message);
+  });
+});
+
+describe('CIMD fetch budget: a spent host budget answers 429 with Retry-After, not invalid_client', () => {
+  const CLIENT_ID = 'https://app.example/oauth/client.json';
+  const spent: CimdResolver = {
+    resolve: async () => ({
+      ok: false,
+      error: 'fetch_rate_limited',
+      description: 'too many client metadata document fetches from app.example; retry in 12 s',
+      retryAfterSeconds: 12,
+    }),
+  };
+
+  it('answers /authorize with the 429 error page', async () => {
+    const t = await createTestServer({
+      cimdResolver: spent,
+      tenant: { allowedCimdDomains: ['app.example'] },
+    });
+    const result = await t.server.authorize(authorization(CLIENT_ID, IP_A), 'demo');
+    expect(result.status).toBe(429);
+    expect(result.headers['retry-after']).toBe('12');
+    expect(result.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  it('answers /token with rate_limited JSON', async () => {
+    const t = await createTestServer({
+      cimdResolver: spent,
+      tenant: { allowedCimdDomains: ['app.example'] },
+    });
+    const result = await t.server.token(tokenRequest(CLIENT_ID, IP_A), 'demo');
+    expectRateLimitedJson(result, '12');
+    expect(json(result).error_description).toContain('app.example');
+  });
+});
