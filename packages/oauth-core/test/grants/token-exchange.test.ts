@@ -10,6 +10,7 @@ import {
   json,
   obtainCode,
   postForm,
+  provisionClient,
   RESOURCE,
   registerClient,
 } from '../helpers.js';
@@ -19,6 +20,17 @@ interface Party {
   client_secret?: string;
 }
 
+// Every audience these tests exchange for; the servers are provisioned with exactly these.
+const AUDIENCES = [
+  'https://files.example',
+  'https://files.example/api',
+  'blob-store',
+  'storage',
+  'svc',
+  'x',
+  RESOURCE,
+];
+
 async function setup() {
   const t = await createTestServer();
   const app = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
@@ -27,10 +39,10 @@ async function setup() {
   const servers: Party[] = [];
   for (let i = 0; i < 3; i++) {
     servers.push(
-      await registerClient(t.server, {
-        grant_types: [TOKEN_EXCHANGE_GRANT],
-        redirect_uris: [],
-        client_name: `server-${i}`,
+      await provisionClient(t.server, {
+        grantTypes: [TOKEN_EXCHANGE_GRANT],
+        clientName: `server-${i}`,
+        tokenExchangeAudiences: AUDIENCES,
       }),
     );
   }
@@ -163,11 +175,7 @@ describe('RFC 8693 token exchange', () => {
 
   it('an actor token names the actor in act.sub', async () => {
     const { t, userToken, servers } = await setup();
-    const actorApp = await registerClient(t.server, {
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      scope: 'agent',
-    });
+    const actorApp = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'agent' });
     const actorToken = String(
       json(
         await t.server.token(
