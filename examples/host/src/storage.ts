@@ -18,7 +18,10 @@ import {
 import {
   createSqliteOAuthStorage,
   createSqliteTokenVaultStorage,
+  OAUTH_SQLITE_SWEPT_TABLES,
   openSqliteDatabase,
+  startExpirySweeper as startSqliteExpirySweeper,
+  TOKEN_VAULT_SQLITE_SWEPT_TABLES,
 } from '@keyhold/store-sqlite';
 import type { TokenVaultStorage } from '@keyhold/token-vault';
 import type { HostConfig } from './config.js';
@@ -41,11 +44,19 @@ export interface HostStorage {
 export async function openHostStorage(config: HostConfig, logger: Logger): Promise<HostStorage> {
   if (config.databaseUrl === undefined) {
     const db = openSqliteDatabase(join(config.dataDir, 'keyhold.db'));
+    const oauth = createSqliteOAuthStorage(db);
+    const vault = createSqliteTokenVaultStorage(db);
+    // The same sweeper API as PostgreSQL's: expired rows (and unused dynamic clients) go in the background.
+    const sweeper = startSqliteExpirySweeper(db, {
+      tables: [...OAUTH_SQLITE_SWEPT_TABLES, ...TOKEN_VAULT_SQLITE_SWEPT_TABLES],
+      logger,
+    });
     return {
       kind: 'sqlite',
-      oauth: createSqliteOAuthStorage(db),
-      vault: createSqliteTokenVaultStorage(db),
+      oauth,
+      vault,
       close: async () => {
+        await sweeper.stop();
         db.close();
       },
     };
