@@ -18,7 +18,10 @@ import {
 import {
   createSqliteOAuthStorage,
   createSqliteTokenVaultStorage,
+  OAUTH_SQLITE_SWEPT_TABLES,
   openSqliteDatabase,
+  startExpirySweeper as startSqliteExpirySweeper,
+  TOKEN_VAULT_SQLITE_SWEPT_TABLES,
 } from '@keyhold/store-sqlite';
 import type { TokenVaultStorage } from '@keyhold/token-vault';
 import type { HostConfig } from './config.js';
@@ -43,13 +46,21 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
   const redisOptions = { keyPrefix: config.redisKeyPrefix };
   if (config.databaseUrl === undefined) {
     const db = openSqliteDatabase(join(config.dataDir, 'keyhold.db'));
+    const oauth = createSqliteOAuthStorage(db);
+    const vault = createSqliteTokenVaultStorage(db);
+    // The same sweeper API as PostgreSQL's: expired rows (and unused dynamic clients) go in the background.
+    const sweeper = startSqliteExpirySweeper(db, {
+      tables: [...OAUTH_SQLITE_SWEPT_TABLES, ...TOKEN_VAULT_SQLITE_SWEPT_TABLES],
+      logger,
+    });
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
     return {
       kind: 'sqlite',
-      oauth: createSqliteOAuthStorage(db),
-      vault: createSqliteTokenVaultStorage(db),
+      oauth,
+      vault,
       ...(redis ? { rateLimiter: createRedisRateLimiter(redis, redisOptions) } : {}),
       close: async () => {
+        await sweeper.stop();
         db.close();
         redis?.disconnect();
       },

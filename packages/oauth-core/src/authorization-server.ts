@@ -1,6 +1,8 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
+import type { ClientAdministration } from './client-administration.js';
+import { createClientAdministration } from './client-administration.js';
 import { OAuthError } from './errors.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
@@ -72,6 +74,11 @@ export interface AuthorizationServer {
   ): Promise<AccessTokenCheck>;
   /** The issuer of a tenant: `{baseUrl}/tenant/<slug>`. */
   issuer(tenantSlug: string): string;
+  /**
+   * Host-side client management: provision clients that may use machine grants (and never expire), list
+   * and remove clients. Tenants are checked with the server's {@link TenantLookup}.
+   */
+  readonly clients: ClientAdministration;
 }
 
 type Run = (
@@ -190,5 +197,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return checkBearer(context, tenant, authorizationHeader, verifyOptions);
     },
     issuer: (tenantSlug) => `${context.baseUrl}/tenant/${encodeURIComponent(tenantSlug)}`,
+    clients: createClientAdministration({
+      storage: context.storage,
+      clock: context.clock,
+      logger: context.logger,
+      tenants: context.tenants,
+    }),
   };
 }

@@ -1,7 +1,7 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { constantTimeEqual, sha256Base64url } from '@keyhold/core';
 import type { ResolvedClient } from './clients.js';
-import { resolveClient } from './clients.js';
+import { renewClientOnUse, resolveClient } from './clients.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import type { Tenant } from './tenant.js';
@@ -48,6 +48,8 @@ export interface AuthenticateClientOptions {
   readonly allowPublic: boolean;
   /** The spec requires HTTP Basic of confidential clients on the authorization_code grant. */
   readonly requireBasic?: boolean;
+  /** Counts as a use of the client: renews a dynamic client's expiry (the token endpoint sets it). */
+  readonly renew?: boolean;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function authenticateClient(
     if (!options.allowPublic) {
       throw new OAuthError('unauthorized_client', 'public clients may not use this grant');
     }
+    if (options.renew) await renewClientOnUse(context, tenant, client);
     return { client, method };
   }
   if (secret === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
@@ -103,5 +106,6 @@ export async function authenticateClient(
       'confidential clients must authenticate with HTTP Basic on this grant',
     );
   }
+  if (options.renew) await renewClientOnUse(context, tenant, client);
   return { client, method };
 }

@@ -18,6 +18,33 @@ export interface ResolvedClient {
   readonly secretHash?: string;
   /** The scopes the client registered; `undefined` means no restriction beyond the tenant's. */
   readonly scopes?: readonly string[];
+  /** The exact audiences the client may ask a token exchange for; absent: no token exchange. */
+  readonly tokenExchangeAudiences?: readonly string[];
+  /** For dynamic registered clients: when they expire unless used (epoch ms). */
+  readonly expiresAt?: number;
+  /** Registered clients only: whether the client expires when unused. */
+  readonly expiresWhenUnused?: boolean;
+}
+
+/** Renewal on use writes at most this often per client, so the hot path rarely writes. */
+const RENEWAL_GRANULARITY_MS = 86_400_000;
+
+/**
+ * Pushes a dynamic client's expiry to `now + unusedClientTtl` when it was last pushed more than about a
+ * day ago (or never, for records from before expiry existed). Call it once the client has been used
+ * successfully (authenticated at the token endpoint, or accepted at `/authorize`).
+ */
+export async function renewClientOnUse(
+  context: ServerContext,
+  tenant: Tenant,
+  client: ResolvedClient,
+): Promise<void> {
+  if (client.clientType !== 'registered' || client.expiresWhenUnused !== true) return;
+  const now = context.clock.now();
+  const granularity = Math.min(RENEWAL_GRANULARITY_MS, Math.floor(context.unusedClientTtlMs / 2));
+  const renewed = now + context.unusedClientTtlMs;
+  if (client.expiresAt !== undefined && renewed - client.expiresAt < granularity) return;
+  await context.storage.clients.touch(tenant.slug, client.clientId, renewed);
 }
 
 /**
@@ -92,7 +119,10 @@ export async function resolveClient(
     };
   }
   const record = await context.storage.clients.get(tenant.slug, clientId);
-  if (!record) throw new OAuthError('invalid_client', 'unknown client');
+  // An expired client is unknown: the sweeper deletes it later, nothing may use it now.
+  if (!record || (record.expiresAt !== undefined && record.expiresAt <= context.clock.now())) {
+    throw new OAuthError('invalid_client', 'unknown client');
+  }
   const host = hostOf(record.clientUri);
   const scopes = record.scope === undefined ? undefined : parseScope(record.scope);
   return {
@@ -105,5 +135,8 @@ export async function resolveClient(
     authMethod: record.tokenEndpointAuthMethod,
     ...(record.clientSecretHash ? { secretHash: record.clientSecretHash } : {}),
     ...(scopes ? { scopes } : {}),
+    ...(record.tokenExchangeAudiences ? { tokenExchangeAudiences: record.tokenExchangeAudiences } : {}),
+    ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
+    expiresWhenUnused: record.registration !== 'provisioned',
   };
 }

@@ -10,6 +10,15 @@ export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
 export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
+export type {
+  ClientAdministration,
+  ClientAdministrationOptions,
+  ClientProvisionInput,
+  ProvisionedClient,
+} from './client-administration.js';
+export { createClientAdministration } from './client-administration.js';
+export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
+export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
 export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 export type { OAuthErrorCode } from './errors.js';
 export { OAuthError } from './errors.js';
@@ -35,9 +44,19 @@ export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './o
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 export type {
+  InitialAccessTokenConfig,
+  PresentedInitialAccessToken,
+  RegistrationDecision,
+  RegistrationPolicy,
+  RegistrationPolicyInput,
+} from './registration-policy.js';
+export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
+export type {
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
+  ClientListOptions,
   ClientRecord,
+  ClientRegistration,
   ClientStore,
   ClientType,
   ConsentRecord,

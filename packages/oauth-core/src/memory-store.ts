@@ -20,6 +20,9 @@ function copy<T extends object>(record: T): T {
   return out as T;
 }
 
+const DEFAULT_LIST_LIMIT = 100;
+const PRUNE_EVERY = 256;
+
 /**
  * An in-memory {@link OAuthStorage} for tests and single-process development. Every operation completes
  * synchronously inside one turn of the event loop, which is what makes `consume` atomic here. Nothing is
@@ -38,6 +41,7 @@ export function createMemoryStorage(): OAuthStorage {
   const families = new Map<string, Set<string>>();
   const consents = new Map<string, Map<string, ConsentRecord>>();
   const revoked = new Map<string, number>();
+  let consumes = 0;
 
   return {
     clients: {
@@ -53,16 +57,40 @@ export function createMemoryStorage(): OAuthStorage {
       async delete(tenant, clientId) {
         clients.delete(key(tenant, clientId));
       },
+      async list(tenant, options = {}) {
+        const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+        const prefix = key(tenant, '');
+        const after = options.afterClientId;
+        return [...clients.entries()]
+          .filter(([k, record]) => k.startsWith(prefix) && (after === undefined || record.clientId > after))
+          .map(([, record]) => record)
+          .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0))
+          .slice(0, Math.max(0, limit))
+          .map(copy);
+      },
+      async touch(tenant, clientId, expiresAt) {
+        const k = key(tenant, clientId);
+        const found = clients.get(k);
+        if (found) clients.set(k, { ...found, expiresAt });
+      },
     },
     authorizationCodes: {
       async save(tenant, record) {
         codes.set(key(tenant, record.codeHash), copy(record));
       },
-      async consume(tenant, codeHash) {
+      async consume(tenant, codeHash, now) {
+        consumes += 1;
+        if (consumes % PRUNE_EVERY === 0) {
+          // Consumed codes are kept until they expire; dropping the expired ones now and then keeps the
+          // map bounded by the codes of the last code lifetime.
+          for (const [k, record] of codes) if (record.expiresAt <= now) codes.delete(k);
+        }
         const k = key(tenant, codeHash);
         const found = codes.get(k);
-        codes.delete(k);
-        // No longer stored, so the caller may have the object itself.
+        if (!found) return undefined;
+        if (found.consumedAt !== undefined) return copy(found);
+        // The stored object is replaced, so the caller may have the old one itself.
+        codes.set(k, { ...found, consumedAt: now });
         return found;
       },
     },

@@ -6,6 +6,8 @@ import type { SigningKeyConfig } from './keys.js';
 import type { AuthMetrics } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
 import type { RateLimitsOptions } from './rate-limits.js';
+import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
+import { defaultRegistrationPolicy } from './registration-policy.js';
 import type { OAuthStorage } from './storage.js';
 
 /**
@@ -38,6 +40,13 @@ export interface TenantConfig {
    * (`{issuer}/mcp`) only; the first entry is the default audience.
    */
   readonly resources?: readonly string[];
+  /**
+   * RFC 7591 §3 initial access tokens `POST /register` accepts as `Authorization: Bearer …`, by SHA-256.
+   * With the default registration policy a valid one lets a registration use machine grants
+   * (`client_credentials`, token exchange); a malformed, unknown or expired one answers 401
+   * `invalid_token`.
+   */
+  readonly initialAccessTokens?: readonly InitialAccessTokenConfig[];
 }
 
 /**
@@ -95,6 +104,18 @@ export interface AuthorizationServerOptions {
    * Default: off (the host decides; the example host turns them on).
    */
   readonly rateLimits?: RateLimitsOptions;
+  /**
+   * How long a dynamically registered client may go unused before it is forgotten (`invalid_client`).
+   * Use at the token endpoint or `/authorize` renews it (at most about once a day). Provisioned clients
+   * never expire. Default 7 776 000 (90 days).
+   */
+  readonly unusedClientTtlSeconds?: number;
+  /**
+   * Decides each dynamic registration (RFC 7591). Default {@link defaultRegistrationPolicy}: anonymous
+   * registrations get `authorization_code` and `refresh_token` only; machine grants need an initial
+   * access token of the tenant.
+   */
+  readonly registrationPolicy?: RegistrationPolicy;
 }
 
 /** The validated options the handlers share. */
@@ -114,6 +135,8 @@ export interface ServerContext {
   readonly refreshTokenTtlMs: number;
   readonly pendingAuthorizationTtlMs: number;
   readonly consentTtlMs: number;
+  readonly unusedClientTtlMs: number;
+  readonly registrationPolicy: RegistrationPolicy;
 }
 
 function ttl(name: string, value: number | undefined, fallback: number): number {
@@ -149,6 +172,9 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   if (typeof options.storage !== 'object' || options.storage === null) {
     throw new OAuthError('invalid_options', 'storage is required');
   }
+  if (options.registrationPolicy !== undefined && typeof options.registrationPolicy !== 'function') {
+    throw new OAuthError('invalid_options', 'registrationPolicy must be a function');
+  }
   const resourcePath = options.resourcePath ?? '/mcp';
   if (!/^\/[A-Za-z0-9\-._~/]*$/.test(resourcePath) || resourcePath.endsWith('/')) {
     throw new OAuthError('invalid_options', 'resourcePath must be an absolute path without a trailing slash');
@@ -172,5 +198,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     pendingAuthorizationTtlMs:
       ttl('pendingAuthorizationTtlSeconds', options.pendingAuthorizationTtlSeconds, 600) * 1000,
     consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
+    unusedClientTtlMs: ttl('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
+    registrationPolicy: options.registrationPolicy ?? defaultRegistrationPolicy,
   };
 }

@@ -9,7 +9,19 @@
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
 /**
- * A client created through dynamic registration (RFC 7591). Plain JSON: every field maps to a column.
+ * How a registered client came to exist: `dynamic` through RFC 7591 registration (expires when unused),
+ * `provisioned` by the host through {@link ClientAdministration} (never expires).
+ *
+ * @example
+ * ```ts
+ * const expires = (record: ClientRecord) => (record.registration ?? 'dynamic') === 'dynamic';
+ * ```
+ */
+export type ClientRegistration = 'dynamic' | 'provisioned';
+
+/**
+ * A registered client: created through dynamic registration (RFC 7591) or provisioned by the host.
+ * Plain JSON: every field maps to a column.
  *
  * @example
  * ```ts
@@ -34,6 +46,33 @@ export interface ClientRecord {
   readonly logoUri?: string;
   /** Epoch ms. */
   readonly createdAt: number;
+  /** Absent on records written before this field existed; those read as `dynamic`. */
+  readonly registration?: ClientRegistration;
+  /**
+   * Epoch ms after which the client is unknown (`invalid_client`): set on dynamic clients and pushed
+   * forward when the client is used. Absent: the client never expires (provisioned clients).
+   */
+  readonly expiresAt?: number;
+  /**
+   * The exact RFC 8693 audiences (or resources) this client may ask a token exchange for. Absent: the
+   * client may not use token exchange, whatever its grant types say.
+   */
+  readonly tokenExchangeAudiences?: readonly string[];
+}
+
+/**
+ * A page of {@link ClientStore.list}: clients ordered by `clientId`, starting after `afterClientId`.
+ *
+ * @example
+ * ```ts
+ * const next = await store.clients.list('demo', { afterClientId: page.at(-1)?.clientId, limit: 100 });
+ * ```
+ */
+export interface ClientListOptions {
+  /** Start after this client id (exclusive); absent: from the first. */
+  readonly afterClientId?: string;
+  /** At most this many clients (default 100). */
+  readonly limit?: number;
 }
 
 /**
@@ -46,10 +85,15 @@ export interface ClientRecord {
  * ```
  */
 export interface ClientStore {
+  /** The client as stored, expired or not: the server compares `expiresAt` itself. */
   get(tenant: string, clientId: string): Promise<ClientRecord | undefined>;
   /** Inserts a new client; client ids are random, so a collision is an outage-class error. */
   create(tenant: string, client: ClientRecord): Promise<void>;
   delete(tenant: string, clientId: string): Promise<void>;
+  /** One page of the tenant's clients (expired ones included until swept), ordered by `clientId`. */
+  list(tenant: string, options?: ClientListOptions): Promise<readonly ClientRecord[]>;
+  /** Sets the client's `expiresAt` (renewal on use); a no-op for an unknown client. */
+  touch(tenant: string, clientId: string, expiresAt: number): Promise<void>;
 }
 
 /**
@@ -86,21 +130,35 @@ export interface AuthorizationCodeRecord {
   /** Epoch ms at which the user authenticated or consented. */
   readonly authTime: number;
   readonly expiresAt: number;
+  /**
+   * The refresh-token family the token response will use, chosen when the code is issued so that a replay
+   * of the code can revoke what its first redemption issued (OAuth 2.1 §4.1.3).
+   */
+  readonly familyId?: string;
+  /** The `jti` of the access token the token response will carry, chosen when the code is issued. */
+  readonly accessTokenJti?: string;
+  /** Set when the code was redeemed; the record is kept until `expiresAt` so a replay is recognised. */
+  readonly consumedAt?: number;
 }
 
 /**
- * Authorization codes. `consume` deletes the record whatever its state and returns it, so the caller sees
- * an expired code once and then never again.
+ * Authorization codes. `consume` marks the record consumed (kept until it expires, like refresh tokens)
+ * and returns it as it was before, so a replay is recognised and can revoke what the code issued.
  *
  * @example
  * ```ts
- * const record = await store.authorizationCodes.consume('demo', sha256Base64url(code));
+ * const before = await store.authorizationCodes.consume('demo', sha256Base64url(code), now);
+ * if (before?.consumedAt !== undefined) revokeWhatItIssued(before);
  * ```
  */
 export interface AuthorizationCodeStore {
   save(tenant: string, record: AuthorizationCodeRecord): Promise<void>;
-  /** Atomically takes the record: of any number of concurrent callers, exactly one gets it. */
-  consume(tenant: string, codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
+  /**
+   * Atomically marks the code consumed at `now` and returns the record as it was before, whatever its
+   * expiry: of any number of concurrent callers exactly one sees it without `consumedAt`; the others see
+   * the first one's mark. Unknown (or swept) codes are `undefined`.
+   */
+  consume(tenant: string, codeHash: string, now: number): Promise<AuthorizationCodeRecord | undefined>;
 }
 
 /**

@@ -21,6 +21,11 @@ export interface Tenant {
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** Whether a string is a well-formed tenant slug (letters, digits, `_` and `-`, at most 64). */
+export function isTenantSlug(slug: string): boolean {
+  return SLUG.test(slug);
+}
+
 interface TenantUrls {
   readonly issuer: string;
   readonly resource: string;

@@ -129,6 +129,71 @@ export function describeOAuthStorageConformance(
         expect(await store.clients.get('t2', record.clientId)).toBeUndefined();
       });
 
+      it('keeps registration, expiry and token exchange audiences', async () => {
+        const store = await makeStorage();
+        const dynamic = client({ registration: 'dynamic', expiresAt: NOW + 90 * 86_400_000 });
+        const provisioned = client({
+          registration: 'provisioned',
+          grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+          responseTypes: [],
+          redirectUris: [],
+          tokenExchangeAudiences: ['https://a.example/api', 'svc-b'],
+        });
+        await store.clients.create('t1', dynamic);
+        await store.clients.create('t1', provisioned);
+        expect(await store.clients.get('t1', dynamic.clientId)).toEqual(dynamic);
+        expect(await store.clients.get('t1', provisioned.clientId)).toEqual(provisioned);
+        const found = await store.clients.get('t1', provisioned.clientId);
+        expect(found && 'expiresAt' in found).toBe(false);
+      });
+
+      it('get returns an expired client as stored (the server compares expiresAt)', async () => {
+        const store = await makeStorage();
+        const record = client({ registration: 'dynamic', expiresAt: NOW - 1 });
+        await store.clients.create('t1', record);
+        expect(await store.clients.get('t1', record.clientId)).toEqual(record);
+      });
+
+      it('touch sets expiresAt and nothing else; touching an unknown client is a no-op', async () => {
+        const store = await makeStorage();
+        const record = client({ registration: 'dynamic', expiresAt: NOW + 1000 });
+        await store.clients.create('t1', record);
+        await store.clients.touch('t1', record.clientId, NOW + 5000);
+        expect(await store.clients.get('t1', record.clientId)).toEqual({ ...record, expiresAt: NOW + 5000 });
+        await store.clients.touch('t1', 'nope', NOW + 5000);
+        expect(await store.clients.get('t1', 'nope')).toBeUndefined();
+        await store.clients.touch('t2', record.clientId, NOW + 9000);
+        expect((await store.clients.get('t1', record.clientId))?.expiresAt).toBe(NOW + 5000);
+      });
+
+      it('list pages through the clients of the tenant in client id order', async () => {
+        const store = await makeStorage();
+        const tenant = unique('tenant');
+        const ids = ['c-3', 'c-1', 'c-5', 'c-2', 'c-4'];
+        for (const clientId of ids) await store.clients.create(tenant, client({ clientId }));
+        await store.clients.create(`${tenant}x`, client({ clientId: 'c-0' }));
+        const all = await store.clients.list(tenant);
+        expect(all.map((c) => c.clientId)).toEqual(['c-1', 'c-2', 'c-3', 'c-4', 'c-5']);
+        expect(all[0]).toEqual(client({ clientId: 'c-1', createdAt: all[0]?.createdAt ?? 0 }));
+        const first = await store.clients.list(tenant, { limit: 2 });
+        expect(first.map((c) => c.clientId)).toEqual(['c-1', 'c-2']);
+        const next = await store.clients.list(tenant, { afterClientId: 'c-2', limit: 2 });
+        expect(next.map((c) => c.clientId)).toEqual(['c-3', 'c-4']);
+        expect(await store.clients.list(tenant, { afterClientId: 'c-5' })).toEqual([]);
+        expect(await store.clients.list(unique('empty'))).toEqual([]);
+      });
+
+      it('list returns at most 100 clients by default', async () => {
+        const store = await makeStorage();
+        const tenant = unique('tenant');
+        for (let i = 0; i < 105; i++) {
+          await store.clients.create(tenant, client({ clientId: `c-${String(i).padStart(3, '0')}` }));
+        }
+        const page = await store.clients.list(tenant);
+        expect(page).toHaveLength(100);
+        expect(page.at(-1)?.clientId).toBe('c-099');
+      });
+
       it('deletes a client', async () => {
         const store = await makeStorage();
         const record = client();
@@ -138,39 +203,67 @@ export function describeOAuthStorageConformance(
       });
     });
 
-    describe('authorization codes: single use', () => {
-      it('consume returns the saved record once, then undefined', async () => {
+    describe('authorization codes: single use, kept until expiry (OAuth 2.1 §4.1.3)', () => {
+      it('consume returns the record unconsumed once and marks it; later consumes see the mark', async () => {
         const store = await makeStorage();
         const record = code();
         await store.authorizationCodes.save('t1', record);
-        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
-        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toBeUndefined();
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW + 5)).toEqual(record);
+        const again = await store.authorizationCodes.consume('t1', record.codeHash, NOW + 9);
+        expect(again).toEqual({ ...record, consumedAt: NOW + 5 });
       });
 
-      it('consume deletes an expired code too (the caller decides about expiry)', async () => {
+      it('keeps the pre-allocated refresh family and access token jti', async () => {
+        const store = await makeStorage();
+        const record = code({ familyId: unique('family'), accessTokenJti: unique('jti') });
+        await store.authorizationCodes.save('t1', record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW)).toEqual(record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW + 1)).toEqual({
+          ...record,
+          consumedAt: NOW,
+        });
+      });
+
+      it('keeps optional fields absent rather than null', async () => {
+        const store = await makeStorage();
+        const { nonce: _, ...record } = code();
+        await store.authorizationCodes.save('t1', record);
+        const found = await store.authorizationCodes.consume('t1', record.codeHash, NOW);
+        expect(found).toEqual(record);
+        expect(found && ('nonce' in found || 'consumedAt' in found || 'familyId' in found)).toBe(false);
+      });
+
+      it('consume returns an expired code too (the caller decides about expiry)', async () => {
         const store = await makeStorage();
         const record = code({ expiresAt: NOW - 1 });
         await store.authorizationCodes.save('t1', record);
-        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
-        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toBeUndefined();
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW)).toEqual(record);
       });
 
-      it('exactly one of 50 concurrent consumers gets the code', async () => {
+      it('consume of an unknown code is undefined', async () => {
+        const store = await makeStorage();
+        expect(await store.authorizationCodes.consume('t1', 'nope', NOW)).toBeUndefined();
+      });
+
+      it('exactly one of 50 concurrent consumers sees the code unconsumed; all see it', async () => {
         const store = await makeStorage();
         const record = code();
         await store.authorizationCodes.save('t1', record);
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => store.authorizationCodes.consume('t1', record.codeHash)),
+          Array.from({ length: 50 }, (_, i) =>
+            store.authorizationCodes.consume('t1', record.codeHash, NOW + i),
+          ),
         );
-        expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+        expect(results.filter((r) => r !== undefined && r.consumedAt === undefined)).toHaveLength(1);
+        expect(results.every((r) => r !== undefined)).toBe(true);
       });
 
       it('scopes codes by tenant', async () => {
         const store = await makeStorage();
         const record = code();
         await store.authorizationCodes.save('t1', record);
-        expect(await store.authorizationCodes.consume('t2', record.codeHash)).toBeUndefined();
-        expect(await store.authorizationCodes.consume('t1', record.codeHash)).toEqual(record);
+        expect(await store.authorizationCodes.consume('t2', record.codeHash, NOW)).toBeUndefined();
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW)).toEqual(record);
       });
     });
 

@@ -53,6 +53,8 @@ export interface AccessTokenInput {
   readonly nowSeconds: number;
   readonly expiresAtSeconds: number;
   readonly act?: ActorClaim;
+  /** A `jti` chosen in advance (an authorization code records it); default: a fresh random one. */
+  readonly jti?: string;
 }
 
 export async function signAccessToken(
@@ -65,7 +67,7 @@ export async function signAccessToken(
     aud: input.audience.length === 1 ? (input.audience[0] as string) : input.audience,
     client_id: input.clientId,
     ...(input.scope === '' ? {} : { scope: input.scope }),
-    jti: pooledRandomToken(16),
+    jti: input.jti ?? pooledRandomToken(16),
     iat: input.nowSeconds,
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
@@ -111,8 +113,15 @@ export function looksLikeJwt(token: string): boolean {
   return token.split('.').length === 3;
 }
 
-function isActor(value: unknown, depth = 0): value is ActorClaim {
-  if (depth > 64 || typeof value !== 'object' || value === null) return false;
+/**
+ * The deepest `act` nesting the verifier accepts: the outermost actor is at depth 0, so a chain may hold
+ * `MAX_ACTOR_NESTING + 1` actors. The token-exchange grant refuses to issue a longer one.
+ */
+export const MAX_ACTOR_NESTING = 64;
+
+/** Whether a value is a well-formed `act` claim the verifier accepts (shape and depth). */
+export function isActor(value: unknown, depth = 0): value is ActorClaim {
+  if (depth > MAX_ACTOR_NESTING || typeof value !== 'object' || value === null) return false;
   const actor = value as Record<string, unknown>;
   if (typeof actor.sub !== 'string') return false;
   if (actor.client_id !== undefined && typeof actor.client_id !== 'string') return false;

@@ -7,6 +7,7 @@ import type {
   AuthorizationServer,
   AuthorizationServerOptions,
   CimdResolver,
+  ClientProvisionInput,
   OAuthStorage,
   SigningKeyConfig,
   TenantConfig,
@@ -196,4 +197,16 @@ export async function exchangeCode(
     ),
     'demo',
   );
+}
+
+/** Provisions a client through the host API (machine grants need it), in the shape registerClient answers. */
+export async function provisionClient(
+  server: AuthorizationServer,
+  input: ClientProvisionInput,
+): Promise<{ client_id: string; client_secret?: string }> {
+  const created = await server.clients.provision('demo', input);
+  return {
+    client_id: created.clientId,
+    ...(created.clientSecret === undefined ? {} : { client_secret: created.clientSecret }),
+  };
 }

@@ -7,14 +7,18 @@ import {
   generateSigningKey,
   OAuthError,
 } from '../src/index.js';
-import { basic, createTestServer, decodePayload, json, postForm, registerClient } from './helpers.js';
+import {
+  basic,
+  createTestServer,
+  decodePayload,
+  json,
+  postForm,
+  provisionClient,
+  registerClient,
+} from './helpers.js';
 
 async function clientCredentialsToken(t: Awaited<ReturnType<typeof createTestServer>>) {
-  const client = await registerClient(t.server, {
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    scope: 'mcp',
-  });
+  const client = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'mcp' });
   const result = await t.server.token(
     postForm(
       '/tenant/demo/token',

@@ -76,11 +76,28 @@ CREATE TABLE keyhold_oauth_login_transactions (
 CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_transactions (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: 'client expiry and policy; codes kept once consumed',
+    // Dynamic clients expire when unused (NULL: never, e.g. provisioned clients and clients registered
+    // before this version); codes keep the ids of what they issue so a replay can revoke it. Adding
+    // nullable columns without a default is a catalogue-only change: no table rewrite.
+    sql: `
+ALTER TABLE keyhold_oauth_clients ADD COLUMN registration TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN expires_at BIGINT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN token_exchange_audiences TEXT[];
+CREATE INDEX keyhold_oauth_clients_expires_at ON keyhold_oauth_clients (expires_at);
+ALTER TABLE keyhold_oauth_codes ADD COLUMN family_id TEXT;
+ALTER TABLE keyhold_oauth_codes ADD COLUMN access_token_jti TEXT;
+ALTER TABLE keyhold_oauth_codes ADD COLUMN consumed_at BIGINT;
+`,
+  },
 ];
 
 /**
  * The oauth tables the {@link startExpirySweeper} may prune: rows whose `expires_at` has passed. Clients
- * never expire and are not listed.
+ * are listed: dynamically registered clients expire when unused; rows with a NULL `expires_at`
+ * (provisioned clients) never go.
  *
  * @example
  * ```ts
@@ -88,6 +105,7 @@ CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_
  * ```
  */
 export const OAUTH_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
+  { table: 'keyhold_oauth_clients' },
   { table: 'keyhold_oauth_codes' },
   { table: 'keyhold_oauth_pending' },
   { table: 'keyhold_oauth_refresh_tokens' },

@@ -10,9 +10,9 @@ import { statement } from './statements.js';
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
 const CLIENT_COLUMNS =
-  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at';
+  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences';
 const CODE_COLUMNS =
-  'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at';
+  'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at';
 const PENDING_COLUMNS =
   'id, user_id, client_id, client_type, client_name, client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at';
 const REFRESH_TOKEN_COLUMNS =
@@ -23,9 +23,10 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
 
 /**
  * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
- * advisory lock, so instances may start together). Codes and pending authorizations are taken with one
- * `DELETE … RETURNING`; a refresh token is marked with one conditional `UPDATE … WHERE consumed_at IS NULL
- * RETURNING`, so of any number of callers on any number of instances exactly one sees it unconsumed.
+ * advisory lock, so instances may start together). Pending authorizations are taken with one
+ * `DELETE … RETURNING`; codes and refresh tokens are marked with one conditional
+ * `UPDATE … WHERE consumed_at IS NULL RETURNING`, so of any number of callers on any number of instances
+ * exactly one sees the record unconsumed.
  * Pair it with `startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
@@ -46,29 +47,51 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       pool,
       'oauth_create_client',
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
-        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
+        registration, expires_at, token_exchange_audiences)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     ),
     deleteClient: statement(
       pool,
       'oauth_delete_client',
       'DELETE FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
     ),
+    listClients: statement(
+      pool,
+      'oauth_list_clients',
+      // Keyset pagination on the primary key: the comparison and the order use the same collation, so
+      // pages never skip or repeat a client, and each page is one index range scan.
+      `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients
+       WHERE tenant = $1 AND client_id > $2 ORDER BY client_id LIMIT $3`,
+    ),
+    touchClient: statement(
+      pool,
+      'oauth_touch_client',
+      'UPDATE keyhold_oauth_clients SET expires_at = $3 WHERE tenant = $1 AND client_id = $2',
+    ),
     saveCode: statement(
       pool,
       'oauth_save_code',
       `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
-        code_challenge, scope, resources, nonce, auth_time, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (tenant, code_hash) DO UPDATE SET client_id = excluded.client_id,
         client_type = excluded.client_type, user_id = excluded.user_id, redirect_uri = excluded.redirect_uri,
         code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
-        nonce = excluded.nonce, auth_time = excluded.auth_time, expires_at = excluded.expires_at`,
+        nonce = excluded.nonce, auth_time = excluded.auth_time, expires_at = excluded.expires_at,
+        family_id = excluded.family_id, access_token_jti = excluded.access_token_jti,
+        consumed_at = excluded.consumed_at`,
     ),
-    consumeCode: statement(
+    markCodeConsumed: statement(
       pool,
-      'oauth_consume_code',
-      `DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2 RETURNING ${CODE_COLUMNS}`,
+      'oauth_mark_code_consumed',
+      `UPDATE keyhold_oauth_codes SET consumed_at = $3
+       WHERE tenant = $1 AND code_hash = $2 AND consumed_at IS NULL RETURNING ${CODE_COLUMNS}`,
+    ),
+    getCode: statement(
+      pool,
+      'oauth_get_code',
+      `SELECT ${CODE_COLUMNS} FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2`,
     ),
     savePending: statement(
       pool,
@@ -174,10 +197,20 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           c.clientUri ?? null,
           c.logoUri ?? null,
           c.createdAt,
+          c.registration ?? null,
+          c.expiresAt ?? null,
+          c.tokenExchangeAudiences ?? null,
         ]);
       },
       async delete(tenant, clientId) {
         await q.deleteClient([tenant, clientId]);
+      },
+      async list(tenant, options = {}) {
+        const { rows } = await q.listClients([tenant, options.afterClientId ?? '', options.limit ?? 100]);
+        return rows.map(oauthRows.client);
+      },
+      async touch(tenant, clientId, expiresAt) {
+        await q.touchClient([tenant, clientId, expiresAt]);
       },
     },
     authorizationCodes: {
@@ -195,10 +228,20 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           r.nonce ?? null,
           r.authTime,
           r.expiresAt,
+          r.familyId ?? null,
+          r.accessTokenJti ?? null,
+          r.consumedAt ?? null,
         ]);
       },
-      async consume(tenant, codeHash) {
-        const row = first((await q.consumeCode([tenant, codeHash])).rows);
+      async consume(tenant, codeHash, now) {
+        const won = first((await q.markCodeConsumed([tenant, codeHash, now])).rows);
+        if (won !== undefined) {
+          // The WHERE clause saw consumed_at NULL, so the record as it was before is this one unmarked.
+          const { consumedAt: _, ...before } = oauthRows.authorizationCode(won);
+          return before;
+        }
+        // Lost, consumed earlier, or unknown: this read runs after the winner's commit.
+        const row = first((await q.getCode([tenant, codeHash])).rows);
         return row && oauthRows.authorizationCode(row);
       },
     },

@@ -21,6 +21,16 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
     const lookups: [string, unknown[]][] = [
       ['SELECT * FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2', ['t', 'c']],
       ['DELETE FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2', ['t', 'h']],
+      [
+        'UPDATE keyhold_oauth_codes SET consumed_at = 1 WHERE tenant = $1 AND code_hash = $2 AND consumed_at IS NULL',
+        ['t', 'h'],
+      ],
+      [
+        'SELECT * FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id > $2 ORDER BY client_id LIMIT 100',
+        ['t', ''],
+      ],
+      ['UPDATE keyhold_oauth_clients SET expires_at = 1 WHERE tenant = $1 AND client_id = $2', ['t', 'c']],
+      ['DELETE FROM keyhold_oauth_clients WHERE expires_at < $1', [1]],
       ['DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2', ['t', 'i']],
       ['SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2', ['t', 'h']],
       [

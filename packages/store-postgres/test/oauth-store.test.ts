@@ -9,7 +9,7 @@ const available = await requirePostgres();
 describe.skipIf(!available)('PostgreSQL oauth storage', () => {
   const db = useIsolatedPool();
 
-  // Every table, clients included (they have no expiry column, so are not swept).
-  const tables = ['keyhold_oauth_clients', ...OAUTH_POSTGRES_SWEPT_TABLES.map((t) => t.table)];
+  // Every table of the component (clients are swept too: dynamic clients expire when unused).
+  const tables = OAUTH_POSTGRES_SWEPT_TABLES.map((t) => t.table);
   describeOAuthStorageConformance('postgres', freshStore(db, tables, createPostgresOAuthStorage));
 });

@@ -1,6 +1,14 @@
 export { createClaimRowMapper } from './claim-rows.js';
 export type { ColumnEncoding, ColumnReader, Row } from './column-reader.js';
 export { createColumnReader, splitScopes } from './column-reader.js';
+export type {
+  DeleteExpiredBatch,
+  ExpirySweeper,
+  ExpirySweeperOptions,
+  ExpirySweepPlan,
+  SweptTable,
+} from './expiry-sweeper.js';
+export { planExpirySweep, runExpirySweeper } from './expiry-sweeper.js';
 export type { Migration, MigrationFailure, MigrationProblemCode } from './migration-plan.js';
 export { checkMigrationOrder, pendingMigrations } from './migration-plan.js';
 export type { OAuthRowMappers } from './oauth-rows.js';

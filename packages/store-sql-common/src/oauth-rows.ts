@@ -1,6 +1,7 @@
 import type {
   AuthorizationCodeRecord,
   ClientRecord,
+  ClientRegistration,
   ClientType,
   ConsentRecord,
   FederatedIdentity,
@@ -51,6 +52,9 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           scope: c.optionalText(row, 'scope'),
           clientUri: c.optionalText(row, 'client_uri'),
           logoUri: c.optionalText(row, 'logo_uri'),
+          registration: c.optionalText(row, 'registration') as ClientRegistration | undefined,
+          expiresAt: c.optionalInteger(row, 'expires_at'),
+          tokenExchangeAudiences: c.optionalStringArray(row, 'token_exchange_audiences'),
         },
       ),
     authorizationCode: (row) =>
@@ -67,7 +71,12 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           authTime: c.integer(row, 'auth_time'),
           expiresAt: c.integer(row, 'expires_at'),
         },
-        { nonce: c.optionalText(row, 'nonce') },
+        {
+          nonce: c.optionalText(row, 'nonce'),
+          familyId: c.optionalText(row, 'family_id'),
+          accessTokenJti: c.optionalText(row, 'access_token_jti'),
+          consumedAt: c.optionalInteger(row, 'consumed_at'),
+        },
       ),
     pendingAuthorization: (row) =>
       withOptional<PendingAuthorizationRecord>(

@@ -140,3 +140,63 @@ describe('mappers are detached functions', () => {
     expect(rows.map(createOAuthRowMappers(postgres).federatedIdentity)).toStrictEqual(rows);
   });
 });
+
+describe('client expiry and policy columns (oauth migration 3)', () => {
+  it('maps registration, expires_at and token_exchange_audiences in both encodings', () => {
+    const columns = {
+      ...clientColumns,
+      registration: 'provisioned',
+      expires_at: null,
+      token_exchange_audiences: ['https://a.example', 'svc'],
+    };
+    const expected = {
+      clientId: 'c1',
+      redirectUris: ['https://app.example/cb'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      responseTypes: ['code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: 1000,
+      scope: 'read',
+      registration: 'provisioned',
+      tokenExchangeAudiences: ['https://a.example', 'svc'],
+    };
+    const sqliteRow = {
+      ...columns,
+      redirect_uris: JSON.stringify(columns.redirect_uris),
+      grant_types: JSON.stringify(columns.grant_types),
+      response_types: JSON.stringify(columns.response_types),
+      token_exchange_audiences: JSON.stringify(columns.token_exchange_audiences),
+    };
+    expect(createOAuthRowMappers(sqlite).client(sqliteRow)).toStrictEqual(expected);
+    expect(createOAuthRowMappers(postgres).client({ ...columns, expires_at: null })).toStrictEqual(expected);
+    expect(createOAuthRowMappers(postgres).client({ ...columns, expires_at: '5000' }).expiresAt).toBe(5000);
+  });
+
+  it('maps a code’s family_id, access_token_jti and consumed_at, omitting them when NULL', () => {
+    const row = {
+      code_hash: 'h',
+      client_id: 'c',
+      client_type: 'registered',
+      user_id: 'u',
+      redirect_uri: 'https://app.example/cb',
+      code_challenge: 'x',
+      scope: 'mcp',
+      resources: [],
+      nonce: null,
+      auth_time: '1',
+      expires_at: '2',
+      family_id: null,
+      access_token_jti: null,
+      consumed_at: null,
+    };
+    const bare = createOAuthRowMappers(postgres).authorizationCode(row);
+    expect('familyId' in bare || 'accessTokenJti' in bare || 'consumedAt' in bare).toBe(false);
+    const full = createOAuthRowMappers(postgres).authorizationCode({
+      ...row,
+      family_id: 'f',
+      access_token_jti: 'j',
+      consumed_at: '3',
+    });
+    expect(full).toMatchObject({ familyId: 'f', accessTokenJti: 'j', consumedAt: 3 });
+  });
+});

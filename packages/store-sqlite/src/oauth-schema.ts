@@ -1,3 +1,4 @@
+import type { SweptTable } from '@keyhold/store-sql-common';
 import type { Migration } from './migrations.js';
 
 /**
@@ -74,22 +75,39 @@ CREATE TABLE keyhold_oauth_login_transactions (
 CREATE INDEX keyhold_oauth_login_transactions_expires_at ON keyhold_oauth_login_transactions (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: 'client expiry and policy; codes kept once consumed',
+    // Dynamic clients expire when unused (NULL: never, e.g. provisioned clients and clients registered
+    // before this version); codes keep the ids of what they issue so a replay can revoke it.
+    sql: `
+ALTER TABLE keyhold_oauth_clients ADD COLUMN registration TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN expires_at INTEGER;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN token_exchange_audiences TEXT;
+CREATE INDEX keyhold_oauth_clients_expires_at ON keyhold_oauth_clients (expires_at);
+ALTER TABLE keyhold_oauth_codes ADD COLUMN family_id TEXT;
+ALTER TABLE keyhold_oauth_codes ADD COLUMN access_token_jti TEXT;
+ALTER TABLE keyhold_oauth_codes ADD COLUMN consumed_at INTEGER;
+`,
+  },
 ];
 
 /**
  * The oauth tables whose rows carry an `expires_at` (epoch ms) and may be deleted once it has passed; pass
- * them to {@link sweepExpiredSqlite}. Clients never expire and are not listed.
+ * them to {@link startExpirySweeper} (or {@link sweepExpiredSqlite}). Clients are listed: dynamically
+ * registered clients expire when unused; rows with a NULL `expires_at` (provisioned clients) never go.
  *
  * @example
  * ```ts
- * sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, Date.now());
+ * const sweeper = startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES });
  * ```
  */
-export const OAUTH_SQLITE_SWEPT_TABLES: readonly string[] = [
-  'keyhold_oauth_codes',
-  'keyhold_oauth_pending',
-  'keyhold_oauth_refresh_tokens',
-  'keyhold_oauth_consents',
-  'keyhold_oauth_revoked_access_tokens',
-  'keyhold_oauth_login_transactions',
+export const OAUTH_SQLITE_SWEPT_TABLES: readonly SweptTable[] = [
+  { table: 'keyhold_oauth_clients' },
+  { table: 'keyhold_oauth_codes' },
+  { table: 'keyhold_oauth_pending' },
+  { table: 'keyhold_oauth_refresh_tokens' },
+  { table: 'keyhold_oauth_consents' },
+  { table: 'keyhold_oauth_revoked_access_tokens' },
+  { table: 'keyhold_oauth_login_transactions' },
 ];

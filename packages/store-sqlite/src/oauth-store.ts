@@ -1,4 +1,4 @@
-import type { OAuthStorage, RefreshTokenRecord } from '@keyhold/oauth-core';
+import type { AuthorizationCodeRecord, OAuthStorage, RefreshTokenRecord } from '@keyhold/oauth-core';
 import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
@@ -10,9 +10,10 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
 
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
- * are primary-key searches; `consume` of codes and pending authorizations is one `DELETE … RETURNING`;
- * refresh-token `consume` reads and marks inside one immediate transaction, so of any number of callers
- * (in this process or another on the same file) exactly one sees the token unconsumed.
+ * are primary-key searches; `consume` of pending authorizations is one `DELETE … RETURNING`; `consume` of
+ * codes and refresh tokens reads and marks inside one immediate transaction, so of any number of callers
+ * (in this process or another on the same file) exactly one sees the record unconsumed. Pair it with
+ * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
  * @example
  * ```ts
@@ -26,16 +27,27 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     getClient: db.prepare('SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
     createClient: db.prepare(
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
-        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
+        registration, expires_at, token_exchange_audiences)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
+    listClients: db.prepare(
+      'SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id > ? ORDER BY client_id LIMIT ?',
+    ),
+    touchClient: db.prepare(
+      'UPDATE keyhold_oauth_clients SET expires_at = ? WHERE tenant = ? AND client_id = ?',
+    ),
     saveCode: db.prepare(
       `INSERT OR REPLACE INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id,
-        redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id,
+        access_token_jti, consumed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    consumeCode: db.prepare('DELETE FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ? RETURNING *'),
+    getCode: db.prepare('SELECT * FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ?'),
+    markCodeConsumed: db.prepare(
+      'UPDATE keyhold_oauth_codes SET consumed_at = ? WHERE tenant = ? AND code_hash = ? AND consumed_at IS NULL',
+    ),
     savePending: db.prepare(
       `INSERT OR REPLACE INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
         client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
@@ -84,6 +96,15 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
   );
 
+  const consumeCode = db.transaction(
+    (tenant: string, codeHash: string, now: number): AuthorizationCodeRecord | undefined => {
+      const row = q.getCode.get(tenant, codeHash) as Row | undefined;
+      if (row === undefined) return undefined;
+      if (row['consumed_at'] === null) q.markCodeConsumed.run(now, tenant, codeHash);
+      return oauthRows.authorizationCode(row);
+    },
+  );
+
   return {
     clients: {
       async get(tenant, clientId) {
@@ -104,10 +125,20 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           c.clientUri ?? null,
           c.logoUri ?? null,
           c.createdAt,
+          c.registration ?? null,
+          c.expiresAt ?? null,
+          c.tokenExchangeAudiences === undefined ? null : JSON.stringify(c.tokenExchangeAudiences),
         );
       },
       async delete(tenant, clientId) {
         q.deleteClient.run(tenant, clientId);
+      },
+      async list(tenant, options = {}) {
+        const rows = q.listClients.all(tenant, options.afterClientId ?? '', options.limit ?? 100) as Row[];
+        return rows.map(oauthRows.client);
+      },
+      async touch(tenant, clientId, expiresAt) {
+        q.touchClient.run(expiresAt, tenant, clientId);
       },
     },
     authorizationCodes: {
@@ -125,11 +156,13 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           r.nonce ?? null,
           r.authTime,
           r.expiresAt,
+          r.familyId ?? null,
+          r.accessTokenJti ?? null,
+          r.consumedAt ?? null,
         );
       },
-      async consume(tenant, codeHash) {
-        const row = q.consumeCode.get(tenant, codeHash) as Row | undefined;
-        return row && oauthRows.authorizationCode(row);
+      async consume(tenant, codeHash, now) {
+        return consumeCode.immediate(tenant, codeHash, now);
       },
     },
     pendingAuthorizations: {

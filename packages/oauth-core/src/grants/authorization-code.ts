@@ -11,9 +11,30 @@ import type { Tenant } from '../tenant.js';
 import type { TokenResponseBody } from './issue-tokens.js';
 import { issueTokens } from './issue-tokens.js';
 
+async function revokeIssuedFrom(
+  context: ServerContext,
+  tenant: Tenant,
+  familyId: string | undefined,
+  accessTokenJti: string | undefined,
+  now: number,
+): Promise<void> {
+  // Records written before codes carried these ids cannot be traced to their tokens.
+  if (familyId !== undefined) await context.storage.refreshTokens.revokeFamily(tenant.slug, familyId, now);
+  if (accessTokenJti !== undefined) {
+    // The access token was issued at the first redemption, so it expires within one lifetime from now.
+    await context.storage.revokedAccessTokens.revoke(
+      tenant.slug,
+      accessTokenJti,
+      now + context.accessTokenTtlSeconds * 1000,
+    );
+  }
+}
+
 /**
  * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): the code is taken once, whatever happens
- * next; the verifier, redirect_uri and client must match what it was issued for.
+ * next; the verifier, redirect_uri and client must match what it was issued for. A code presented again
+ * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
+ * both were chosen when the code was issued and recorded with it.
  */
 export async function authorizationCodeGrant(
   context: ServerContext,
@@ -26,19 +47,29 @@ export async function authorizationCodeGrant(
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).
-  const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code));
+  const now = context.clock.now();
+  const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code), now);
+  if (record?.consumedAt !== undefined) {
+    event.client_type = record.clientType;
+    await revokeIssuedFrom(context, tenant, record.familyId, record.accessTokenJti, now);
+    context.logger.warn(
+      { tenant: tenant.slug, clientId: record.clientId, familyId: record.familyId },
+      'authorization code replayed: the tokens issued from it are revoked',
+    );
+    throw new OAuthError('invalid_grant', 'the authorization code was already used; its tokens are revoked');
+  }
   if (verifier === undefined) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
   if (redirectUri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is required');
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: true,
     requireBasic: true,
+    renew: true,
   });
   event.client_type = client.clientType;
   if (!client.grantTypes.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
   }
   const requestedResources = parseResources(tenant, params.resource);
-  const now = context.clock.now();
   if (!record) throw new OAuthError('invalid_grant', 'the authorization code is invalid or was already used');
   if (record.expiresAt <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');
   if (record.clientId !== client.clientId) {
@@ -63,7 +94,12 @@ export async function authorizationCodeGrant(
     scope: record.scope,
     resources: record.resources,
     audience: audienceFor(tenant, resources),
-    refresh: client.grantTypes.includes('refresh_token') ? {} : false,
+    refresh: client.grantTypes.includes('refresh_token')
+      ? record.familyId === undefined
+        ? {}
+        : { familyId: record.familyId }
+      : false,
+    ...(record.accessTokenJti === undefined ? {} : { accessTokenJti: record.accessTokenJti }),
     ...(scopes.includes('openid')
       ? {
           idToken: {

@@ -20,7 +20,10 @@ export async function clientCredentialsGrant(
   params: Readonly<Record<string, string>>,
   event: RequestEvent,
 ): Promise<TokenResponseBody> {
-  const { client } = await authenticateClient(context, tenant, request, params, { allowPublic: false });
+  const { client } = await authenticateClient(context, tenant, request, params, {
+    allowPublic: false,
+    renew: true,
+  });
   event.client_type = client.clientType;
   if (!client.grantTypes.includes('client_credentials')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the client_credentials grant');

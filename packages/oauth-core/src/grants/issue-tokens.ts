@@ -33,6 +33,8 @@ export interface IssueInput {
   readonly act?: ActorClaim;
   /** An upper bound on the access token's `exp` (seconds), e.g. the subject token's. */
   readonly notAfterSeconds?: number;
+  /** The access token's `jti`, when chosen in advance (authorization codes pre-allocate it). */
+  readonly accessTokenJti?: string;
 }
 
 /** Signs the access token (and id_token), stores the refresh token, and builds the response body. */
@@ -55,6 +57,7 @@ export async function issueTokens(
     nowSeconds,
     expiresAtSeconds: exp,
     ...(input.act ? { act: input.act } : {}),
+    ...(input.accessTokenJti === undefined ? {} : { jti: input.accessTokenJti }),
   });
   let refreshToken: string | undefined;
   if (input.refresh) {

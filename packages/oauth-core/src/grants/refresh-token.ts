@@ -26,7 +26,10 @@ export async function refreshTokenGrant(
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
   if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
-  const { client } = await authenticateClient(context, tenant, request, params, { allowPublic: true });
+  const { client } = await authenticateClient(context, tenant, request, params, {
+    allowPublic: true,
+    renew: true,
+  });
   event.client_type = client.clientType;
   if (!client.grantTypes.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant');

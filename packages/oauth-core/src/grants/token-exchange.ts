@@ -6,7 +6,7 @@ import type { RequestEvent } from '../request-event.js';
 import { formatScope, isWithin, parseScope } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
 import type { AccessTokenClaims, ActorClaim } from '../tokens.js';
-import { verifyAccessTokenJwt } from '../tokens.js';
+import { isActor, MAX_ACTOR_NESTING, verifyAccessTokenJwt } from '../tokens.js';
 import type { TokenResponseBody } from './issue-tokens.js';
 import { issueTokens } from './issue-tokens.js';
 
@@ -72,7 +72,9 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * RFC 8693 token exchange: a confidential client trades a user's access token (and optionally its own
  * actor token) for a token addressed to a downstream service. The new token keeps the subject, may only
  * narrow the scope, never outlives the subject token, and records the acting party in `act`; the subject
- * token's own `act` is nested inside, so a chain of delegations of any depth stays visible.
+ * token's own `act` is nested inside, so the chain of delegations stays visible (up to the depth the
+ * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
+ * exact audiences.
  */
 export async function tokenExchangeGrant(
   context: ServerContext,
@@ -81,10 +83,21 @@ export async function tokenExchangeGrant(
   params: Readonly<Record<string, string>>,
   event: RequestEvent,
 ): Promise<TokenResponseBody> {
-  const { client } = await authenticateClient(context, tenant, request, params, { allowPublic: false });
+  const { client } = await authenticateClient(context, tenant, request, params, {
+    allowPublic: false,
+    renew: true,
+  });
   event.client_type = client.clientType;
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
     throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
+  }
+  // Which downstream services a client may reach is the host's decision, recorded on the client.
+  const permitted = client.tokenExchangeAudiences;
+  if (permitted === undefined || permitted.length === 0) {
+    throw new OAuthError(
+      'unauthorized_client',
+      'the client has no token exchange audiences; the host must provision it with tokenExchangeAudiences',
+    );
   }
   const { subject_token: subjectToken, subject_token_type: subjectType } = params;
   if (subjectToken === undefined) throw new OAuthError('invalid_request', 'subject_token is required');
@@ -114,6 +127,10 @@ export async function tokenExchangeGrant(
   if (audience.some((target) => target === tenant.resource || tenant.resources.includes(target))) {
     throw new OAuthError('invalid_target', "token exchange cannot target this server's own resources");
   }
+  const refused = audience.filter((target) => !permitted.includes(target));
+  if (refused.length > 0) {
+    throw new OAuthError('invalid_target', 'the client may not exchange tokens for this audience');
+  }
   const requested = parseScope(params.scope);
   if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
   const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');
@@ -129,6 +146,13 @@ export async function tokenExchangeGrant(
     client_id: client.clientId,
     ...(subject.act ? { act: subject.act } : {}),
   };
+  // Refused now rather than issued and refused by every verifier: the chain would be too deep to accept.
+  if (!isActor(act)) {
+    throw new OAuthError(
+      'invalid_request',
+      `subject_token: its delegation chain is already ${MAX_ACTOR_NESTING + 1} actors deep, the most a token may carry`,
+    );
+  }
   const body = await issueTokens(context, tenant, {
     clientId: client.clientId,
     clientType: client.clientType,

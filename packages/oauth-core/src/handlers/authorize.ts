@@ -1,7 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { parseQuery, redirectResult, sha256Base64url } from '@keyhold/core';
 import type { ResolvedClient } from '../clients.js';
-import { resolveClient } from '../clients.js';
+import { renewClientOnUse, resolveClient } from '../clients.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { isS256Challenge } from '../pkce.js';
@@ -69,6 +69,9 @@ export async function issueCode(
     ...(authorization.nonce === undefined ? {} : { nonce: authorization.nonce }),
     authTime: now,
     expiresAt: now + context.authorizationCodeTtlMs,
+    // Chosen now so that a replay of the code can revoke what its first redemption issued.
+    familyId: pooledRandomToken(16),
+    accessTokenJti: pooledRandomToken(16),
   });
   context.logger.info(
     { tenant: tenant.slug, clientId: authorization.clientId, userId, codePrefix: code.slice(0, 6) },
@@ -187,6 +190,8 @@ export async function authorizeHandler(
     const returnTo = `${tenant.issuer}/authorize?${request.query}`;
     return redirectResult(withQuery(tenant.loginUrl, { return_to: returnTo }));
   }
+  // A signed-in user authorizing the client counts as a use: a dynamic client's expiry moves forward.
+  await renewClientOnUse(context, tenant, client);
 
   const firstParty = tenant.firstPartyClientIds.has(client.clientId);
   const needsScreen =

@@ -1,58 +1,80 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult, mediaType, NO_STORE_HEADERS, sha256Base64url } from '@keyhold/core';
+import { jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/core';
 import * as z from 'zod';
+import { clientRecord } from '../client-administration.js';
+import type { ClientMetadata } from '../client-metadata.js';
+import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from '../client-metadata.js';
 import { OAuthError } from '../errors.js';
-import { TOKEN_EXCHANGE_GRANT } from '../grants/token-exchange.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
-import { redirectUriProblem } from '../redirect-uri.js';
+import type { InitialAccessTokenConfig, RegistrationDecision } from '../registration-policy.js';
+import { checkInitialAccessToken, gatedGrantTypes } from '../registration-policy.js';
 import type { RequestEvent } from '../request-event.js';
-import { formatScope, parseScope } from '../scopes.js';
-import type { ClientRecord } from '../storage.js';
+import { oauthErrorResult } from '../responses.js';
 import type { Tenant } from '../tenant.js';
 
-const MAX_BODY_BYTES = 16 * 1024;
-const text = z.string().min(1).max(2048);
-const uri = text.refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
+const L = CLIENT_METADATA_LIMITS;
 
-// RFC 7591 §2: unknown members are ignored, known ones are checked.
+// RFC 7591 §2: unknown members are ignored (and not stored), known ones are checked. The limits here only
+// bound the parse; checkClientMetadata applies the same limits to every client however it is created.
 const metadataSchema = z.looseObject({
-  redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
+  redirect_uris: z.array(z.string().max(L.uriLength)).max(L.redirectUris).optional(),
   token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).optional(),
-  grant_types: z
-    .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', TOKEN_EXCHANGE_GRANT]))
-    .max(4)
-    .optional(),
+  grant_types: z.array(z.enum(CLIENT_GRANT_TYPES)).max(8).optional(),
   response_types: z.array(z.literal('code')).max(1).optional(),
-  client_name: text.optional(),
-  client_uri: uri.optional(),
-  logo_uri: uri.optional(),
-  scope: z.string().max(2048).optional(),
+  client_name: z.string().min(1).max(L.clientNameLength).optional(),
+  client_uri: z.string().min(1).max(L.uriLength).optional(),
+  logo_uri: z.string().min(1).max(L.uriLength).optional(),
+  scope: z.string().max(L.scopeLength).optional(),
 });
+
+const TOKEN_HASH = /^[A-Za-z0-9_-]{43}$/;
 
 function invalidMetadata(description: string): OAuthError {
   return new OAuthError('invalid_client_metadata', description);
 }
 
-/** POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. */
+function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
+  const tokens = tenant.config.initialAccessTokens ?? [];
+  for (const token of tokens) {
+    if (typeof token?.tokenHash !== 'string' || !TOKEN_HASH.test(token.tokenHash)) {
+      throw new OAuthError(
+        'invalid_options',
+        'initialAccessTokens[].tokenHash must be a SHA-256 in base64url (sha256Base64url of the token)',
+      );
+    }
+  }
+  return tokens;
+}
+
+/**
+ * POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. Anonymous requests
+ * may register `authorization_code` / `refresh_token` clients; anything else needs the registration
+ * policy's consent (by default: a valid initial access token, RFC 7591 §3). An `Authorization` header that
+ * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
+ */
 export async function registerHandler(
   context: ServerContext,
   tenant: Tenant,
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
-  if (mediaType(request.headers['content-type']) !== 'application/json') {
-    throw new OAuthError('invalid_client_metadata', 'the body must be application/json');
+  const now = context.clock.now();
+  const presented = checkInitialAccessToken(request.headers.authorization, configuredTokens(tenant), now);
+  if (presented.outcome === 'invalid') {
+    event.error_code = 'invalid_token';
+    context.logger.info({ tenant: tenant.slug }, 'registration refused: bad initial access token');
+    const error = new OAuthError('invalid_token', presented.description);
+    return oauthErrorResult(error, {
+      'www-authenticate': `Bearer realm="${tenant.slug}", error="invalid_token", error_description="${presented.description}"`,
+    });
   }
-  if (Buffer.byteLength(request.body) > MAX_BODY_BYTES)
-    throw invalidMetadata('the registration request is too large');
+  if (mediaType(request.headers['content-type']) !== 'application/json') {
+    throw invalidMetadata('the body must be application/json');
+  }
+  if (Buffer.byteLength(request.body) > L.bodyBytes) {
+    throw invalidMetadata(`the registration request is larger than ${L.bodyBytes} bytes`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(request.body);
@@ -64,82 +86,76 @@ export async function registerHandler(
     const issue = parsed.error.issues[0];
     throw invalidMetadata(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
   }
-  const metadata = parsed.data;
-  const authMethod = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
-  const grantTypes = [...new Set(metadata.grant_types ?? ['authorization_code', 'refresh_token'])];
-  const usesCode = grantTypes.includes('authorization_code');
-  const redirectUris = metadata.redirect_uris ?? [];
-  if (usesCode && redirectUris.length === 0) {
-    throw new OAuthError(
-      'invalid_redirect_uri',
-      'redirect_uris is required for the authorization_code grant',
-    );
+  const wire = parsed.data;
+  const grantTypes = [...new Set(wire.grant_types ?? ['authorization_code', 'refresh_token'])];
+  const requested = checkClientMetadata(
+    {
+      redirectUris: wire.redirect_uris ?? [],
+      grantTypes,
+      responseTypes: wire.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []),
+      tokenEndpointAuthMethod: wire.token_endpoint_auth_method ?? 'client_secret_basic',
+      ...(wire.client_name === undefined ? {} : { clientName: wire.client_name }),
+      ...(wire.client_uri === undefined ? {} : { clientUri: wire.client_uri }),
+      ...(wire.logo_uri === undefined ? {} : { logoUri: wire.logo_uri }),
+      ...(wire.scope === undefined ? {} : { scope: wire.scope }),
+    },
+    tenant.scopesSupported,
+  );
+  const decision: RegistrationDecision = await context.registrationPolicy({
+    tenant: tenant.slug,
+    metadata: requested,
+    request,
+    ...(presented.outcome === 'valid' ? { initialAccessToken: presented.token } : {}),
+    gatedGrantTypes: gatedGrantTypes(requested.grantTypes),
+  });
+  if (decision.outcome !== 'allow') {
+    const description =
+      decision.outcome === 'refuse' && typeof decision.description === 'string' && decision.description !== ''
+        ? decision.description
+        : 'the registration policy refused this client';
+    context.logger.info({ tenant: tenant.slug, grantTypes: requested.grantTypes }, 'registration refused');
+    throw invalidMetadata(description);
   }
-  for (const redirectUri of redirectUris) {
-    const problem = redirectUriProblem(redirectUri);
-    if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
-  }
-  if (grantTypes.includes('refresh_token') && !usesCode) {
-    throw invalidMetadata('refresh_token is only issued with the authorization_code grant');
-  }
-  if (authMethod === 'none') {
-    const needsSecret = grantTypes.filter(
-      (grant) => grant === 'client_credentials' || grant === TOKEN_EXCHANGE_GRANT,
-    );
-    if (needsSecret.length > 0) throw invalidMetadata(`public clients may not use ${needsSecret.join(', ')}`);
-  }
-  if (authMethod === 'client_secret_post' && usesCode) {
-    // The spec requires HTTP Basic of confidential clients on the authorization_code grant.
-    throw invalidMetadata(
-      'the authorization_code grant requires client_secret_basic for confidential clients',
-    );
-  }
-  const responseTypes = metadata.response_types ?? (usesCode ? ['code'] : []);
-  if (usesCode !== responseTypes.includes('code')) {
-    throw invalidMetadata('response_types "code" goes with the authorization_code grant and only with it');
-  }
-  let scope: string | undefined;
-  if (metadata.scope !== undefined) {
-    const scopes = parseScope(metadata.scope);
-    if (!scopes) throw invalidMetadata('scope is malformed');
-    if (tenant.scopesSupported && !scopes.every((s) => tenant.scopesSupported?.includes(s))) {
-      throw invalidMetadata('scope names a scope this server does not offer');
-    }
-    scope = formatScope(scopes);
-  }
+  // Metadata the policy returns goes through the same structural rules as the request's.
+  const metadata: ClientMetadata =
+    decision.metadata === undefined
+      ? requested
+      : checkClientMetadata(decision.metadata, tenant.scopesSupported);
   const clientId = pooledRandomToken(16);
-  const secret = authMethod === 'none' ? undefined : pooledRandomToken();
-  const now = context.clock.now();
-  const record: ClientRecord = {
+  const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : pooledRandomToken();
+  const record = clientRecord(metadata, {
     clientId,
-    ...(metadata.client_name === undefined ? {} : { clientName: metadata.client_name }),
-    redirectUris,
-    grantTypes,
-    responseTypes,
-    tokenEndpointAuthMethod: authMethod,
-    ...(secret === undefined ? {} : { clientSecretHash: sha256Base64url(secret) }),
-    ...(scope === undefined ? {} : { scope }),
-    ...(metadata.client_uri === undefined ? {} : { clientUri: metadata.client_uri }),
-    ...(metadata.logo_uri === undefined ? {} : { logoUri: metadata.logo_uri }),
+    clientSecret: secret,
     createdAt: now,
-  };
+    registration: 'dynamic',
+    expiresAt: now + context.unusedClientTtlMs,
+  });
   await context.storage.clients.create(tenant.slug, record);
   event.client_type = 'registered';
-  context.logger.info({ tenant: tenant.slug, clientId, authMethod }, 'client registered');
+  context.logger.info(
+    {
+      tenant: tenant.slug,
+      clientId,
+      authMethod: metadata.tokenEndpointAuthMethod,
+      grantTypes: metadata.grantTypes,
+      ...(presented.outcome === 'valid' ? { initialAccessToken: presented.token.label } : {}),
+    },
+    'client registered',
+  );
   return jsonResult(
     201,
     {
       client_id: clientId,
       client_id_issued_at: Math.floor(now / 1000),
       ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }),
-      redirect_uris: redirectUris,
-      token_endpoint_auth_method: authMethod,
-      grant_types: grantTypes,
-      response_types: responseTypes,
-      ...(metadata.client_name === undefined ? {} : { client_name: metadata.client_name }),
-      ...(metadata.client_uri === undefined ? {} : { client_uri: metadata.client_uri }),
-      ...(metadata.logo_uri === undefined ? {} : { logo_uri: metadata.logo_uri }),
-      ...(scope === undefined ? {} : { scope }),
+      redirect_uris: metadata.redirectUris,
+      token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+      grant_types: metadata.grantTypes,
+      response_types: metadata.responseTypes,
+      ...(metadata.clientName === undefined ? {} : { client_name: metadata.clientName }),
+      ...(metadata.clientUri === undefined ? {} : { client_uri: metadata.clientUri }),
+      ...(metadata.logoUri === undefined ? {} : { logo_uri: metadata.logoUri }),
+      ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
     },
     NO_STORE_HEADERS,
   );

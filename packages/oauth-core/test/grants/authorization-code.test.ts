@@ -223,3 +223,76 @@ describe('POST /token authorization_code: the code is deleted on any presentatio
     expect(json(await exchangeCode(t, client, code, verifier)).error).toBe('invalid_grant');
   });
 });
+
+describe('OAuth 2.1 §4.1.3: a replayed code revokes the tokens issued from it', () => {
+  it('the refresh token and the access token of the first redemption stop working', async () => {
+    const { t, publicClient } = await setup();
+    const { code, verifier } = await obtainCode(t, publicClient.client_id);
+    const first = json(await exchangeCode(t, publicClient, code, verifier));
+    const accessToken = String(first.access_token);
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${accessToken}`)).ok).toBe(true);
+
+    const replay = json(await exchangeCode(t, publicClient, code, verifier));
+    expect(replay).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the authorization code was already used; its tokens are revoked',
+    });
+
+    const refreshed = await t.server.token(
+      postForm('/tenant/demo/token', {
+        grant_type: 'refresh_token',
+        refresh_token: String(first.refresh_token),
+        client_id: publicClient.client_id,
+      }),
+      'demo',
+    );
+    expect(json(refreshed).error).toBe('invalid_grant');
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${accessToken}`)).ok).toBe(false);
+    const jti = String(decodePayload(accessToken).jti);
+    expect(await t.storage.revokedAccessTokens.isRevoked('demo', jti, t.clock.now())).toBe(true);
+  });
+
+  it('revokes refresh tokens rotated from the first one too (the whole family)', async () => {
+    const { t, publicClient } = await setup();
+    const { code, verifier } = await obtainCode(t, publicClient.client_id);
+    const first = json(await exchangeCode(t, publicClient, code, verifier));
+    const refresh = (token: unknown) =>
+      t.server.token(
+        postForm('/tenant/demo/token', {
+          grant_type: 'refresh_token',
+          refresh_token: String(token),
+          client_id: publicClient.client_id,
+        }),
+        'demo',
+      );
+    const rotated = json(await refresh(first.refresh_token));
+    expect(rotated.refresh_token).toBeTypeOf('string');
+    await exchangeCode(t, publicClient, code, verifier);
+    expect(json(await refresh(rotated.refresh_token)).error).toBe('invalid_grant');
+  });
+
+  it('a replay by someone who cannot authenticate still revokes (the code has leaked)', async () => {
+    const { t, confidential } = await setup();
+    const { code, verifier } = await obtainCode(t, confidential.client_id);
+    const first = json(await exchangeCode(t, confidential, code, verifier));
+    const stolen = await exchangeCode(
+      t,
+      { client_id: confidential.client_id, client_secret: 'wrong' },
+      code,
+      verifier,
+    );
+    expect(json(stolen).error).toBe('invalid_grant');
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${String(first.access_token)}`)).ok).toBe(false);
+  });
+
+  it('the consumed code is kept (marked) until it expires, so the replay is recognised', async () => {
+    const { t, publicClient } = await setup();
+    const { code, verifier } = await obtainCode(t, publicClient.client_id);
+    await exchangeCode(t, publicClient, code, verifier);
+    const { sha256Base64url } = await import('@keyhold/core');
+    const kept = await t.storage.authorizationCodes.consume('demo', sha256Base64url(code), t.clock.now());
+    expect(kept?.consumedAt).toBe(t.clock.now());
+    expect(kept?.familyId).toBeTypeOf('string');
+    expect(kept?.accessTokenJti).toBeTypeOf('string');
+  });
+});

@@ -6,17 +6,17 @@ import {
   ISSUER,
   json,
   postForm,
+  provisionClient,
   RESOURCE,
   registerClient,
 } from '../helpers.js';
 
 async function setup(method: 'client_secret_basic' | 'client_secret_post' = 'client_secret_basic') {
   const t = await createTestServer();
-  const client = await registerClient(t.server, {
-    grant_types: ['client_credentials'],
-    token_endpoint_auth_method: method,
+  const client = await provisionClient(t.server, {
+    grantTypes: ['client_credentials'],
+    tokenEndpointAuthMethod: method,
     scope: 'reports:read reports:write',
-    redirect_uris: [],
   });
   const secret = String(client.client_secret);
   return { t, client, secret };

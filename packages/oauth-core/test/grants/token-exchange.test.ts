@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
+import { MAX_ACTOR_NESTING } from '../../src/tokens.js';
 import type { TestServer } from '../helpers.js';
 import {
   basic,
@@ -10,6 +11,7 @@ import {
   json,
   obtainCode,
   postForm,
+  provisionClient,
   RESOURCE,
   registerClient,
 } from '../helpers.js';
@@ -19,6 +21,17 @@ interface Party {
   client_secret?: string;
 }
 
+// Every audience these tests exchange for; the servers are provisioned with exactly these.
+const AUDIENCES = [
+  'https://files.example',
+  'https://files.example/api',
+  'blob-store',
+  'storage',
+  'svc',
+  'x',
+  RESOURCE,
+];
+
 async function setup() {
   const t = await createTestServer();
   const app = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
@@ -27,10 +40,10 @@ async function setup() {
   const servers: Party[] = [];
   for (let i = 0; i < 3; i++) {
     servers.push(
-      await registerClient(t.server, {
-        grant_types: [TOKEN_EXCHANGE_GRANT],
-        redirect_uris: [],
-        client_name: `server-${i}`,
+      await provisionClient(t.server, {
+        grantTypes: [TOKEN_EXCHANGE_GRANT],
+        clientName: `server-${i}`,
+        tokenExchangeAudiences: AUDIENCES,
       }),
     );
   }
@@ -163,11 +176,7 @@ describe('RFC 8693 token exchange', () => {
 
   it('an actor token names the actor in act.sub', async () => {
     const { t, userToken, servers } = await setup();
-    const actorApp = await registerClient(t.server, {
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      scope: 'agent',
-    });
+    const actorApp = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'agent' });
     const actorToken = String(
       json(
         await t.server.token(
@@ -240,5 +249,71 @@ describe('RFC 8693 token exchange', () => {
     expect(json(await exchange(t, plain, { subject_token: userToken, audience: 'svc' })).error).toBe(
       'unauthorized_client',
     );
+  });
+});
+
+describe('token exchange policy per client: the host names the audiences', () => {
+  it('a client provisioned without tokenExchangeAudiences is unauthorized_client', async () => {
+    const { t, userToken } = await setup();
+    const bare = await provisionClient(t.server, { grantTypes: [TOKEN_EXCHANGE_GRANT] });
+    const body = json(await exchange(t, bare, { subject_token: userToken, audience: 'svc' }));
+    expect(body.error).toBe('unauthorized_client');
+    expect(body.error_description).toMatch(/tokenExchangeAudiences/);
+  });
+
+  it('an audience not on the client’s list is invalid_target; one on it is issued', async () => {
+    const { t, userToken } = await setup();
+    const narrow = await provisionClient(t.server, {
+      grantTypes: [TOKEN_EXCHANGE_GRANT],
+      tokenExchangeAudiences: ['https://files.example'],
+    });
+    expect(json(await exchange(t, narrow, { subject_token: userToken, audience: 'svc' })).error).toBe(
+      'invalid_target',
+    );
+    // Exact match only: a longer URL under a listed one is another audience.
+    expect(
+      json(await exchange(t, narrow, { subject_token: userToken, resource: 'https://files.example/api' }))
+        .error,
+    ).toBe('invalid_target');
+    const ok = await exchange(t, narrow, { subject_token: userToken, audience: 'https://files.example' });
+    expect(ok.status).toBe(200);
+    expect(decodePayload(String(json(ok).access_token)).aud).toBe('https://files.example');
+  });
+
+  it('every audience of a multi-audience request must be on the list', async () => {
+    const { t, userToken } = await setup();
+    const narrow = await provisionClient(t.server, {
+      grantTypes: [TOKEN_EXCHANGE_GRANT],
+      tokenExchangeAudiences: ['svc'],
+    });
+    const body = json(
+      await t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          `grant_type=${encodeURIComponent(TOKEN_EXCHANGE_GRANT)}&subject_token_type=${encodeURIComponent(ACCESS_TOKEN_TYPE)}&subject_token=${userToken}&audience=svc&audience=other`,
+          basic(narrow.client_id, String(narrow.client_secret)),
+        ),
+        'demo',
+      ),
+    );
+    expect(body.error).toBe('invalid_target');
+  });
+});
+
+describe('token exchange refuses at issue time what verifiers refuse at use: act chain depth', () => {
+  it(`issues chains up to ${MAX_ACTOR_NESTING + 1} actors and refuses the next exchange`, async () => {
+    const { t, userToken, servers } = await setup();
+    const server = servers[0] as Party;
+    let token = userToken;
+    for (let depth = 1; depth <= MAX_ACTOR_NESTING + 1; depth++) {
+      const result = await exchange(t, server, { subject_token: token, audience: 'svc' });
+      expect(result.status, `depth ${depth}`).toBe(200);
+      token = String(json(result).access_token);
+    }
+    // The deepest issued token is still one the verifier accepts (introspection verifies it).
+    expect((await introspect(t, server, token)).active).toBe(true);
+    const refused = json(await exchange(t, server, { subject_token: token, audience: 'svc' }));
+    expect(refused.error).toBe('invalid_request');
+    expect(refused.error_description).toMatch(/delegation chain/);
   });
 });

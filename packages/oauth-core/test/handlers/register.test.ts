@@ -1,21 +1,51 @@
+import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createTestServer, json } from '../helpers.js';
+import type { RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
+import { CLIENT_METADATA_LIMITS, defaultRegistrationPolicy, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
+import type { TestServer, TestServerOptions } from '../helpers.js';
+import { basic, createTestServer, json, postForm } from '../helpers.js';
+
+function registration(body: unknown, headers: Record<string, string> = {}): HandlerRequest {
+  return {
+    method: 'POST',
+    path: '/tenant/demo/register',
+    query: '',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
 
 async function register(body: unknown, contentType = 'application/json') {
   const t = await createTestServer();
-  const result = await t.server.register(
-    {
-      method: 'POST',
-      path: '/tenant/demo/register',
-      query: '',
-      headers: { 'content-type': contentType },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    },
-    'demo',
-  );
+  const result = await t.server.register(registration(body, { 'content-type': contentType }), 'demo');
   return { t, result, body: json(result) };
 }
+
+async function registerOn(t: TestServer, body: unknown, headers: Record<string, string> = {}) {
+  const result = await t.server.register(registration(body, headers), 'demo');
+  return { result, body: json(result) };
+}
+
+const IAT = 'iat-0123456789-abcdefghijklmnopqrstuvwxyz';
+const IAT_CC_ONLY = 'iat-cc-only-0123456789-abcdefghijklmnop';
+
+function withTokens(extra: Partial<TestServerOptions> = {}): Promise<TestServer> {
+  const tenant: Partial<TenantConfig> = {
+    initialAccessTokens: [
+      { tokenHash: sha256Base64url(IAT), label: 'ops' },
+      {
+        tokenHash: sha256Base64url(IAT_CC_ONLY),
+        label: 'ci',
+        grantTypes: ['client_credentials'],
+      },
+    ],
+  };
+  return createTestServer({ ...extra, tenant: { ...tenant, ...extra.tenant } });
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const MACHINE = { grant_types: ['client_credentials'], scope: 'reports:read' };
 
 describe('POST /register (RFC 7591)', () => {
   it('registers a confidential client: 201, a secret shown once, client_secret_expires_at 0, stored as a hash', async () => {
@@ -100,18 +130,285 @@ describe('POST /register (RFC 7591)', () => {
       'invalid_client_metadata',
     );
   });
+});
 
-  it('registers a client_credentials client with a scope and no redirect URIs', async () => {
-    const { result, body } = await register({
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: 'client_secret_post',
-      scope: 'reports:read',
-    });
+describe('registration policy: anonymous registration keeps a user in the loop', () => {
+  it.each([
+    ['client_credentials', { grant_types: ['client_credentials'] }, 'client_credentials'],
+    ['token exchange', { grant_types: [TOKEN_EXCHANGE_GRANT] }, TOKEN_EXCHANGE_GRANT],
+    [
+      'a code client that also asks for client_credentials',
+      { redirect_uris: ['https://a.example/cb'], grant_types: ['authorization_code', 'client_credentials'] },
+      'client_credentials',
+    ],
+  ])(
+    'refuses %s without a host decision: 400 invalid_client_metadata naming what is not allowed',
+    async (_, metadata, grant) => {
+      const { t, result, body } = await register(metadata);
+      expect(result.status).toBe(400);
+      expect(body.error).toBe('invalid_client_metadata');
+      expect(body.error_description).toBe(
+        `${grant} needs a client provisioned by the host or an initial access token`,
+      );
+      expect(await t.storage.clients.list('demo')).toEqual([]);
+    },
+  );
+
+  it('the issue scenario: no anonymous client_credentials client, so no machine token', async () => {
+    const t = await createTestServer();
+    const { result } = await registerOn(t, { grant_types: ['client_credentials'] });
+    expect(result.status).toBe(400);
+    const token = await t.server.token(
+      postForm('/tenant/demo/token', { grant_type: 'client_credentials' }, basic('anyone', 'anything')),
+      'demo',
+    );
+    expect(json(token).error).toBe('invalid_client');
+  });
+
+  it('registers authorization_code / refresh_token clients anonymously', async () => {
+    const { result, body } = await register({ redirect_uris: ['https://a.example/cb'] });
+    expect(result.status).toBe(201);
+    expect(body.grant_types).toEqual(['authorization_code', 'refresh_token']);
+  });
+});
+
+describe('registration policy: RFC 7591 §3 initial access tokens', () => {
+  it('a valid initial access token lets a registration use client_credentials', async () => {
+    const t = await withTokens();
+    const { result, body } = await registerOn(t, MACHINE, bearer(IAT));
     expect(result.status).toBe(201);
     expect(body).toMatchObject({
       grant_types: ['client_credentials'],
       response_types: [],
       scope: 'reports:read',
     });
+    const token = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        basic(String(body.client_id), String(body.client_secret)),
+      ),
+      'demo',
+    );
+    expect(token.status).toBe(200);
+  });
+
+  it('a token limited to some grant types does not allow the others', async () => {
+    const t = await withTokens();
+    expect((await registerOn(t, MACHINE, bearer(IAT_CC_ONLY))).result.status).toBe(201);
+    const { result, body } = await registerOn(
+      t,
+      { grant_types: [TOKEN_EXCHANGE_GRANT] },
+      bearer(IAT_CC_ONLY),
+    );
+    expect(result.status).toBe(400);
+    expect(body).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: `the initial access token does not allow ${TOKEN_EXCHANGE_GRANT}`,
+    });
+  });
+
+  it('a token carrying token exchange audiences gives them to the client it registers', async () => {
+    const t = await withTokens({
+      tenant: {
+        initialAccessTokens: [
+          {
+            tokenHash: sha256Base64url(IAT),
+            label: 'gateway',
+            grantTypes: [TOKEN_EXCHANGE_GRANT],
+            tokenExchangeAudiences: ['https://files.example'],
+          },
+        ],
+      },
+    });
+    const { result, body } = await registerOn(t, { grant_types: [TOKEN_EXCHANGE_GRANT] }, bearer(IAT));
+    expect(result.status).toBe(201);
+    const stored = await t.storage.clients.get('demo', String(body.client_id));
+    expect(stored?.tokenExchangeAudiences).toEqual(['https://files.example']);
+  });
+
+  it.each([
+    ['an unknown token', `Bearer ${'x'.repeat(40)}`],
+    ['a malformed header', 'Bearer two words'],
+    ['another scheme', 'Basic YTpi'],
+    ['an empty bearer', 'Bearer '],
+  ])('%s answers 401 invalid_token with a Bearer challenge (RFC 6750 §3.1)', async (_, header) => {
+    const t = await withTokens();
+    const { result, body } = await registerOn(
+      t,
+      { redirect_uris: ['https://a.example/cb'] },
+      { authorization: header },
+    );
+    expect(result.status).toBe(401);
+    expect(body.error).toBe('invalid_token');
+    expect(result.headers['www-authenticate']).toMatch(/^Bearer realm="demo", error="invalid_token"/);
+    expect(await t.storage.clients.list('demo')).toEqual([]);
+  });
+
+  it('an expired token answers 401 invalid_token', async () => {
+    const t = await createTestServer();
+    t.tenant.initialAccessTokens = [
+      { tokenHash: sha256Base64url(IAT), label: 'old', expiresAt: t.clock.now() + 1000 },
+    ];
+    expect((await registerOn(t, MACHINE, bearer(IAT))).result.status).toBe(201);
+    t.clock.advance(1000);
+    const { result, body } = await registerOn(t, MACHINE, bearer(IAT));
+    expect(result.status).toBe(401);
+    expect(body.error_description).toBe('the initial access token has expired');
+  });
+
+  it('a tenant configured with a token hash that is not a SHA-256 is a configuration error (thrown)', async () => {
+    const t = await createTestServer({ tenant: { initialAccessTokens: [{ tokenHash: IAT, label: 'raw' }] } });
+    await expect(t.server.register(registration(MACHINE, bearer(IAT)), 'demo')).rejects.toThrow(/tokenHash/);
+  });
+});
+
+describe('registration policy: the host hook', () => {
+  it('sees the parsed metadata, the tenant, the request and the presented token; its refusal is the answer', async () => {
+    const seen: RegistrationPolicyInput[] = [];
+    const t = await withTokens({
+      options: {
+        registrationPolicy: (input) => {
+          seen.push(input);
+          return { outcome: 'refuse', description: 'registration is closed on this tenant' };
+        },
+      },
+    });
+    const { result, body } = await registerOn(t, MACHINE, { ...bearer(IAT_CC_ONLY), 'x-team': 'blue' });
+    expect(result.status).toBe(400);
+    expect(body).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: 'registration is closed on this tenant',
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      tenant: 'demo',
+      metadata: {
+        grantTypes: ['client_credentials'],
+        responseTypes: [],
+        redirectUris: [],
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        scope: 'reports:read',
+      },
+      initialAccessToken: { label: 'ci', grantTypes: ['client_credentials'] },
+      gatedGrantTypes: ['client_credentials'],
+    });
+    expect(seen[0]?.request.headers['x-team']).toBe('blue');
+    expect(JSON.stringify(seen[0]?.initialAccessToken)).not.toContain(sha256Base64url(IAT_CC_ONLY));
+  });
+
+  it('may trim the metadata; the stored client is the trimmed one', async () => {
+    const t = await createTestServer({
+      options: {
+        registrationPolicy: (input) => ({
+          outcome: 'allow',
+          metadata: { ...input.metadata, scope: 'mcp', grantTypes: ['authorization_code'] },
+        }),
+      },
+    });
+    const { result, body } = await registerOn(t, {
+      redirect_uris: ['https://a.example/cb'],
+      scope: 'mcp admin',
+    });
+    expect(result.status).toBe(201);
+    expect(body).toMatchObject({ scope: 'mcp', grant_types: ['authorization_code'] });
+    const stored = await t.storage.clients.get('demo', String(body.client_id));
+    expect(stored).toMatchObject({ scope: 'mcp', grantTypes: ['authorization_code'] });
+  });
+
+  it('metadata the hook returns is checked like a request (no public client_credentials)', async () => {
+    const t = await createTestServer({
+      options: {
+        registrationPolicy: (input) => ({
+          outcome: 'allow',
+          metadata: {
+            ...input.metadata,
+            tokenEndpointAuthMethod: 'none',
+            grantTypes: ['client_credentials'],
+          },
+        }),
+      },
+    });
+    const { result, body } = await registerOn(t, { grant_types: ['client_credentials'] });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_client_metadata');
+  });
+
+  it('is the host decision for machine grants: it may allow them, and may delegate to the default', async () => {
+    const t = await createTestServer({
+      options: {
+        registrationPolicy: (input) =>
+          input.request.headers['x-internal'] === 'yes'
+            ? { outcome: 'allow' }
+            : defaultRegistrationPolicy(input),
+      },
+    });
+    expect((await registerOn(t, MACHINE)).result.status).toBe(400);
+    expect((await registerOn(t, MACHINE, { 'x-internal': 'yes' })).result.status).toBe(201);
+  });
+
+  it('an invalid initial access token never reaches the hook', async () => {
+    let calls = 0;
+    const t = await createTestServer({
+      options: {
+        registrationPolicy: () => {
+          calls += 1;
+          return { outcome: 'allow' };
+        },
+      },
+    });
+    expect((await registerOn(t, MACHINE, bearer('nope'))).result.status).toBe(401);
+    expect(calls).toBe(0);
+  });
+
+  it('a registrationPolicy that is not a function is refused at creation', async () => {
+    await expect(createTestServer({ options: { registrationPolicy: 'open' as never } })).rejects.toThrow(
+      /registrationPolicy/,
+    );
+  });
+});
+
+describe('bounded storage: caps on what one registration stores', () => {
+  const uris = (n: number) => Array.from({ length: n }, (_, i) => `https://a.example/cb/${i}`);
+
+  it(`accepts ${CLIENT_METADATA_LIMITS.redirectUris} redirect URIs and refuses one more`, async () => {
+    expect((await register({ redirect_uris: uris(CLIENT_METADATA_LIMITS.redirectUris) })).result.status).toBe(
+      201,
+    );
+    const { result, body } = await register({ redirect_uris: uris(CLIENT_METADATA_LIMITS.redirectUris + 1) });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_client_metadata');
+  });
+
+  it(`refuses a body over ${CLIENT_METADATA_LIMITS.bodyBytes} bytes, even with unknown members only`, async () => {
+    const { result, body } = await register({
+      redirect_uris: ['https://a.example/cb'],
+      padding: 'x'.repeat(CLIENT_METADATA_LIMITS.bodyBytes),
+    });
+    expect(result.status).toBe(400);
+    expect(body.error_description).toMatch(/larger than/);
+  });
+
+  it('does not store unknown members', async () => {
+    const { t, body } = await register({ redirect_uris: ['https://a.example/cb'], extra: 'y'.repeat(1000) });
+    const stored = await t.storage.clients.get('demo', String(body.client_id));
+    expect(JSON.stringify(stored)).not.toContain('yyyy');
+  });
+
+  it.each([
+    [
+      'a client_name over the limit',
+      { client_name: 'n'.repeat(CLIENT_METADATA_LIMITS.clientNameLength + 1) },
+    ],
+    [
+      'a redirect URI over the limit',
+      { redirect_uris: [`https://a.example/${'p'.repeat(CLIENT_METADATA_LIMITS.uriLength)}`] },
+    ],
+    ['a scope over the limit', { scope: 's'.repeat(CLIENT_METADATA_LIMITS.scopeLength + 1) }],
+    ['a client_uri that is not http(s)', { client_uri: 'ftp://a.example' }],
+  ])('refuses %s', async (_, metadata) => {
+    const { result, body } = await register({ redirect_uris: ['https://a.example/cb'], ...metadata });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_client_metadata');
   });
 });

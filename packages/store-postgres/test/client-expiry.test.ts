@@ -1,0 +1,68 @@
+import type { ClientRecord } from '@keyhold/oauth-core';
+import { describe, expect, it } from 'vitest';
+import { migratePostgres } from '../src/migrations.js';
+import { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
+import { createPostgresOAuthStorage } from '../src/oauth-store.js';
+import { startExpirySweeper } from '../src/sweeper.js';
+import { requirePostgres, useIsolatedPool } from './postgres.js';
+
+const available = await requirePostgres();
+const NOW = 1_767_225_600_000;
+
+function client(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
+  return {
+    clientId,
+    redirectUris: ['https://app.example/cb'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    tokenEndpointAuthMethod: 'none',
+    createdAt: NOW - 1000,
+    ...overrides,
+  };
+}
+
+describe.skipIf(!available)('oauth migration 3 on PostgreSQL (forward-only)', () => {
+  const db = useIsolatedPool();
+
+  it('a client and a code stored at version 2 read back without the new fields', async () => {
+    await migratePostgres(db.pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS.slice(0, 2));
+    await db.pool.query(
+      `INSERT INTO keyhold_oauth_clients (tenant, client_id, redirect_uris, grant_types, response_types,
+        token_endpoint_auth_method, created_at)
+       VALUES ('t1', 'old', '{https://app.example/cb}', '{authorization_code}', '{code}', 'none', $1)`,
+      [NOW],
+    );
+    await db.pool.query(
+      `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
+        code_challenge, scope, resources, auth_time, expires_at)
+       VALUES ('t1', 'h', 'old', 'registered', 'u', 'https://app.example/cb', 'x', 'mcp', '{}', $1, $2)`,
+      [NOW, NOW + 60_000],
+    );
+    const storage = await createPostgresOAuthStorage(db.pool);
+    expect(await storage.clients.get('t1', 'old')).toEqual({
+      clientId: 'old',
+      redirectUris: ['https://app.example/cb'],
+      grantTypes: ['authorization_code'],
+      responseTypes: ['code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: NOW,
+    });
+    expect((await storage.authorizationCodes.consume('t1', 'h', NOW + 1))?.consumedAt).toBeUndefined();
+    expect((await storage.authorizationCodes.consume('t1', 'h', NOW + 2))?.consumedAt).toBe(NOW + 1);
+  });
+
+  it('startExpirySweeper deletes dynamic clients past their expiry, keeps live and provisioned ones', async () => {
+    const storage = await createPostgresOAuthStorage(db.pool);
+    await storage.clients.create('t2', client('expired', { registration: 'dynamic', expiresAt: NOW - 1 }));
+    await storage.clients.create('t2', client('live', { registration: 'dynamic', expiresAt: NOW + 1 }));
+    await storage.clients.create('t2', client('provisioned', { registration: 'provisioned' }));
+    const sweeper = startExpirySweeper(db.pool, {
+      tables: OAUTH_POSTGRES_SWEPT_TABLES,
+      intervalSeconds: 3600,
+      clock: { now: () => NOW },
+    });
+    expect(await sweeper.sweepNow()).toBeGreaterThanOrEqual(1);
+    await sweeper.stop();
+    expect((await storage.clients.list('t2')).map((c) => c.clientId)).toEqual(['live', 'provisioned']);
+  });
+});

@@ -1,0 +1,121 @@
+import type { AuthorizationCodeRecord, ClientRecord } from '@keyhold/oauth-core';
+import { describe, expect, it } from 'vitest';
+import { migrateSqlite } from '../src/migrations.js';
+import { OAUTH_SQLITE_MIGRATIONS, OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
+import { createSqliteOAuthStorage } from '../src/oauth-store.js';
+import { startExpirySweeper, sweepExpiredSqlite } from '../src/sweeper.js';
+import { temporaryDatabases } from './temp-database.js';
+
+const databases = temporaryDatabases();
+const NOW = 1_767_225_600_000;
+
+function client(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
+  return {
+    clientId,
+    redirectUris: ['https://app.example/cb'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    tokenEndpointAuthMethod: 'none',
+    createdAt: NOW - 1000,
+    ...overrides,
+  };
+}
+
+function code(codeHash: string, overrides: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord {
+  return {
+    codeHash,
+    clientId: 'c',
+    clientType: 'registered',
+    userId: 'u',
+    redirectUri: 'https://app.example/cb',
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    scope: 'mcp',
+    resources: [],
+    authTime: NOW,
+    expiresAt: NOW + 60_000,
+    ...overrides,
+  };
+}
+
+describe('startExpirySweeper (SQLite): the same API as the PostgreSQL store', () => {
+  it('deletes dynamic clients past their expiry, keeps live and provisioned (no expiry) clients', async () => {
+    const db = databases.memory();
+    const storage = createSqliteOAuthStorage(db);
+    await storage.clients.create('t1', client('expired', { registration: 'dynamic', expiresAt: NOW - 1 }));
+    await storage.clients.create('t1', client('live', { registration: 'dynamic', expiresAt: NOW + 1 }));
+    await storage.clients.create('t1', client('provisioned', { registration: 'provisioned' }));
+    await storage.authorizationCodes.save('t1', code('spent', { expiresAt: NOW - 1, consumedAt: NOW - 5 }));
+    const sweeper = startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES, clock: { now: () => NOW } });
+    expect(await sweeper.sweepNow()).toBe(2);
+    await sweeper.stop();
+    expect((await storage.clients.list('t1')).map((c) => c.clientId)).toEqual(['live', 'provisioned']);
+    expect(await storage.authorizationCodes.consume('t1', 'spent', NOW)).toBeUndefined();
+  });
+
+  it('bounds one sweep: batchSize rows per statement, maxBatchesPerSweep statements per table', async () => {
+    const db = databases.memory();
+    const storage = createSqliteOAuthStorage(db);
+    for (let i = 0; i < 25; i++) await storage.revokedAccessTokens.revoke('t1', `old-${i}`, NOW - 1);
+    const sweeper = startExpirySweeper(db, {
+      tables: ['keyhold_oauth_revoked_access_tokens'],
+      batchSize: 10,
+      maxBatchesPerSweep: 2,
+      clock: { now: () => NOW },
+    });
+    expect(await sweeper.sweepNow()).toBe(20);
+    expect(await sweeper.sweepNow()).toBe(5);
+    await sweeper.stop();
+  });
+
+  it('refuses bad options at creation', () => {
+    const db = databases.memory();
+    expect(() => startExpirySweeper(db, { tables: [{ table: 'x; DROP TABLE y' }] })).toThrowError(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
+    );
+    expect(() => startExpirySweeper(db, { tables: [], intervalSeconds: 0 })).toThrowError(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
+    );
+  });
+
+  it('sweepExpiredSqlite still accepts plain table names and the swept-table lists', async () => {
+    const db = databases.memory();
+    const storage = createSqliteOAuthStorage(db);
+    await storage.clients.create('t1', client('expired', { registration: 'dynamic', expiresAt: NOW - 1 }));
+    await storage.revokedAccessTokens.revoke('t1', 'old', NOW - 1);
+    expect(sweepExpiredSqlite(db, ['keyhold_oauth_revoked_access_tokens'], NOW)).toBe(1);
+    expect(sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, NOW)).toBe(1);
+  });
+});
+
+describe('oauth migration 3 (forward-only): databases written by earlier versions keep working', () => {
+  it('a client and a code stored at version 2 read back without the new fields, and a code is kept once consumed', async () => {
+    const db = databases.memory();
+    migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS.slice(0, 2));
+    db.prepare(
+      `INSERT INTO keyhold_oauth_clients (tenant, client_id, redirect_uris, grant_types, response_types,
+        token_endpoint_auth_method, created_at) VALUES ('t1', 'old', '["https://app.example/cb"]',
+        '["authorization_code"]', '["code"]', 'none', ?)`,
+    ).run(NOW);
+    db.prepare(
+      `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
+        code_challenge, scope, resources, auth_time, expires_at)
+       VALUES ('t1', 'h', 'old', 'registered', 'u', 'https://app.example/cb', 'x', 'mcp', '[]', ?, ?)`,
+    ).run(NOW, NOW + 60_000);
+    const storage = createSqliteOAuthStorage(db);
+    expect(await storage.clients.get('t1', 'old')).toEqual({
+      clientId: 'old',
+      redirectUris: ['https://app.example/cb'],
+      grantTypes: ['authorization_code'],
+      responseTypes: ['code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: NOW,
+    });
+    const first = await storage.authorizationCodes.consume('t1', 'h', NOW + 1);
+    expect(first?.consumedAt).toBeUndefined();
+    expect((await storage.authorizationCodes.consume('t1', 'h', NOW + 2))?.consumedAt).toBe(NOW + 1);
+    const applied = db
+      .prepare("SELECT version, name FROM keyhold_migrations WHERE component = 'oauth'")
+      .all();
+    expect(applied).toHaveLength(3);
+  });
+});
