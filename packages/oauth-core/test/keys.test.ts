@@ -13,7 +13,7 @@ async function clientCredentialsToken(t: Awaited<ReturnType<typeof createTestSer
   const client = await registerClient(t.server, {
     grant_types: ['client_credentials'],
     token_endpoint_auth_method: 'client_secret_basic',
-    scope: 'mcp',
+    scope: 'mcp:tools',
   });
   const result = await t.server.token(
     postForm(
@@ -37,7 +37,9 @@ describe('signing keys', () => {
         unknown
       >;
       expect(header).toEqual({ alg, kid: 'k1', typ: 'at+jwt' });
-      const check = await t.server.verifyAccessToken('demo', `Bearer ${token}`, {});
+      const check = await t.server.verifyAccessToken('demo', `Bearer ${token}`, {
+        allowMachineSubjects: true,
+      });
       expect(check.ok).toBe(true);
     },
   );
@@ -49,7 +51,9 @@ describe('signing keys', () => {
       { ...(await generateSigningKey('ES256', 'k2')), active: true },
       ...t.tenant.signingKeys,
     ];
-    expect((await t.server.verifyAccessToken('demo', `Bearer ${old}`)).ok).toBe(true);
+    expect(
+      (await t.server.verifyAccessToken('demo', `Bearer ${old}`, { allowMachineSubjects: true })).ok,
+    ).toBe(true);
     const fresh = await clientCredentialsToken(t);
     expect(JSON.parse(Buffer.from(fresh.split('.')[0] ?? '', 'base64url').toString()).kid).toBe('k2');
     // Both verify at introspection, which accepts any listed key.

@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult, mediaType, NO_STORE_HEADERS, sha256Base64url } from '@keyhold/core';
+import { isAllowedOrigin, jsonResult, mediaType, NO_STORE_HEADERS, sha256Base64url } from '@keyhold/core';
 import * as z from 'zod';
 import { OAuthError } from '../errors.js';
 import { TOKEN_EXCHANGE_GRANT } from '../grants/token-exchange.js';
@@ -41,13 +41,25 @@ function invalidMetadata(description: string): OAuthError {
   return new OAuthError('invalid_client_metadata', description);
 }
 
-/** POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. */
+/**
+ * POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. A browser request
+ * (one with `Origin`) is refused with 403 unless it comes from the server's own origin or one of the
+ * `allowedOrigins`: a page on another site (or a DNS-rebinding name) cannot register clients.
+ */
 export async function registerHandler(
   context: ServerContext,
   tenant: Tenant,
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
+  const origin = request.headers.origin;
+  if (
+    origin !== undefined &&
+    context.registrationOrigins !== 'any' &&
+    !isAllowedOrigin(origin, context.registrationOrigins)
+  ) {
+    throw new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
+  }
   if (mediaType(request.headers['content-type']) !== 'application/json') {
     throw new OAuthError('invalid_client_metadata', 'the body must be application/json');
   }
