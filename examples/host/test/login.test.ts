@@ -163,6 +163,24 @@ describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its
     expect(claims.sub).toBe('alice');
   });
 
+  it("refuses a login POST from another origin (login CSRF), and accepts the host's own", async () => {
+    const post = (origin: string) =>
+      fetch(`${host.url}/tenant/demo/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({ user: 'mallory', return_to: '/' }).toString(),
+      });
+    const refused = await post('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    expect(await refused.text()).toContain('cross-origin request refused');
+    expect((await post('null')).status).toBe(403);
+    expect((await post(host.url)).status).toBe(302);
+    // The page asks for same-origin referrers, so browsers send its real Origin with the form.
+    expect((await fetch(`${host.url}/tenant/demo/login`)).headers.get('referrer-policy')).toBe('same-origin');
+  });
+
   it('ignores a tampered session cookie', async () => {
     const { url } = await authorizationRequest();
     const { cookie } = await signIn('alice', '/');
