@@ -3,7 +3,14 @@ import type { Logger } from '@keyhold/core';
 import { isAllowedHost, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
 import { writeResult } from './listener.js';
 
-/** A `node:http` request listener. */
+/**
+ * A `node:http` request listener.
+ *
+ * @example
+ * ```ts
+ * const listener: NodeListener = createNodeListener(router.handle);
+ * ```
+ */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** Options of {@link guardHosts}. */
@@ -17,7 +24,14 @@ export interface GuardHostsOptions {
   logger?: Logger;
 }
 
-/** The status of a request whose Host is not served here: RFC 9110 §15.5.20 Misdirected Request. */
+/**
+ * The status of a request whose Host is not served here: RFC 9110 §15.5.20 Misdirected Request.
+ *
+ * @example
+ * ```ts
+ * if (response.status === MISDIRECTED_STATUS) console.warn('wrong Host for this server');
+ * ```
+ */
 export const MISDIRECTED_STATUS = 421;
 
 /**
