@@ -196,7 +196,7 @@ describe('serve: slow senders are cut (header and request timeouts)', () => {
       const { elapsedMs, received } = await trickle(
         running.url,
         `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`,
-        'X-Slow: ' + 'a'.repeat(200),
+        `X-Slow: ${'a'.repeat(200)}`,
         100,
       );
       expect(elapsedMs).toBeLessThan(2_000);
