@@ -65,11 +65,18 @@ export async function approveInBrowser(authorizationUrl: string | URL): Promise<
   if (location.pathname.endsWith('/consent')) {
     const page = await fetch(location);
     if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
+    // The form carries an anti-forgery token bound to the cookie the page sets: send both back.
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+    const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
     response = await fetch(location, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ req: location.searchParams.get('req')!, decision: 'approve' }).toString(),
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        req: location.searchParams.get('req')!,
+        decision: 'approve',
+        csrf_token: csrfToken,
+      }).toString(),
     });
     location = new URL(response.headers.get('location') ?? '', authorizationUrl);
   }

@@ -77,6 +77,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
         singleUserId: config.ownerUserId,
         firstPartyClientIds: [PROVIDER_CLIENT_ID],
         scopesSupported: ['openid', 'profile'],
+        // The provider tenant plays a third-party identity provider: it serves no MCP resource of its own.
+        resourceScopes: [],
       },
     ],
   ]);
@@ -121,6 +123,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
           },
         }
       : {}),
+    // Registration from a browser page is refused unless its origin is listed (KEYHOLD_ALLOWED_ORIGINS).
+    allowedOrigins: config.allowedOrigins,
   });
 
   const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });
@@ -188,6 +192,8 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     mcp,
     authenticate: async (request) => {
       const header = request.headers.authorization;
+      // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a
+      // client obtained for itself (client_credentials, `client:` subjects) are refused with 403.
       const check = await oauth.verifyAccessToken(
         config.tenant,
         typeof header === 'string' ? header : undefined,

@@ -77,6 +77,19 @@ export interface HostConfig {
   readonly hostname: string;
   /** The public base URL when it differs from the bound address (behind a proxy). */
   readonly publicUrl?: string;
+  /**
+   * Extra Host values the server answers to (`KEYHOLD_ALLOWED_HOSTS`, comma-separated `host` or `host:port`),
+   * for proxies that forward another name. The loopback names (when bound to loopback) and the host of
+   * `KEYHOLD_PUBLIC_URL` are always allowed; every other Host gets 421 (DNS-rebinding defence).
+   */
+  readonly allowedHosts: readonly string[];
+  /** Browser origins allowed to register clients (`KEYHOLD_ALLOWED_ORIGINS`, comma-separated origins). */
+  readonly allowedOrigins: readonly string[];
+  /**
+   * `KEYHOLD_ALLOW_SINGLE_USER_ON_NETWORK=1`: start single-user mode on a non-loopback address anyway, where
+   * anyone who reaches it acts as the tenant owner. Off by default: the host refuses to start.
+   */
+  readonly allowSingleUserOnNetwork: boolean;
   readonly dataDir: string;
   /** The tenant MCP clients use. */
   readonly tenant: string;
@@ -107,6 +120,13 @@ export interface HostConfig {
   readonly rateLimits?: HostRateLimits;
 }
 
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
 /** Reads the host's configuration from environment variables, with the defaults the README promises. */
 export function readConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): HostConfig {
   const port = Number(env['PORT'] ?? '8787');
@@ -125,6 +145,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     port,
     hostname: env['HOST'] ?? '127.0.0.1',
     ...(publicUrl ? { publicUrl: publicUrl.replace(/\/+$/, '') } : {}),
+    allowedHosts: list(env['KEYHOLD_ALLOWED_HOSTS']),
+    allowedOrigins: list(env['KEYHOLD_ALLOWED_ORIGINS']),
+    allowSingleUserOnNetwork: env['KEYHOLD_ALLOW_SINGLE_USER_ON_NETWORK'] === '1',
     dataDir: resolve(cwd, env['KEYHOLD_DATA_DIR'] ?? '.keyhold'),
     tenant: 'demo',
     providerTenant: 'provider',
@@ -133,10 +156,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ownerUserId: env['KEYHOLD_OWNER_USER_ID'] ?? 'owner',
     ...(webhookSecret ? { webhookSecret } : {}),
     logLevel: env['LOG_LEVEL'] ?? 'info',
-    cimdDomains: (env['KEYHOLD_CIMD_DOMAINS'] ?? '')
-      .split(',')
-      .map((d) => d.trim())
-      .filter((d) => d !== ''),
+    cimdDomains: list(env['KEYHOLD_CIMD_DOMAINS']),
     ...(from && to ? { cimdDevRewrite: { from, to } } : {}),
     ...(env['DATABASE_URL'] ? { databaseUrl: env['DATABASE_URL'] } : {}),
     ...(env['REDIS_URL'] ? { redisUrl: env['REDIS_URL'] } : {}),

@@ -1,5 +1,13 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { escapeHtml, htmlResult, parseForm, parseQuery, redirectResult } from '@keyhold/core';
+import {
+  escapeHtml,
+  htmlResult,
+  isAllowedOrigin,
+  originOf,
+  parseForm,
+  parseQuery,
+  redirectResult,
+} from '@keyhold/core';
 import type { SessionCookies } from './session.js';
 
 const USER_ID = /^[a-zA-Z0-9._@-]{1,64}$/;
@@ -37,13 +45,25 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
 <button type="submit">Sign in</button></form></main></body></html>`;
 }
 
-/** The development login page: GET shows the form, POST sets the signed session cookie and returns. */
+// `same-origin` (not the default `no-referrer`) so that browsers send the page's real Origin with the form.
+const PAGE_HEADERS = { 'referrer-policy': 'same-origin' };
+
+/**
+ * The development login page: GET shows the form, POST sets the signed session cookie and returns. A POST
+ * whose `Origin` is present and not the host's own is refused with 403 (login CSRF: another site must not
+ * sign the browser in as a user of its choosing).
+ */
 export function createDevLogin(options: { baseUrl: string; sessions: SessionCookies; now: () => number }) {
+  const ownOrigin = originOf(options.baseUrl) ?? '';
   return async (request: HandlerRequest): Promise<HandlerResult> => {
     if (request.method === 'GET') {
       const query = parseQuery(request.query);
       const returnTo = safeReturnTo(query.ok ? query.params['return_to'] : undefined, options.baseUrl);
-      return htmlResult(200, page(returnTo));
+      return htmlResult(200, page(returnTo), PAGE_HEADERS);
+    }
+    const origin = request.headers['origin'];
+    if (origin !== undefined && !isAllowedOrigin(origin, [ownOrigin])) {
+      return htmlResult(403, page('/', 'cross-origin request refused'), PAGE_HEADERS);
     }
     const form = parseForm(request.body);
     if (!form.ok) return htmlResult(400, page('/', form.message));

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
+import { loadConsentForm, postConsent } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -61,12 +62,7 @@ async function tokenFor(user: string): Promise<string> {
       'location',
     )!,
   );
-  const approved = await fetch(consent, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ req: consent.searchParams.get('req')!, decision: 'approve' }).toString(),
-  });
+  const approved = await postConsent(consent, await loadConsentForm(consent, cookie));
   const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
   const response = await fetch(`${host.url}/tenant/demo/token`, {
     method: 'POST',
@@ -137,16 +133,15 @@ describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its
     const toConsent = await fetch(new URL(location, host.url), { redirect: 'manual', headers: { cookie } });
     const consent = new URL(toConsent.headers.get('location')!);
     expect(consent.pathname).toBe('/tenant/demo/consent');
-    const approve = (c: string) =>
-      fetch(consent, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie: c, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ req: consent.searchParams.get('req')!, decision: 'approve' }).toString(),
-      });
-    // Only the user who started the request may decide it.
+    const form = await loadConsentForm(consent, cookie);
+    const consentCookie = form.cookie.split('; ').find((c) => c.startsWith('keyhold_consent='))!;
+    const approve = (session: string) =>
+      postConsent(consent, { cookie: `${session}; ${consentCookie}`, csrfToken: form.csrfToken });
+    // Only the user who started the request may decide it (even holding that browser's form token).
     const mallory = await signIn('mallory', '/');
     expect((await approve(mallory.cookie)).status).toBe(403);
+    // A form posted without the page's token is refused too, and the request stays.
+    expect((await postConsent(consent, { cookie })).status).toBe(403);
     const approved = await approve(cookie);
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
     const tokens = (await (
@@ -166,6 +161,24 @@ describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its
       sub: string;
     };
     expect(claims.sub).toBe('alice');
+  });
+
+  it("refuses a login POST from another origin (login CSRF), and accepts the host's own", async () => {
+    const post = (origin: string) =>
+      fetch(`${host.url}/tenant/demo/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({ user: 'mallory', return_to: '/' }).toString(),
+      });
+    const refused = await post('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    expect(await refused.text()).toContain('cross-origin request refused');
+    expect((await post('null')).status).toBe(403);
+    expect((await post(host.url)).status).toBe(302);
+    // The page asks for same-origin referrers, so browsers send its real Origin with the form.
+    expect((await fetch(`${host.url}/tenant/demo/login`)).headers.get('referrer-policy')).toBe('same-origin');
   });
 
   it('ignores a tampered session cookie', async () => {

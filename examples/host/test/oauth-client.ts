@@ -55,6 +55,43 @@ export class TestOAuthProvider implements OAuthClientProvider {
 }
 
 /**
+ * Loads the consent screen as a browser does (with the session cookie, if any) and returns what its form
+ * needs: the cookie header to send back (session + the page's anti-forgery cookie) and the `csrf_token`.
+ */
+export async function loadConsentForm(
+  consentUrl: URL,
+  sessionCookie?: string,
+): Promise<{ cookie: string; csrfToken: string }> {
+  const page = await fetch(consentUrl, { headers: sessionCookie ? { cookie: sessionCookie } : {} });
+  if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
+  const consentCookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+  const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!consentCookie || !csrfToken) throw new Error('the consent page carries no anti-forgery token');
+  return { cookie: [sessionCookie, consentCookie].filter(Boolean).join('; '), csrfToken };
+}
+
+/** POSTs the consent form (`req`, `decision`, `csrf_token`) with the given cookies; the response is not followed. */
+export function postConsent(
+  consentUrl: URL,
+  form: { cookie?: string; csrfToken?: string; decision?: string; headers?: Record<string, string> },
+): Promise<Response> {
+  return fetch(new URL(consentUrl.pathname, consentUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      ...(form.cookie ? { cookie: form.cookie } : {}),
+      'content-type': 'application/x-www-form-urlencoded',
+      ...form.headers,
+    },
+    body: new URLSearchParams({
+      req: consentUrl.searchParams.get('req') ?? '',
+      decision: form.decision ?? 'approve',
+      ...(form.csrfToken === undefined ? {} : { csrf_token: form.csrfToken }),
+    }).toString(),
+  });
+}
+
+/**
  * What a person does in the browser: open the authorization URL, approve the consent screen if it is shown,
  * and land on the redirect URI. Returns the code from that final redirect.
  */
@@ -68,15 +105,7 @@ export async function approveInBrowser(
   let sawConsent = false;
   if (location.pathname.endsWith('/consent')) {
     sawConsent = true;
-    const page = await fetch(location, { headers });
-    if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
-    const req = location.searchParams.get('req')!;
-    response = await fetch(location, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ req, decision: 'approve' }).toString(),
-    });
+    response = await postConsent(location, await loadConsentForm(location, cookie));
     location = new URL(response.headers.get('location') ?? '', authorizationUrl);
   }
   const code = location.searchParams.get('code');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler, HandlerResult, Logger } from '@keyhold/core';
 import { jsonResult, silentLogger } from '@keyhold/core';
-import { BodyTooLargeError, type ReadRequestOptions, readRequest } from './request.js';
+import { BodyTimeoutError, BodyTooLargeError, type ReadRequestOptions, readRequest } from './request.js';
 
 /** Options of {@link createNodeListener}. */
 export interface NodeListenerOptions extends ReadRequestOptions {
@@ -26,8 +26,8 @@ export function writeResult(response: ServerResponse, result: HandlerResult): vo
 
 /**
  * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
- * Fastify's raw mode. A body over the limit gets 413; an exception, or a result with a header Node cannot
- * send, gets a generic 500 and a log line, and the process keeps serving.
+ * Fastify's raw mode. A body over the limit gets 413, a body not received in time 408; an exception, or a
+ * result with a header Node cannot send, gets a generic 500 and a log line, and the process keeps serving.
  *
  * @example
  * ```ts
@@ -50,6 +50,12 @@ export function createNodeListener(
           result = jsonResult(
             413,
             { error: 'payload_too_large', error_description: error.message },
+            { connection: 'close' },
+          );
+        } else if (error instanceof BodyTimeoutError) {
+          result = jsonResult(
+            408,
+            { error: 'request_timeout', error_description: error.message },
             { connection: 'close' },
           );
         } else {

@@ -10,10 +10,25 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** Thrown by {@link readRequest} when the body is not received in time; the listener answers 408. */
+export class BodyTimeoutError extends Error {
+  readonly code = 'ERR_BODY_TIMEOUT' as const;
+  constructor(readonly timeoutMs: number) {
+    super(`request body not received within ${timeoutMs} ms`);
+    this.name = 'BodyTimeoutError';
+  }
+}
+
 /** Options of {@link readRequest}. */
 export interface ReadRequestOptions {
   /** Largest body accepted, in bytes (default 1 MiB). */
   bodyLimitBytes?: number;
+  /**
+   * Time allowed to receive the whole body once the handler starts reading it (default 30 000 ms); a
+   * slower sender gets 408 and its connection is closed. Applies on any server (Express, Connect…);
+   * {@link serve} adds Node's own header and request timeouts on top.
+   */
+  bodyTimeoutMs?: number;
   /**
    * Whether to believe `X-Forwarded-For`. `false` (default) uses the socket address. `true` trusts every
    * hop; a function trusts the hops for which it returns true (for example your load balancer's range),
@@ -25,6 +40,7 @@ export interface ReadRequestOptions {
 }
 
 const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 function normaliseAddress(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
@@ -62,23 +78,49 @@ export function clientIp(
   return candidate;
 }
 
-async function readBody(request: IncomingMessage, limitBytes: number): Promise<string> {
+function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw new BodyTooLargeError(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw new BodyTooLargeError(limitBytes);
-    chunks.push(chunk);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    return Promise.reject(new BodyTooLargeError(limitBytes));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  if (request.readableEnded) return Promise.resolve('');
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error: Error | undefined): void => {
+      clearTimeout(timer);
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+      if (error === undefined) {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      } else {
+        // Stop reading; the answer carries `Connection: close`, which ends the connection after it.
+        request.pause();
+        reject(error);
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limitBytes) finish(new BodyTooLargeError(limitBytes));
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => finish(undefined);
+    const onError = (error: Error): void => finish(error);
+    const onClose = (): void => finish(new Error('request aborted before its body was complete'));
+    const timer = setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), timeoutMs);
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', onError);
+    request.once('close', onClose);
+  });
 }
 
 /**
  * Turns a `node:http` request into a Keyhold {@link HandlerRequest}: lower-cased headers, the raw query,
- * the raw body read up to the limit ({@link BodyTooLargeError} past it), the client address and the
- * host's user id.
+ * the raw body read up to the limit ({@link BodyTooLargeError} past it) and within the body timeout
+ * ({@link BodyTimeoutError}), the client address and the host's user id.
  *
  * @example
  * ```ts
@@ -96,7 +138,11 @@ export async function readRequest(
     if (value === undefined) continue;
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const body = await readBody(request, options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
+  const body = await readBody(
+    request,
+    options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+  );
   const userId = options.resolveUserId ? await options.resolveUserId(request) : undefined;
   const ip = clientIp(request, options.trustProxy);
   return {

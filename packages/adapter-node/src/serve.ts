@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
-import { silentLogger } from '@keyhold/core';
+import {
+  allowedHostsFor,
+  isLoopbackHostname,
+  loopbackHosts,
+  normaliseAllowedHosts,
+  silentLogger,
+} from '@keyhold/core';
+import { guardHosts } from './host-guard.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -9,6 +16,27 @@ export interface ServeOptions {
   port?: number;
   /** Interface to bind (default `127.0.0.1`). */
   hostname?: string;
+  /**
+   * The Host values the server answers to; every other request gets 421 before the listener runs (see
+   * {@link guardHosts}). Bound to loopback, `127.0.0.1`, `localhost` and `[::1]` with the bound port are
+   * always allowed and this list adds to them (a reverse proxy's public name, for instance). Bound to any
+   * other address (`0.0.0.0`, a LAN address), the list is required: `serve` throws without it. `'any'`
+   * turns Host validation off — only for a server that is reachable solely through a proxy that checks
+   * Host itself.
+   */
+  allowedHosts?: readonly string[] | 'any';
+  /** Time allowed to receive the request headers (default 10 000 ms); slower clients get 408 and are cut. */
+  headersTimeoutMs?: number;
+  /**
+   * Time allowed to receive the whole request, headers and body (default 30 000 ms; at least
+   * `headersTimeoutMs`). Responses (an SSE stream, a long tool call) are not limited by it.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How often Node checks connections against the two timeouts above (default 1 000 ms; Node's own default
+   * of 30 s would let a slow sender hold a connection for up to 40 s).
+   */
+  connectionsCheckingIntervalMs?: number;
   /** How long in-flight requests may take to finish after shutdown begins (default 10 000 ms). */
   shutdownTimeoutMs?: number;
   /** Run after the server has stopped, in order: close stores, flush logs. */
@@ -21,6 +49,8 @@ export interface RunningServer {
   /** `http://host:port` of the bound address. */
   readonly url: string;
   readonly server: Server;
+  /** The Host values the server answers to (with the bound port), or `'any'` when validation is off. */
+  readonly allowedHosts: readonly string[] | 'any';
   /**
    * Stops accepting connections, lets in-flight requests finish (up to the timeout, after which the
    * remaining connections are cut), then runs the `onClose` hooks. Safe to call more than once.
@@ -28,13 +58,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+function positiveMs(name: string, value: number | undefined, fallback: number): number {
+  const ms = value ?? fallback;
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new RangeError(`serve(): ${name} must be a positive whole number of ms`);
+  return ms;
+}
+
 /**
- * Starts a `node:http` server for a listener and returns its URL and a graceful `close()`.
+ * Starts a `node:http` server for a listener and returns its URL and a graceful `close()`. Host validation
+ * is on by default (see {@link ServeOptions.allowedHosts}); so are header and request timeouts.
+ *
+ * Throws a `TypeError` before binding when the address is not loopback and no `allowedHosts` is given, and
+ * a `RangeError` for a bad timeout.
  *
  * @example
  * ```ts
  * const running = await serve(createNodeListener(router.handle), { port: 8787, onClose: [() => store.close()] });
  * process.once('SIGTERM', () => void running.close());
+ * // Behind a proxy on another interface:
+ * await serve(listener, { hostname: '0.0.0.0', port: 8787, allowedHosts: ['auth.example.com'] });
  * ```
  */
 export async function serve(
@@ -44,7 +87,32 @@ export async function serve(
   const logger = options.logger ?? silentLogger;
   const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const hostname = options.hostname ?? '127.0.0.1';
-  const server = createServer(listener);
+  const headersTimeout = positiveMs('headersTimeoutMs', options.headersTimeoutMs, 10_000);
+  const requestTimeout = positiveMs('requestTimeoutMs', options.requestTimeoutMs, 30_000);
+  const checkingInterval = positiveMs(
+    'connectionsCheckingIntervalMs',
+    options.connectionsCheckingIntervalMs,
+    1_000,
+  );
+  if (headersTimeout > requestTimeout) {
+    throw new RangeError('serve(): headersTimeoutMs must not exceed requestTimeoutMs');
+  }
+  const loopback = isLoopbackHostname(hostname);
+  const extra = options.allowedHosts;
+  if (extra === undefined && !loopback) {
+    throw new TypeError(
+      `serve(): bound to ${hostname}, which is not a loopback address, without allowedHosts. ` +
+        'Pass the host names clients use (allowedHosts: ["app.example.com"]) so DNS-rebinding requests are ' +
+        'refused, or allowedHosts: "any" if a proxy in front checks the Host header.',
+    );
+  }
+  // Validate the list before binding, so a typo fails at start-up.
+  const extraHosts = extra === undefined || extra === 'any' ? [] : normaliseAllowedHosts(extra);
+  let allowed: readonly string[] = [];
+  const server = createServer(
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: checkingInterval },
+    extra === 'any' ? listener : guardHosts(listener, { allowedHosts: () => allowed, logger }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, hostname, () => {
@@ -53,6 +121,9 @@ export async function serve(
     });
   });
   const { port } = server.address() as AddressInfo;
+  allowed = loopback
+    ? [...new Set([...loopbackHosts(port), ...allowedHostsFor({ hostname, port }), ...extraHosts])]
+    : extraHosts;
   const host = hostname.includes(':') ? `[${hostname}]` : hostname;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -76,5 +147,10 @@ export async function serve(
     })();
     return closing;
   };
-  return { url: `http://${host}:${port}`, server, close };
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    allowedHosts: extra === 'any' ? 'any' : allowed,
+    close,
+  };
 }

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { HandlerRequest } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -166,5 +166,29 @@ describe('createRouter', () => {
 
   it('serves HEAD through a GET route', async () => {
     expect((await router.handle(request('HEAD', '/health'))).status).toBe(200);
+  });
+});
+
+describe('createNodeListener: body timeout on any server', () => {
+  it('answers 408 with Connection: close when the body does not arrive within bodyTimeoutMs', async () => {
+    const handler = vi.fn(async () => jsonResult(200, {}));
+    const base = await serve(createNodeListener(handler, { bodyTimeoutMs: 300 }));
+    const { port } = new URL(base);
+    const started = Date.now();
+    const received = await new Promise<string>((resolve) => {
+      let data = '';
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST /x HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 50\r\n\r\nabc`);
+      });
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString();
+      });
+      socket.on('close', () => resolve(data));
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(received.toLowerCase()).toContain('connection: close');
+    expect(received).toContain('"error":"request_timeout"');
+    expect(handler).not.toHaveBeenCalled();
   });
 });

@@ -7,6 +7,15 @@ export { CoreError, KeyholdError } from './errors.js';
 export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
 export { formEncode, parseForm, parseQuery } from './form.js';
 export type { Handler, HandlerRequest, HandlerResult } from './handler.js';
+export {
+  allowedHostsFor,
+  isAllowedHost,
+  isAllowedOrigin,
+  isLoopbackHostname,
+  loopbackHosts,
+  normaliseAllowedHosts,
+  originOf,
+} from './host-validation.js';
 export { escapeHtml } from './html.js';
 export type { Logger, LogMethod } from './logger.js';
 export { silentLogger } from './logger.js';

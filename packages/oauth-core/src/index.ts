@@ -1,6 +1,7 @@
 export type { AuthorizationServer, TenantHandler } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
+export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 // CIMD, metrics and federated login
 export { isForbiddenAddress } from './cimd/address.js';
 export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
@@ -69,4 +70,5 @@ export type {
   RevokedAccessTokenStore,
   TokenEndpointAuthMethod,
 } from './storage.js';
+export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '@keyhold/core';
-import { silentLogger, systemClock } from '@keyhold/core';
+import { originOf, silentLogger, systemClock } from '@keyhold/core';
 import type { CimdResolver } from './cimd/types.js';
 import { OAuthError } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
@@ -47,6 +47,13 @@ export interface TenantConfig {
    * `invalid_token`.
    */
   readonly initialAccessTokens?: readonly InitialAccessTokenConfig[];
+  /**
+   * The scopes every access token must carry to use the tenant's own protected resource (`{issuer}/mcp`):
+   * `verifyAccessToken` requires them by default and names them in its challenges, and the protected
+   * resource metadata advertises them. Default `['mcp:tools']`; `[]` requires none. When `scopesSupported`
+   * is set it must list them, or no token could ever be accepted (a warning is logged).
+   */
+  readonly resourceScopes?: readonly string[];
 }
 
 /**
@@ -83,6 +90,14 @@ export interface AuthorizationServerOptions {
   readonly metrics?: AuthMetrics;
   /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
   readonly cimdResolver?: CimdResolver;
+  /**
+   * Browser origins (besides the server's own, from `baseUrl`) allowed to call the registration endpoint:
+   * a registration request whose `Origin` header is present and neither the server's origin nor one of
+   * these is refused with 403. Requests without `Origin` (native and server-side clients) are unaffected.
+   * List the origins of browser-based MCP clients you trust (`https://inspector.example`), or `'any'`.
+   * Default: none.
+   */
+  readonly allowedOrigins?: readonly string[] | 'any';
   /** Single-user bootstrap (the host maps `SVC_SINGLE_USER=1` to it). Default false. */
   readonly singleUserMode?: boolean;
   /** The protected resource under the issuer: `{issuer}{resourcePath}`. Default `/mcp`. */
@@ -121,6 +136,10 @@ export interface AuthorizationServerOptions {
 /** The validated options the handlers share. */
 export interface ServerContext {
   readonly baseUrl: string;
+  /** The serialised origin of `baseUrl`: what a same-origin browser request carries as `Origin`. */
+  readonly origin: string;
+  /** The origins allowed to register clients from a browser: the server's own and `allowedOrigins`. */
+  readonly registrationOrigins: readonly string[] | 'any';
   readonly tenants: TenantLookup;
   readonly storage: OAuthStorage;
   readonly clock: Clock;
@@ -151,6 +170,34 @@ function isLoopbackHost(hostname: string): boolean {
   return hostname === '127.0.0.1' || hostname === '[::1]' || hostname === 'localhost';
 }
 
+function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins']): string[] | 'any' {
+  if (value === undefined) return [];
+  if (value === 'any') return 'any';
+  if (!Array.isArray(value)) {
+    throw new OAuthError('invalid_options', 'allowedOrigins must be an array of origins or "any"');
+  }
+  return value.map((entry: unknown) => {
+    let url: URL | undefined;
+    try {
+      url = typeof entry === 'string' ? new URL(entry) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      originOf(url) === undefined ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      url.username !== '' ||
+      url.password !== ''
+    ) {
+      throw new OAuthError('invalid_options', `allowedOrigins: "${String(entry)}" is not an http(s) origin`);
+    }
+    return url.origin;
+  });
+}
+
 /** Validates options once, at creation, and fills in the defaults. */
 export function resolveOptions(options: AuthorizationServerOptions): ServerContext {
   if (typeof options !== 'object' || options === null)
@@ -179,9 +226,12 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   if (!/^\/[A-Za-z0-9\-._~/]*$/.test(resourcePath) || resourcePath.endsWith('/')) {
     throw new OAuthError('invalid_options', 'resourcePath must be an absolute path without a trailing slash');
   }
+  const allowedOrigins = resolveAllowedOrigins(options.allowedOrigins);
   return {
     // One exact issuer spelling everywhere: no trailing slash.
     baseUrl: base.href.replace(/\/+$/, ''),
+    origin: base.origin,
+    registrationOrigins: allowedOrigins === 'any' ? 'any' : [base.origin, ...allowedOrigins],
     tenants: options.tenants,
     storage: options.storage,
     clock: options.clock ?? systemClock,

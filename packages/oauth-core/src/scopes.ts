@@ -23,16 +23,19 @@ export function isWithin(requested: readonly string[], allowed: readonly string[
 /**
  * The scopes a client may be granted from a `scope` parameter: well formed (`invalid_scope` otherwise),
  * offered by the tenant when it lists its scopes, and within the client's registered scope when it has
- * one. An absent parameter means the client's registered scope (or none).
+ * one. An absent parameter means the client's registered scope, or else the pre-defined default of
+ * RFC 6749 §3.3 (`defaultScopes`, those of them the tenant offers; none when not given).
  */
 export function requestedScopes(
   scope: string | undefined,
   tenantScopes: readonly string[] | undefined,
   clientScopes: readonly string[] | undefined,
+  defaultScopes: readonly string[] = [],
 ): string[] | { readonly error: string } {
   const parsed = parseScope(scope);
   if (!parsed) return { error: 'scope is malformed' };
-  const requested = scope === undefined ? [...(clientScopes ?? [])] : parsed;
+  const fallback = defaultScopes.filter((s) => tenantScopes === undefined || tenantScopes.includes(s));
+  const requested = scope === undefined ? [...(clientScopes ?? fallback)] : parsed;
   if (tenantScopes && !isWithin(requested, tenantScopes))
     return { error: 'a requested scope is not offered here' };
   if (clientScopes && !isWithin(requested, clientScopes)) {

@@ -17,7 +17,19 @@ export interface Tenant {
   readonly keys: TenantKeySet;
   readonly firstPartyClientIds: ReadonlySet<string>;
   readonly scopesSupported?: readonly string[];
+  /** The scopes a token needs for the tenant's own protected resource (default `['mcp:tools']`). */
+  readonly resourceScopes: readonly string[];
 }
+
+/**
+ * The scope MCP tool access needs unless a tenant configures `resourceScopes`.
+ *
+ * @example
+ * ```ts
+ * const demo: TenantConfig = { signingKeys, resourceScopes: [...DEFAULT_RESOURCE_SCOPES, 'files:read'] };
+ * ```
+ */
+export const DEFAULT_RESOURCE_SCOPES: readonly string[] = Object.freeze(['mcp:tools']);
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -85,5 +97,6 @@ export async function resolveTenant(
     keys: await keyCache.get(config.signingKeys),
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
     ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),
+    resourceScopes: config.resourceScopes ?? DEFAULT_RESOURCE_SCOPES,
   };
 }

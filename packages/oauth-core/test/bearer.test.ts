@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { generateSigningKey } from '../src/index.js';
-import { createTestServer, exchangeCode, json, obtainCode, RESOURCE, registerClient } from './helpers.js';
+import {
+  basic,
+  createTestServer,
+  decodePayload,
+  exchangeCode,
+  ISSUER,
+  json,
+  obtainCode,
+  postForm,
+  RESOURCE,
+  registerClient,
+} from './helpers.js';
 
 const METADATA = 'https://auth.example/.well-known/oauth-protected-resource/tenant/demo/mcp';
 
 async function setup() {
   const t = await createTestServer();
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-  const { code, verifier } = await obtainCode(t, client.client_id, { scope: 'mcp files:read' });
+  const { code, verifier } = await obtainCode(t, client.client_id, { scope: 'mcp:tools files:read' });
   const access = String(json(await exchangeCode(t, client, code, verifier)).access_token);
   return { t, access };
 }
@@ -19,8 +30,9 @@ describe('verifyAccessToken: missing or bad token → 401 with WWW-Authenticate'
     expect(check.ok).toBe(false);
     if (check.ok) return;
     expect(check.result.status).toBe(401);
+    // MCP: the 401 names the scopes the resource needs, so a client asks for them the first time.
     expect(check.result.headers['www-authenticate']).toBe(
-      `Bearer realm="demo", resource_metadata="${METADATA}", error="invalid_token", error_description="a bearer token is required"`,
+      `Bearer realm="demo", resource_metadata="${METADATA}", error="invalid_token", error_description="a bearer token is required", scope="mcp:tools"`,
     );
   });
 
@@ -67,8 +79,14 @@ describe('verifyAccessToken: missing or bad token → 401 with WWW-Authenticate'
 describe('verifyAccessToken: scopes', () => {
   it('returns the claims when every required scope is granted', async () => {
     const { t, access } = await setup();
-    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`, { requiredScopes: ['mcp'] });
-    expect(check.ok && check.claims).toMatchObject({ sub: 'user-1', aud: RESOURCE, scope: 'files:read mcp' });
+    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`, {
+      requiredScopes: ['files:read'],
+    });
+    expect(check.ok && check.claims).toMatchObject({
+      sub: 'user-1',
+      aud: RESOURCE,
+      scope: 'files:read mcp:tools',
+    });
   });
 
   it('a missing required scope is 403 insufficient_scope', async () => {
@@ -80,7 +98,113 @@ describe('verifyAccessToken: scopes', () => {
     if (check.ok) return;
     expect(check.result.status).toBe(403);
     expect(check.result.headers['www-authenticate']).toContain('error="insufficient_scope"');
-    expect(check.result.headers['www-authenticate']).toContain('scope="files:write"');
+    // Every scope the operation needs: the tenant's resource scope and the extra one.
+    expect(check.result.headers['www-authenticate']).toContain('scope="mcp:tools files:write"');
+  });
+});
+
+async function tokenWithScope(
+  scope: string | undefined,
+  tenant: Parameters<typeof createTestServer>[0] = {},
+) {
+  const t = await createTestServer(tenant);
+  const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+  const { code, verifier } = await obtainCode(t, client.client_id, scope === undefined ? {} : { scope });
+  const body = json(await exchangeCode(t, client, code, verifier));
+  return { t, access: String(body.access_token), scope: body.scope };
+}
+
+describe("verifyAccessToken: the tenant's resource scopes are required by default (resourceScopes)", () => {
+  it.each([
+    ['only profile', 'profile'],
+    ['an empty scope', ' '],
+    ['offline_access only', 'offline_access'],
+  ])('a token with %s is 403 insufficient_scope naming mcp:tools', async (_, scope) => {
+    const { t, access } = await tokenWithScope(scope);
+    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`);
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.result.status).toBe(403);
+    const challenge = check.result.headers['www-authenticate'] ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="mcp:tools"');
+    expect(challenge).not.toContain('offline_access');
+  });
+
+  it('a client that asks for no scope is granted the resource scopes (RFC 6749 §3.3 default) and gets in', async () => {
+    const { t, access, scope } = await tokenWithScope(undefined);
+    expect(scope).toBe('mcp:tools');
+    expect((await t.server.verifyAccessToken('demo', `Bearer ${access}`)).ok).toBe(true);
+  });
+
+  it('a tenant sets its own resourceScopes; [] requires none', async () => {
+    const custom = await tokenWithScope('tools:run', { tenant: { resourceScopes: ['tools:run'] } });
+    expect((await custom.t.server.verifyAccessToken('demo', `Bearer ${custom.access}`)).ok).toBe(true);
+    const none = await tokenWithScope(' ', { tenant: { resourceScopes: [] } });
+    expect((await none.t.server.verifyAccessToken('demo', `Bearer ${none.access}`)).ok).toBe(true);
+  });
+
+  it('offline_access is never required nor named in a challenge', async () => {
+    const { t, access } = await tokenWithScope('profile');
+    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`, {
+      requiredScopes: ['offline_access', 'files:read'],
+    });
+    expect(!check.ok && check.result.headers['www-authenticate']).toContain('scope="mcp:tools files:read"');
+    expect(!check.ok && check.result.headers['www-authenticate']).not.toContain('offline_access');
+  });
+
+  it('for another resource only requiredScopes apply', async () => {
+    const t = await createTestServer({ tenant: { resources: ['https://api.example/', `${ISSUER}/mcp`] } });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id, {
+      scope: 'profile',
+      resource: 'https://api.example/',
+    });
+    const access = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+    expect(
+      (await t.server.verifyAccessToken('demo', `Bearer ${access}`, { resource: 'https://api.example/' })).ok,
+    ).toBe(true);
+  });
+});
+
+describe('verifyAccessToken: machine subjects (client_credentials) are refused unless allowed', () => {
+  async function machineToken() {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, {
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'mcp:tools',
+    });
+    const body = json(
+      await t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          basic(client.client_id, client.client_secret ?? ''),
+        ),
+        'demo',
+      ),
+    );
+    return { t, access: String(body.access_token), clientId: client.client_id };
+  }
+
+  it('a client:<id> subject gets 403 insufficient_scope even with the resource scope', async () => {
+    const { t, access, clientId } = await machineToken();
+    expect(decodePayload(access).sub).toBe(`client:${clientId}`);
+    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`);
+    expect(check.ok).toBe(false);
+    if (check.ok) return;
+    expect(check.result.status).toBe(403);
+    expect(check.result.headers['www-authenticate']).toContain('error="insufficient_scope"');
+    expect(json(check.result).error_description).toMatch(/acts for users/);
+  });
+
+  it('allowMachineSubjects: true accepts it', async () => {
+    const { t, access } = await machineToken();
+    const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`, {
+      allowMachineSubjects: true,
+    });
+    expect(check.ok).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
 import {
+  consentFormFields,
   createTestServer,
   get,
   json,
@@ -85,8 +86,9 @@ async function approve(t: Awaited<ReturnType<typeof setup>>['t'], consentUrl: UR
   const req = consentUrl.searchParams.get('req') ?? '';
   const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo');
   expect(page.body).toContain('app.example');
+  const { cookie, csrfToken } = consentFormFields(page);
   const decided = await t.server.consent(
-    postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, USER),
+    postForm('/tenant/demo/consent', { req, decision: 'approve', csrf_token: csrfToken }, { cookie }, USER),
     'demo',
   );
   return location(decided).searchParams.get('code') ?? '';

@@ -135,6 +135,37 @@ export async function registerClient(
   return json(result) as { client_id: string; client_secret?: string };
 }
 
+/** The anti-forgery pair a consent page hands the browser: its cookie (`name=value`) and the form token. */
+export function consentFormFields(page: HandlerResult): { cookie: string; csrfToken: string } {
+  const cookie = (page.headers['set-cookie'] ?? '').split(';', 1)[0] ?? '';
+  const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(page.body ?? '')?.[1];
+  if (cookie === '' || csrfToken === undefined) {
+    throw new Error(`no consent form in ${page.status}: ${page.body}`);
+  }
+  return { cookie, csrfToken };
+}
+
+/** What a browser does on the consent screen: load it (getting its cookie and token), then post a decision. */
+export async function decideConsent(
+  server: AuthorizationServer,
+  req: string,
+  decision: string = 'approve',
+  userId: string | undefined = USER,
+  headers: Record<string, string> = {},
+): Promise<HandlerResult> {
+  const page = await server.consentPage(get('/tenant/demo/consent', { req }, userId), 'demo');
+  const { cookie, csrfToken } = consentFormFields(page);
+  return server.consent(
+    postForm(
+      '/tenant/demo/consent',
+      { req, decision, csrf_token: csrfToken },
+      { cookie, ...headers },
+      userId,
+    ),
+    'demo',
+  );
+}
+
 /** Runs authorize (and, when asked, consent) and returns the code. */
 export async function obtainCode(
   t: TestServer,
@@ -164,10 +195,7 @@ export async function obtainCode(
   let target = location(authorize);
   if (target.pathname === '/tenant/demo/consent') {
     const req = target.searchParams.get('req') ?? '';
-    const decided = await t.server.consent(
-      postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, userId),
-      'demo',
-    );
+    const decided = await decideConsent(t.server, req, 'approve', userId);
     target = location(decided);
   }
   const code = target.searchParams.get('code');

@@ -18,7 +18,7 @@ import {
 } from './helpers.js';
 
 async function clientCredentialsToken(t: Awaited<ReturnType<typeof createTestServer>>) {
-  const client = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'mcp' });
+  const client = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'mcp:tools' });
   const result = await t.server.token(
     postForm(
       '/tenant/demo/token',
@@ -41,7 +41,9 @@ describe('signing keys', () => {
         unknown
       >;
       expect(header).toEqual({ alg, kid: 'k1', typ: 'at+jwt' });
-      const check = await t.server.verifyAccessToken('demo', `Bearer ${token}`, {});
+      const check = await t.server.verifyAccessToken('demo', `Bearer ${token}`, {
+        allowMachineSubjects: true,
+      });
       expect(check.ok).toBe(true);
     },
   );
@@ -53,7 +55,9 @@ describe('signing keys', () => {
       { ...(await generateSigningKey('ES256', 'k2')), active: true },
       ...t.tenant.signingKeys,
     ];
-    expect((await t.server.verifyAccessToken('demo', `Bearer ${old}`)).ok).toBe(true);
+    expect(
+      (await t.server.verifyAccessToken('demo', `Bearer ${old}`, { allowMachineSubjects: true })).ok,
+    ).toBe(true);
     const fresh = await clientCredentialsToken(t);
     expect(JSON.parse(Buffer.from(fresh.split('.')[0] ?? '', 'base64url').toString()).kid).toBe('k2');
     // Both verify at introspection, which accepts any listed key.

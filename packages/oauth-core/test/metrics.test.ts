@@ -20,6 +20,7 @@ describe('mcp_auth.events: once per handler invocation', () => {
     const { code, verifier } = await obtainCode(t, client.client_id);
     expect(t.events).toEqual([
       { endpoint: 'authorize', status: 302, client_type: 'registered' },
+      { endpoint: 'consent', status: 200, client_type: 'registered' },
       { endpoint: 'consent', status: 302, client_type: 'registered' },
     ]);
     t.events.length = 0;

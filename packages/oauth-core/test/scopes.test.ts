@@ -23,4 +23,11 @@ describe('scope strings (RFC 6749 §3.3)', () => {
     });
     expect(requestedScopes(undefined, undefined, ['a', 'b'])).toEqual(['a', 'b']);
   });
+
+  it('an absent scope falls back to the pre-defined default (RFC 6749 §3.3), as far as the tenant offers it', () => {
+    expect(requestedScopes(undefined, undefined, undefined, ['mcp:tools'])).toEqual(['mcp:tools']);
+    expect(requestedScopes(undefined, ['openid'], undefined, ['mcp:tools'])).toEqual([]);
+    expect(requestedScopes(undefined, undefined, ['a'], ['mcp:tools'])).toEqual(['a']);
+    expect(requestedScopes('', undefined, undefined, ['mcp:tools'])).toEqual([]);
+  });
 });

@@ -160,7 +160,9 @@ export async function authorizeHandler(
   if (!client.grantTypes.includes('authorization_code')) {
     return fail(new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant'));
   }
-  const scopes = requestedScopes(params.scope, tenant.scopesSupported, client.scopes);
+  // A client that asks for no scope (and registered none) gets the tenant's resource scopes, which the
+  // consent screen shows: what an MCP client authorizing for the tenant's MCP endpoint needs.
+  const scopes = requestedScopes(params.scope, tenant.scopesSupported, client.scopes, tenant.resourceScopes);
   if ('error' in scopes) return fail(new OAuthError('invalid_scope', scopes.error));
   let resources: string[];
   try {

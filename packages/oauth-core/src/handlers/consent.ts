@@ -1,5 +1,13 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { mediaType, parseForm, parseQuery } from '@keyhold/core';
+import {
+  constantTimeEqual,
+  isAllowedOrigin,
+  mediaType,
+  parseForm,
+  parseQuery,
+  randomToken,
+  sha256Base64url,
+} from '@keyhold/core';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
@@ -11,6 +19,44 @@ import { errorRedirect, issueCode } from './authorize.js';
 const EXPIRED = new OAuthError(
   'invalid_request',
   'This authorization request has expired or is unknown. Return to the application and sign in again.',
+);
+
+/** The cookie holding the consent form's anti-forgery secret (scoped to the tenant's consent path). */
+export const CONSENT_COOKIE = 'keyhold_consent';
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{32,128}$/;
+
+/** Every value of a cookie in a `Cookie` header (a browser may send several for different paths). */
+function cookieValues(header: string | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    if (COOKIE_VALUE.test(value)) values.push(value);
+  }
+  return values;
+}
+
+/** The form's `csrf_token`: bound to the cookie's secret AND the pending authorization it answers. */
+export function consentFormToken(cookieValue: string, req: string): string {
+  return sha256Base64url(`${cookieValue}.${req}`);
+}
+
+function consentPath(tenant: Tenant): string {
+  return new URL(`${tenant.issuer}/consent`).pathname;
+}
+
+function consentCookie(context: ServerContext, tenant: Tenant, value: string): string {
+  const secure = tenant.issuer.startsWith('https:') ? '; Secure' : '';
+  const maxAge = Math.ceil(context.pendingAuthorizationTtlMs / 1000);
+  return `${CONSENT_COOKIE}=${value}; Path=${consentPath(tenant)}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`;
+}
+
+const CROSS_ORIGIN = new OAuthError('invalid_request', 'cross-origin request refused');
+const FORGED = new OAuthError(
+  'invalid_request',
+  'The consent form could not be verified (its anti-forgery token is missing or wrong). Reload the consent page and decide again.',
 );
 
 function currentUser(context: ServerContext, tenant: Tenant, request: HandlerRequest): string | undefined {
@@ -63,20 +109,39 @@ export async function consentPageHandler(
   const found = await findPending(context, tenant, request, parsed.params.req, event);
   if (!found.ok) return found.result;
   const { pending } = found;
+  // One secret per browser, reused while it lives, so two consent tabs both keep working.
+  const secret = cookieValues(request.headers.cookie, CONSENT_COOKIE)[0] ?? randomToken(32);
+  let clientWebsiteHost: string | undefined;
+  if (pending.clientType === 'registered') {
+    const record = await context.storage.clients.get(tenant.slug, pending.clientId);
+    if (record?.clientUri !== undefined) {
+      try {
+        clientWebsiteHost = new URL(record.clientUri).host || undefined;
+      } catch {
+        clientWebsiteHost = undefined;
+      }
+    }
+  }
   return consentPage({
     action: `${tenant.issuer}/consent`,
     req: pending.id,
+    csrfToken: consentFormToken(secret, pending.id),
+    setCookie: consentCookie(context, tenant, secret),
     clientName: pending.clientName,
-    clientHost: pending.clientHost,
+    clientType: pending.clientType,
+    clientId: pending.clientId,
+    ...(clientWebsiteHost === undefined ? {} : { clientWebsiteHost }),
+    ...(pending.clientType === 'metadata_document' ? { documentHost: pending.clientHost } : {}),
     scopes: pending.scope === '' ? [] : pending.scope.split(' '),
     redirectUri: pending.redirectUri,
   });
 }
 
 /**
- * POST /consent with the form fields `req` and `decision` (`approve` or `deny`). Only the user who started
- * the request may decide; anyone else gets 403 and the request stays. The `req` value is unguessable and
- * bound to that user, which is what protects the form against cross-site submission.
+ * POST /consent with the form fields `req`, `decision` (`approve` or `deny`) and `csrf_token`. Refused with
+ * 403, leaving the request pending: a present `Origin` that is not the server's own, a `csrf_token` that
+ * does not match the consent cookie and `req` (double-submit, compared in constant time), and any user
+ * other than the one who started the request.
  */
 export async function consentDecisionHandler(
   context: ServerContext,
@@ -84,6 +149,11 @@ export async function consentDecisionHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
+  const origin = request.headers.origin;
+  if (origin !== undefined && !isAllowedOrigin(origin, [context.origin])) {
+    event.error_code = CROSS_ORIGIN.code;
+    return errorPage(403, CROSS_ORIGIN);
+  }
   if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
     event.error_code = 'invalid_request';
     return errorPage(
@@ -96,10 +166,25 @@ export async function consentDecisionHandler(
     event.error_code = 'invalid_request';
     return errorPage(400, new OAuthError('invalid_request', parsed.message));
   }
-  const { req, decision } = parsed.params;
+  const { req, decision, csrf_token: csrfToken } = parsed.params;
   if (decision !== 'approve' && decision !== 'deny') {
     event.error_code = 'invalid_request';
     return errorPage(400, new OAuthError('invalid_request', 'decision must be "approve" or "deny".'));
+  }
+  const presented = csrfToken ?? '';
+  const secrets = cookieValues(request.headers.cookie, CONSENT_COOKIE);
+  // Every candidate is compared, so the time taken does not depend on which one matches.
+  let verified = false;
+  for (const secret of secrets) {
+    if (constantTimeEqual(consentFormToken(secret, req ?? ''), presented)) verified = true;
+  }
+  if (req === undefined || !verified) {
+    event.error_code = FORGED.code;
+    context.logger.warn(
+      { tenant: tenant.slug, hasCookie: secrets.length > 0, hasToken: csrfToken !== undefined },
+      'consent decision refused: anti-forgery check failed',
+    );
+    return errorPage(403, FORGED);
   }
   const found = await findPending(context, tenant, request, req, event);
   if (!found.ok) return found.result;

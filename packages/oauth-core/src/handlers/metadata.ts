@@ -7,9 +7,20 @@ import { SUPPORTED_GRANT_TYPES } from './token.js';
 const CACHE = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
-/** The scopes a tenant advertises. */
+/** The scopes a tenant advertises: its `scopesSupported`, or `openid` and its resource scopes. */
 export function advertisedScopes(tenant: Tenant): readonly string[] {
-  return tenant.scopesSupported ?? ['openid'];
+  return tenant.scopesSupported ?? [...new Set(['openid', ...tenant.resourceScopes])];
+}
+
+/**
+ * The scopes the protected resource metadata advertises. MCP clients request exactly this list when the
+ * challenge names none, so it carries the resource scopes and never `offline_access` (which only governs
+ * refresh tokens, which Keyhold issues by grant type).
+ */
+export function resourceAdvertisedScopes(tenant: Tenant): readonly string[] {
+  return [...new Set([...advertisedScopes(tenant), ...tenant.resourceScopes])].filter(
+    (scope) => scope !== 'offline_access',
+  );
 }
 
 /**
@@ -54,7 +65,7 @@ export function protectedResourceMetadata(tenant: Tenant): HandlerResult {
       resource: tenant.resource,
       authorization_servers: [tenant.issuer],
       bearer_methods_supported: ['header'],
-      scopes_supported: advertisedScopes(tenant),
+      scopes_supported: resourceAdvertisedScopes(tenant),
     },
     CACHE,
   );

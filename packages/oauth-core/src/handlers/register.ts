@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/core';
+import { isAllowedOrigin, jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/core';
 import * as z from 'zod';
 import { clientRecord } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';
@@ -52,6 +52,8 @@ function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
  * may register `authorization_code` / `refresh_token` clients; anything else needs the registration
  * policy's consent (by default: a valid initial access token, RFC 7591 §3). An `Authorization` header that
  * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
+ * A browser request (one with `Origin`) is refused with 403 unless it comes from the server's own origin or
+ * one of the `allowedOrigins`: a page on another site (or a DNS-rebinding name) cannot register clients.
  */
 export async function registerHandler(
   context: ServerContext,
@@ -59,6 +61,14 @@ export async function registerHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
+  const origin = request.headers.origin;
+  if (
+    origin !== undefined &&
+    context.registrationOrigins !== 'any' &&
+    !isAllowedOrigin(origin, context.registrationOrigins)
+  ) {
+    throw new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
+  }
   const now = context.clock.now();
   const presented = checkInitialAccessToken(request.headers.authorization, configuredTokens(tenant), now);
   if (presented.outcome === 'invalid') {

@@ -35,7 +35,11 @@ export async function startHttpHost(
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const tenant: TenantConfig = { signingKeys: [await generateSigningKey('ES256', 'k1')], ...tenantOverrides };
+  const tenant: TenantConfig = {
+    signingKeys: [await generateSigningKey('ES256', 'k1')],
+    resourceScopes: ['mcp'],
+    ...tenantOverrides,
+  };
   const server = createAuthorizationServer({
     baseUrl,
     tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
@@ -54,9 +58,8 @@ export async function startHttpHost(
     .on('POST', '/tenant/:tenant/introspect', (req, p) => server.introspect(req, slug(p)))
     .on('GET', DISCOVERY_ROUTES.jwks, (req, p) => server.jwks(req, slug(p)))
     .on('GET', '/tenant/:tenant/mcp', async (req, p) => {
-      const check = await server.verifyAccessToken(slug(p), req.headers.authorization, {
-        requiredScopes: ['mcp'],
-      });
+      // The tenant's resourceScopes (['mcp'] here) are required by default.
+      const check = await server.verifyAccessToken(slug(p), req.headers.authorization);
       return check.ok ? jsonResult(200, { sub: check.claims.sub }) : check.result;
     });
   for (const pattern of DISCOVERY_ROUTES.authorizationServerMetadata) {
@@ -76,4 +79,30 @@ export async function startHttpHost(
         http.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/**
+ * Plays the browser on the consent screen: loads it (keeping its anti-forgery cookie and reading the form's
+ * `csrf_token`), then posts the decision with that cookie. Returns the POST's response (not followed).
+ */
+export async function submitConsent(
+  consentUrl: URL,
+  headers: Record<string, string> = {},
+  decision = 'approve',
+): Promise<Response> {
+  const page = await fetch(consentUrl, { headers });
+  if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+  const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookies = [headers.cookie, cookie].filter((c) => c !== undefined && c !== '').join('; ');
+  return fetch(new URL(consentUrl.pathname, consentUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...headers, cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      req: String(consentUrl.searchParams.get('req')),
+      decision,
+      csrf_token: csrfToken,
+    }).toString(),
+  });
 }

@@ -8,7 +8,7 @@ import type {
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CimdResolver } from '../../src/index.js';
 import type { HttpHost } from './http-host.js';
-import { startHttpHost } from './http-host.js';
+import { startHttpHost, submitConsent } from './http-host.js';
 
 const REDIRECT = 'http://127.0.0.1:40123/callback';
 const CIMD_URL = 'https://app.example/oauth/client.json';
@@ -64,15 +64,7 @@ async function approveInBrowser(host: HttpHost, authorizationUrl: URL): Promise<
   const first = await fetch(authorizationUrl, { redirect: 'manual', headers });
   let target = new URL(String(first.headers.get('location')));
   if (target.pathname.endsWith('/consent')) {
-    const decided = await fetch(`${host.issuer}/consent`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        req: String(target.searchParams.get('req')),
-        decision: 'approve',
-      }).toString(),
-    });
+    const decided = await submitConsent(target, headers);
     target = new URL(String(decided.headers.get('location')));
   }
   expect(target.searchParams.get('iss')).toBe(host.issuer);

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
-import { startHttpHost } from './http-host.js';
+import { startHttpHost, submitConsent } from './http-host.js';
 
 // Plain http is allowed on loopback only: the host listens on 127.0.0.1.
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -73,14 +73,7 @@ describe('the full authorization-code flow, driven by oauth4webapi', () => {
     const page = await browse(consentUrl.href);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Strict Client');
-    const decided = await browse(`${host.issuer}/consent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        req: String(consentUrl.searchParams.get('req')),
-        decision: 'approve',
-      }).toString(),
-    });
+    const decided = await submitConsent(consentUrl, { cookie: 'session=alice' });
     expect(decided.status).toBe(302);
     const callback = new URL(String(decided.headers.get('location')));
     expect(callback.port).toBe('43210');

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createTestServer, exchangeCode, json, obtainCode, postForm, registerClient } from '../helpers.js';
+import {
+  consentFormFields,
+  createTestServer,
+  exchangeCode,
+  get,
+  json,
+  obtainCode,
+  postForm,
+  registerClient,
+} from '../helpers.js';
 
 describe('single use under concurrency', () => {
   it('50 concurrent redemptions of one authorization code: exactly one succeeds', async () => {
@@ -55,10 +64,17 @@ describe('single use under concurrency', () => {
       'demo',
     );
     const req = new URL(String(authorize.headers.location)).searchParams.get('req') ?? '';
+    const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, 'user-1'), 'demo');
+    const { cookie, csrfToken } = consentFormFields(page);
     const results = await Promise.all(
       Array.from({ length: 50 }, () =>
         t.server.consent(
-          postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, 'user-1'),
+          postForm(
+            '/tenant/demo/consent',
+            { req, decision: 'approve', csrf_token: csrfToken },
+            { cookie },
+            'user-1',
+          ),
           'demo',
         ),
       ),

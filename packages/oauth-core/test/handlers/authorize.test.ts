@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers.js';
 import {
   createTestServer,
+  decideConsent,
   get,
   ISSUER,
   location,
   pkce,
-  postForm,
   REDIRECT_URI,
   RESOURCE,
   registerClient,
@@ -32,7 +32,7 @@ async function setup(overrides: Parameters<typeof createTestServer>[0] = {}) {
 }
 
 async function consentOnce(t: TestServer, req: string) {
-  return t.server.consent(postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, USER), 'demo');
+  return decideConsent(t.server, req, 'approve', USER);
 }
 
 describe('GET /authorize: received → session check (request validation)', () => {

@@ -28,7 +28,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-      scopes_supported: ['openid'],
+      scopes_supported: ['openid', 'mcp:tools'],
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],
@@ -60,13 +60,35 @@ describe('authorization server metadata (RFC 8414)', () => {
 
 describe('protected resource metadata (RFC 9728)', () => {
   it('names the tenant MCP resource, the issuer and header bearer tokens', async () => {
-    const { server } = await createTestServer({ tenant: { scopesSupported: ['mcp'] } });
+    const { server } = await createTestServer({
+      tenant: { scopesSupported: ['mcp'], resourceScopes: ['mcp'] },
+    });
     expect(json(await server.protectedResourceMetadata(get('/'), 'demo'))).toEqual({
       resource: RESOURCE,
       authorization_servers: [ISSUER],
       bearer_methods_supported: ['header'],
       scopes_supported: ['mcp'],
     });
+  });
+
+  it('advertises the resource scopes (default mcp:tools), and never offline_access', async () => {
+    const { server } = await createTestServer({
+      tenant: { scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'] },
+    });
+    expect(json(await server.protectedResourceMetadata(get('/'), 'demo')).scopes_supported).toEqual([
+      'openid',
+      'profile',
+      'mcp:tools',
+    ]);
+    // The authorization server still offers offline_access in its own metadata.
+    expect(json(await server.authorizationServerMetadata(get('/'), 'demo')).scopes_supported).toContain(
+      'offline_access',
+    );
+    const plain = await createTestServer();
+    expect(json(await plain.server.protectedResourceMetadata(get('/'), 'demo')).scopes_supported).toEqual([
+      'openid',
+      'mcp:tools',
+    ]);
   });
 });
 

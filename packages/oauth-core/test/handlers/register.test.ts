@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
 import { CLIENT_METADATA_LIMITS, defaultRegistrationPolicy, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
 import type { TestServer, TestServerOptions } from '../helpers.js';
-import { basic, createTestServer, json, postForm } from '../helpers.js';
+import { BASE_URL, basic, createTestServer, json, postForm } from '../helpers.js';
 
 function registration(body: unknown, headers: Record<string, string> = {}): HandlerRequest {
   return {
@@ -410,5 +410,59 @@ describe('bounded storage: caps on what one registration stores', () => {
     const { result, body } = await register({ redirect_uris: ['https://a.example/cb'], ...metadata });
     expect(result.status).toBe(400);
     expect(body.error).toBe('invalid_client_metadata');
+  });
+});
+
+describe('POST /register: browser requests only from allowed origins', () => {
+  const metadata = { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' };
+  async function registerFrom(
+    origin: string | undefined,
+    options: Parameters<typeof createTestServer>[0] = {},
+  ) {
+    const t = await createTestServer(options);
+    return t.server.register(
+      {
+        method: 'POST',
+        path: '/tenant/demo/register',
+        query: '',
+        headers: { 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }) },
+        body: JSON.stringify(metadata),
+      },
+      'demo',
+    );
+  }
+
+  it('a page on another origin (or a DNS-rebinding name, or the opaque origin) gets 403 invalid_request', async () => {
+    for (const origin of ['https://evil.example', 'http://rebind.attacker.example:8787', 'null']) {
+      const result = await registerFrom(origin);
+      expect(result.status, origin).toBe(403);
+      expect(json(result)).toEqual({
+        error: 'invalid_request',
+        error_description: 'cross-origin request refused',
+      });
+      expect(result.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('requests without Origin (native and server-side clients) and from the server origin register', async () => {
+    expect((await registerFrom(undefined)).status).toBe(201);
+    expect((await registerFrom(BASE_URL)).status).toBe(201);
+  });
+
+  it('allowedOrigins admits browser-based clients; "any" admits every origin', async () => {
+    const options = { options: { allowedOrigins: ['https://inspector.example'] } };
+    expect((await registerFrom('https://inspector.example', options)).status).toBe(201);
+    expect((await registerFrom('https://other.example', options)).status).toBe(403);
+    expect((await registerFrom('https://other.example', { options: { allowedOrigins: 'any' } })).status).toBe(
+      201,
+    );
+  });
+
+  it('allowedOrigins is validated at creation: entries must be bare http(s) origins', async () => {
+    for (const bad of [['https://a.example/path'], ['not a url'], ['ftp://a.example']]) {
+      await expect(createTestServer({ options: { allowedOrigins: bad } })).rejects.toMatchObject({
+        code: 'invalid_options',
+      });
+    }
   });
 });

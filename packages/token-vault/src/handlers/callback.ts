@@ -8,7 +8,9 @@ import { requestTokens } from '../token-endpoint.js';
 /**
  * `GET /auth/oauth/callback`: verifies the signed state (signature, at most five minutes old, single use),
  * exchanges the code with the PKCE verifier, encrypts and stores the grant, and tells the MCP session the
- * elicitation completed. Every refusal is a clear page and stores nothing.
+ * elicitation completed. Every refusal is a clear page and stores nothing; a browser signed in as another
+ * user than the asker also spends the state (logged as `callback_user_mismatch`), so the code cannot be
+ * redeemed through it afterwards.
  */
 export function createCallbackHandler(internals: BrokerInternals): Handler {
   const { options, notifiers } = internals;
@@ -41,7 +43,24 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
       return page(401, 'Sign in first', 'Sign in to this service in this browser, then run the tool again.');
     }
     if (request.userId !== payload.userId) {
-      return page(403, 'Wrong account', 'This authorization was started by another account.');
+      // Spend the state: the provider's code in this URL must not stay redeemable for the asker's browser
+      // (the account it would attach is the wrong one). The asker runs the tool again for a new link.
+      const spent = await storage.pending.consumeAuthorization(sha256Base64url(payload.nonce), clock.now());
+      logger.warn(
+        {
+          event: 'callback_user_mismatch',
+          tenantId: payload.tenantId,
+          elicitationId: payload.elicitationId,
+          provider: payload.provider,
+          stateConsumed: spent !== undefined,
+        },
+        'token-vault: callback opened by another account; authorization cancelled',
+      );
+      return page(
+        403,
+        'Wrong account',
+        'This authorization was started by another account, so it has been cancelled. The account that ran the tool can run it again.',
+      );
     }
     const pending = await storage.pending.consumeAuthorization(sha256Base64url(payload.nonce), clock.now());
     if (

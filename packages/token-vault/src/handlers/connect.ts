@@ -1,5 +1,12 @@
 import type { Handler } from '@keyhold/core';
-import { parseQuery, randomToken, redirectResult, sha256Base64url } from '@keyhold/core';
+import {
+  isAllowedOrigin,
+  originOf,
+  parseQuery,
+  randomToken,
+  redirectResult,
+  sha256Base64url,
+} from '@keyhold/core';
 import type { BrokerInternals } from '../broker.js';
 import { page } from '../pages.js';
 import { createPkcePair } from '../pkce.js';
@@ -8,16 +15,29 @@ import { STATE_MAX_AGE_MS, signState } from '../state.js';
 /**
  * The connect step, where the elicitation URL points. It refuses a browser user other than the user who asked
  * (the MCP spec's phishing rule: a link forwarded to someone else must not attach their account to the
- * asker's session), then redirects to the provider with PKCE (S256) and a signed, single-use state.
+ * asker's session), then redirects to the provider with PKCE (S256) and a signed, single-use state. A
+ * request carrying an `Origin` other than the host's own (a cross-site fetch or form) is refused with 403.
  */
 export function createConnectHandler(internals: BrokerInternals): Handler {
   const { options } = internals;
   const { storage, clock, logger } = options;
+  const ownOrigin = originOf(options.connectUrl);
   return async (request) => {
     // Only GET: the step stores a pending authorization, which a HEAD must not do.
     if (request.method !== 'GET') {
       const refused = page(405, 'Method not allowed', 'Open this link in a browser.');
       return { ...refused, headers: { ...refused.headers, allow: 'GET' } };
+    }
+    // A browser sends Origin with a cross-site fetch or form: only the host's own pages may start this step
+    // (a plain navigation, such as opening the link from the MCP client, carries none).
+    const origin = request.headers.origin;
+    if (origin !== undefined && (ownOrigin === undefined || !isAllowedOrigin(origin, [ownOrigin]))) {
+      logger.warn({ event: 'connect_cross_origin' }, 'token-vault: cross-origin connect request refused');
+      return page(
+        403,
+        'Request refused',
+        'cross-origin request refused. Open the link directly in your browser.',
+      );
     }
     const query = parseQuery(request.query);
     const elicitationId = query.ok ? query.params.elicitation_id : undefined;

@@ -230,10 +230,41 @@ describe('Callback rejections: a clear error page, nothing stored', () => {
     expect(await grantCount(harness)).toBe(0);
   });
 
-  it('a signed-in browser user other than the asker is refused', async () => {
-    const { harness, callback } = await started();
-    expect((await harness.broker.callback({ ...callback, userId: 'someone-else' })).status).toBe(403);
+  it('a signed-in browser user other than the asker is refused, and the state is spent with a security event', async () => {
+    const warnings: { fields: Record<string, unknown>; message?: string }[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn(fields: Record<string, unknown>, message?: string) {
+        warnings.push({ fields, message });
+      },
+    };
+    const { harness, callback } = await started(makeHarness({ logger }));
+    const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'victim-token' }));
+    const refused = await harness.broker.callback({ ...callback, userId: 'someone-else' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('cancelled');
+    // The asker's own browser can no longer redeem this provider code through the callback.
+    const later = await harness.broker.callback(callback);
+    expect(later.status).toBe(400);
+    expect(later.body).toContain('already used');
+    expect(log).toHaveLength(0);
     expect(await grantCount(harness)).toBe(0);
+    const event = warnings.find((w) => w.fields['event'] === 'callback_user_mismatch');
+    expect(event?.fields).toEqual({
+      event: 'callback_user_mismatch',
+      tenantId: 'tenant-a',
+      elicitationId: expect.any(String),
+      provider: 'acme',
+      stateConsumed: true,
+    });
+    // No secret reaches the log: not the state, its nonce, the code or the user ids.
+    const logged = JSON.stringify(warnings);
+    const state = new URLSearchParams(callback.query).get('state') ?? '';
+    expect(logged).not.toContain(state);
+    expect(logged).not.toContain('code-1');
+    expect(logged).not.toContain('someone-else');
   });
 });
 

@@ -158,3 +158,26 @@ describe('The connect step checks the browser user is the user who asked (phishi
     expect(stored).toBe(0);
   });
 });
+
+describe('The connect step refuses cross-origin browser requests', () => {
+  it('a request whose Origin is not the host (a cross-site fetch or form) gets 403 and no redirect', async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    for (const origin of ['https://evil.example', 'null', 'http://rebind.attacker.example:8787']) {
+      const request = getRequest(error.elicitationUrl, 'user-1');
+      const result = await harness.broker.connect({ ...request, headers: { origin } });
+      expect(result.status, origin).toBe(403);
+      expect(result.body).toContain('cross-origin request refused');
+      expect(result.headers.location).toBeUndefined();
+    }
+  });
+
+  it("the host's own origin, and a plain navigation without Origin, proceed to the provider", async () => {
+    const harness = makeHarness();
+    const error = await raise(harness);
+    const request = getRequest(error.elicitationUrl, 'user-1');
+    const own = await harness.broker.connect({ ...request, headers: { origin: 'https://host.example' } });
+    expect(own.status).toBe(302);
+    expect((await harness.broker.connect(request)).status).toBe(302);
+  });
+});

@@ -1,0 +1,131 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostProcess, startHost } from './host-process.js';
+import { loadConsentForm, postConsent } from './oauth-client.js';
+
+let host: HostProcess;
+beforeAll(async () => {
+  host = await startHost();
+});
+afterAll(async () => {
+  await host?.stop({ removeData: true });
+});
+
+const REDIRECT = 'http://127.0.0.1:9/cb';
+
+/** The browser flow of a public client asking for exactly `scope`, ending in an access token. */
+async function userToken(scope: string): Promise<{ access_token: string; scope?: string }> {
+  const registered = (await (
+    await fetch(`${host.url}/tenant/demo/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = await fetch(
+    `${host.url}/tenant/demo/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: registered.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      scope,
+    })}`,
+    { redirect: 'manual' },
+  );
+  const consent = new URL(authorize.headers.get('location')!);
+  const approved = await postConsent(consent, await loadConsentForm(consent));
+  const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+  const response = await fetch(`${host.url}/tenant/demo/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: registered.client_id,
+    }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { access_token: string; scope?: string };
+}
+
+function initialize(token: string): Promise<Response> {
+  return fetch(`${host.url}/tenant/demo/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'policy', version: '1' },
+      },
+    }),
+  });
+}
+
+describe('the MCP endpoint requires the tool scope and a user', () => {
+  it('accepts a user token with mcp:tools', async () => {
+    const response = await initialize((await userToken('mcp:tools')).access_token);
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  });
+
+  it.each([
+    ['only profile', 'profile'],
+    ['an empty scope', ' '],
+  ])('refuses a token with %s: 403 insufficient_scope naming mcp:tools', async (_, scope) => {
+    const token = await userToken(scope);
+    expect(token.scope ?? '').not.toContain('mcp:tools');
+    const response = await initialize(token.access_token);
+    expect(response.status).toBe(403);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="mcp:tools"');
+    expect(challenge).not.toContain('offline_access');
+  });
+
+  it('refuses a client_credentials token (sub client:<id>) even with mcp:tools', async () => {
+    const client = (await (
+      await fetch(`${host.url}/tenant/demo/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: 'client_secret_basic',
+          scope: 'mcp:tools',
+        }),
+      })
+    ).json()) as { client_id: string; client_secret: string };
+    const issued = await fetch(`${host.url}/tenant/demo/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    });
+    const token = (await issued.json()) as { access_token: string; scope: string };
+    expect(token.scope).toBe('mcp:tools');
+    const response = await initialize(token.access_token);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+  });
+
+  it('advertises the tool scope (and not offline_access) in the protected resource metadata', async () => {
+    const metadata = (await (
+      await fetch(`${host.url}/.well-known/oauth-protected-resource/tenant/demo/mcp`)
+    ).json()) as { scopes_supported: string[] };
+    expect(metadata.scopes_supported).toContain('mcp:tools');
+    expect(metadata.scopes_supported).not.toContain('offline_access');
+  });
+});

@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@keyhold/core';
+import { isAllowedHost, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
+import { writeResult } from './listener.js';
+
+/**
+ * A `node:http` request listener.
+ *
+ * @example
+ * ```ts
+ * const listener: NodeListener = createNodeListener(router.handle);
+ * ```
+ */
+export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Options of {@link guardHosts}. */
+export interface GuardHostsOptions {
+  /**
+   * The Host values this server answers to (`host` or `host:port`, see `isAllowedHost` in `@keyhold/core`),
+   * or a function returning them (read on every request, for lists known only after binding).
+   */
+  allowedHosts: readonly string[] | (() => readonly string[]);
+  /** Receives one `warn` line per refused request (the Host value and path, nothing else). */
+  logger?: Logger;
+}
+
+/**
+ * The status of a request whose Host is not served here: RFC 9110 §15.5.20 Misdirected Request.
+ *
+ * @example
+ * ```ts
+ * if (response.status === MISDIRECTED_STATUS) console.warn('wrong Host for this server');
+ * ```
+ */
+export const MISDIRECTED_STATUS = 421;
+
+/**
+ * Wraps a listener so that a request whose `Host` header is not one of the allowed hosts is answered
+ * `421 Misdirected Request` with a small JSON body (`{"error":"misdirected_request", …}`) and
+ * `Connection: close` before any handler runs. This is the defence against DNS rebinding: a page on
+ * `rebind.attacker.example` whose name later resolves to 127.0.0.1 still sends `Host: rebind.attacker.example`.
+ *
+ * 421 rather than 403: the request is not forbidden to its sender, it was sent to a name this server does
+ * not serve (RFC 9110 §15.5.20), and a browser or proxy may retry it on another connection.
+ *
+ * @example
+ * ```ts
+ * createServer(guardHosts(createNodeListener(router.handle), { allowedHosts: ['auth.example.com'] }));
+ * ```
+ */
+export function guardHosts(listener: NodeListener, options: GuardHostsOptions): NodeListener {
+  const logger = options.logger ?? silentLogger;
+  const source = options.allowedHosts;
+  // A fixed list is validated (and canonicalised) once, here; a function's list on each call.
+  const fixed = typeof source === 'function' ? undefined : normaliseAllowedHosts(source);
+  return (request, response) => {
+    const allowed = fixed ?? source;
+    const host = request.headers.host;
+    if (isAllowedHost(host, typeof allowed === 'function' ? allowed() : allowed)) {
+      listener(request, response);
+      return;
+    }
+    logger.warn(
+      { host: (host ?? '').slice(0, 255), path: (request.url ?? '/').split('?', 1)[0]?.slice(0, 255) },
+      'request refused: Host not allowed',
+    );
+    request.resume();
+    writeResult(
+      response,
+      jsonResult(
+        MISDIRECTED_STATUS,
+        {
+          error: 'misdirected_request',
+          error_description: 'this server does not answer to the host name in the Host header',
+        },
+        { 'cache-control': 'no-store', connection: 'close' },
+      ),
+    );
+  };
+}

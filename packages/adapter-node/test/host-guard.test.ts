@@ -1,0 +1,93 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jsonResult } from '@keyhold/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { guardHosts } from '../src/host-guard.js';
+import { createNodeListener } from '../src/listener.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+async function listen(listener: Parameters<typeof createServer>[1]): Promise<number> {
+  server = createServer(listener);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A request with a Host header of our choosing (fetch does not let one set it). */
+export function requestWithHost(
+  port: number,
+  host: string,
+  init: { method?: string; path?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: init.method ?? 'GET',
+        path: init.path ?? '/',
+        headers: { host, ...init.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+describe('guardHosts: requests for a host this server does not serve get 421 before any handler', () => {
+  it('passes an allowed Host through and refuses a rebinding name with a JSON 421 and Connection: close', async () => {
+    const handler = vi.fn(async () => jsonResult(200, { ok: true }));
+    const warn = vi.fn();
+    let bound = 0;
+    // The port is known only after binding: a function reads it on each request, as serve() does.
+    const port = await listen(
+      guardHosts(createNodeListener(handler), {
+        allowedHosts: () => [`127.0.0.1:${bound}`, `localhost:${bound}`],
+        logger: { debug() {}, info() {}, warn, error() {} },
+      }),
+    );
+    bound = port;
+    expect((await requestWithHost(port, `localhost:${port}`)).status).toBe(200);
+    expect(handler).toHaveBeenCalledTimes(1);
+
+    const refused = await requestWithHost(port, `rebind.attacker.example:${port}`, {
+      method: 'POST',
+      path: '/tenant/demo/register',
+      body: '{}',
+      headers: { 'content-type': 'application/json', origin: `http://rebind.attacker.example:${port}` },
+    });
+    expect(refused.status).toBe(421);
+    expect(refused.headers['connection']).toBe('close');
+    expect(JSON.parse(refused.body)).toEqual({
+      error: 'misdirected_request',
+      error_description: expect.any(String),
+    });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(
+      { host: `rebind.attacker.example:${port}`, path: '/tenant/demo/register' },
+      expect.any(String),
+    );
+  });
+
+  it('refuses a request with a malformed Host', async () => {
+    const handler = vi.fn(async () => jsonResult(200, {}));
+    const port = await listen(guardHosts(createNodeListener(handler), { allowedHosts: ['127.0.0.1'] }));
+    expect((await requestWithHost(port, '127.0.0.1@evil.example')).status).toBe(421);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('validates a fixed list when the guard is created', () => {
+    expect(() => guardHosts(() => {}, { allowedHosts: ['https://app.example'] })).toThrow(TypeError);
+  });
+});
