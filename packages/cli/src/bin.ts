@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { claimCommand } from './commands/claim.js';
+import { clientsCommand } from './commands/clients.js';
 import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
@@ -14,5 +15,6 @@ const io: CliIo = {
 
 process.exitCode = await runCli(process.argv.slice(2), io, {
   claim: claimCommand,
+  clients: clientsCommand,
   providers: providersCommand,
 });

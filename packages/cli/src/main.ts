@@ -7,6 +7,7 @@ const USAGE = `Usage: keyhold <command> [options]
 
 Commands:
   claim       create, list and revoke claim codes
+  clients     provision, list and remove the host's OAuth clients
   providers   list, get, search and add MCP providers from the registry
 
 Run "keyhold <command> --help" for a command's options.

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   ClaimCodesError,
   type ClaimRecord,
@@ -11,10 +10,17 @@ import {
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 import { formatSeconds, parseDuration } from './claim/duration.js';
-import { printable, type Style, styleFor, table } from './claim/render.js';
+import { printable, styleFor, table } from './claim/render.js';
+import {
+  type CommandContext,
+  DATA_DIR_ENV,
+  dataDirFrom,
+  fail,
+  parse,
+  print,
+  usage,
+} from './command-context.js';
 
-/** The environment variable naming the data directory, shared with the host (ARCHITECTURE.md). */
-const DATA_DIR_ENV = 'KEYHOLD_DATA_DIR';
 const MAX_TTL_SECONDS = 365 * 86_400;
 const HEADER_NAME = 'Mcp-Claim-Code';
 
@@ -59,13 +65,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** What a subcommand needs beyond its own arguments. */
-interface Context {
-  readonly io: CliIo;
-  readonly json: boolean;
-  readonly style: Style;
-  readonly now: number;
-}
+type Context = CommandContext;
 
 /**
  * The `keyhold claim` command: `claim` creates a code, `claim list` lists active codes, `claim revoke <code>`
@@ -79,7 +79,7 @@ interface Context {
  */
 export const claimCommand: Command = async (args, io) => {
   const json = args.includes('--json');
-  const context: Context = { io, json, style: styleFor(io), now: Date.now() };
+  const context: Context = { command: 'claim', io, json, style: styleFor(io), now: Date.now() };
   const at = subcommandIndex(args);
   const subcommand = at === undefined ? undefined : args[at];
   const rest = at === undefined ? args : [...args.slice(0, at), ...args.slice(at + 1)];
@@ -185,7 +185,7 @@ async function list(args: readonly string[], context: Context): Promise<ExitCode
 }
 
 async function revoke(args: readonly string[], context: Context): Promise<ExitCode> {
-  const parsed = parse(args, COMMON_OPTIONS, 1, REVOKE_USAGE, context);
+  const parsed = parse(args, COMMON_OPTIONS, 1, REVOKE_USAGE, context, 'the claim code to revoke');
   if (typeof parsed === 'number') return parsed;
   const [input = ''] = parsed.positionals;
   const result = await claimsFor(parsed.values['data-dir'], context.io).revoke(input);
@@ -208,47 +208,8 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   }
 }
 
-type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
-type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<
-  typeof parseArgs<{ options: O; allowPositionals: true }>
->;
-
-/** Parses arguments strictly; answers an exit code when it printed help or a usage error instead. */
-function parse<O extends ParseArgsOptionsConfig>(
-  args: readonly string[],
-  options: O,
-  positionalCount: number,
-  usageText: string,
-  context: Context,
-): Pick<Parsed<O>, 'values' | 'positionals'> | ExitCode {
-  let parsed: Parsed<O>;
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    return usage(context, error instanceof Error ? error.message : String(error), usageText);
-  }
-  if ((parsed.values as { help?: boolean }).help === true) {
-    context.io.stdout(usageText);
-    return EXIT.ok;
-  }
-  if (parsed.positionals.length !== positionalCount) {
-    const message =
-      positionalCount === 0
-        ? `Unexpected argument "${parsed.positionals[0]}".`
-        : parsed.positionals.length === 0
-          ? 'Missing the claim code to revoke.'
-          : 'Give exactly one claim code.';
-    return usage(context, message, usageText);
-  }
-  return { values: parsed.values, positionals: parsed.positionals };
-}
-
 function claimsFor(dataDirFlag: string | undefined, io: CliIo): Claims {
-  const fromEnv = io.env[DATA_DIR_ENV];
-  const dataDir = resolve(
-    io.cwd,
-    dataDirFlag ?? (fromEnv === undefined || fromEnv === '' ? '.keyhold' : fromEnv),
-  );
+  const dataDir = dataDirFrom(dataDirFlag, io);
   return createClaims({ store: createFileClaimStore({ dataDir }), maxTtlSeconds: MAX_TTL_SECONDS });
 }
 
@@ -261,20 +222,4 @@ function describe(claim: ClaimRecord, now: number): Record<string, unknown> {
     expiresAt: new Date(claim.expiresAt).toISOString(),
     expiresInSeconds: Math.max(0, Math.round((claim.expiresAt - now) / 1000)),
   };
-}
-
-function print(context: Context, value: unknown): void {
-  context.io.stdout(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-function usage(context: Context, message: string, usageText: string): ExitCode {
-  if (context.json) return fail(context, EXIT.usage, 'usage', message);
-  context.io.stderr(`keyhold claim: ${message}\n\n${usageText}`);
-  return EXIT.usage;
-}
-
-function fail(context: Context, exit: ExitCode, code: string, message: string): ExitCode {
-  if (context.json) print(context, { error: { code, message } });
-  else context.io.stderr(`keyhold claim: ${message}\n`);
-  return exit;
 }

@@ -1,0 +1,317 @@
+import { join } from 'node:path';
+import type { ClientAdministration, ClientRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
+import { EXIT, type ExitCode } from '../io.js';
+import type { Command } from '../main.js';
+import { printable, styleFor, table } from './claim/render.js';
+import {
+  type CommandContext,
+  DATA_DIR_ENV,
+  dataDirFrom,
+  fail,
+  parse,
+  print,
+  usage,
+} from './command-context.js';
+
+const DATABASE_URL_ENV = 'DATABASE_URL';
+const DEFAULT_TENANT = 'demo';
+
+const WHERE = `  --tenant <slug>     the tenant (default: ${DEFAULT_TENANT}, the example host's)
+  --data-dir <dir>    the host's data directory holding keyhold.db (default: $${DATA_DIR_ENV}, else ./.keyhold);
+                      with $${DATABASE_URL_ENV} set, the host's PostgreSQL database is used instead
+  --json              print JSON for scripts
+  -h, --help          show this help
+`;
+
+const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …] [options]
+
+Provisions a client at the host's authorization server. Provisioned clients may use the machine grants
+that anonymous registration refuses (client_credentials, token exchange) and never expire. The client
+secret is printed once; only its SHA-256 is stored.
+
+Options:
+  --grant <type>              client_credentials, authorization_code, refresh_token or
+                              urn:ietf:params:oauth:grant-type:token-exchange (repeatable)
+  --name <text>               the client's name
+  --scope <scopes>            space-separated scopes the client may ask for
+  --redirect-uri <uri>        for authorization_code (repeatable)
+  --auth-method <method>      client_secret_basic (default), client_secret_post or none
+  --exchange-audience <uri>   an audience the client may ask a token exchange for (repeatable)
+${WHERE}`;
+
+const LIST_USAGE = `Usage: keyhold clients list [options]
+
+Lists the tenant's clients: provisioned, dynamically registered (with their expiry) and their grants.
+
+Options:
+${WHERE}`;
+
+const REMOVE_USAGE = `Usage: keyhold clients remove <client_id> [options]
+
+Deletes a client: its refresh tokens stop working at once, its access tokens run out within their lifetime.
+
+Options:
+${WHERE}`;
+
+const USAGE = `Usage: keyhold clients add|list|remove [options]
+
+  add       provision a client (machine grants included); prints its secret once
+  list      list the tenant's clients
+  remove    delete a client
+
+Run "keyhold clients <subcommand> --help" for its options.
+`;
+
+const COMMON_OPTIONS = {
+  tenant: { type: 'string' },
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'none',
+];
+
+/** An opened client administration and how to close what it opened. */
+interface OpenedAdministration {
+  readonly admin: ClientAdministration;
+  close(): Promise<void>;
+}
+
+/**
+ * The `keyhold clients` command: `add` provisions a client (the way a host allows machine grants),
+ * `list` lists a tenant's clients, `remove <client_id>` deletes one. It opens the example host's store:
+ * PostgreSQL when `DATABASE_URL` is set, else `keyhold.db` in the data directory. Exit codes: 0 success,
+ * 1 the operation failed (unknown client, store unreachable), 2 usage error.
+ *
+ * @example
+ * ```ts
+ * await runCli(['clients', 'add', '--grant', 'client_credentials'], io, { clients: clientsCommand });
+ * ```
+ */
+export const clientsCommand: Command = async (args, io) => {
+  const json = args.includes('--json');
+  const context: CommandContext = { command: 'clients', io, json, style: styleFor(io), now: Date.now() };
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
+    io.stdout(USAGE);
+    return subcommand === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const run = { add, list, remove }[subcommand as 'add' | 'list' | 'remove'];
+  if (!Object.hasOwn({ add, list, remove }, subcommand) || run === undefined) {
+    return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
+  }
+  return run(rest, context);
+};
+
+async function add(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const parsed = parse(
+    args,
+    {
+      ...COMMON_OPTIONS,
+      grant: { type: 'string', multiple: true },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      'auth-method': { type: 'string' },
+      'exchange-audience': { type: 'string', multiple: true },
+    },
+    0,
+    ADD_USAGE,
+    context,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  const grantTypes = values.grant ?? [];
+  if (grantTypes.length === 0) return usage(context, 'Give at least one --grant.', ADD_USAGE);
+  const authMethod = values['auth-method'] ?? 'client_secret_basic';
+  if (!AUTH_METHODS.includes(authMethod as TokenEndpointAuthMethod)) {
+    return usage(context, `--auth-method must be one of ${AUTH_METHODS.join(', ')}.`, ADD_USAGE);
+  }
+  return withAdministration(context, values, async (admin, tenant) => {
+    const created = await admin.provision(tenant, {
+      grantTypes,
+      tokenEndpointAuthMethod: authMethod as TokenEndpointAuthMethod,
+      ...(values['redirect-uri'] === undefined ? {} : { redirectUris: values['redirect-uri'] }),
+      ...(values.name === undefined ? {} : { clientName: values.name }),
+      ...(values.scope === undefined ? {} : { scope: values.scope }),
+      ...(values['exchange-audience'] === undefined
+        ? {}
+        : { tokenExchangeAudiences: values['exchange-audience'] }),
+    });
+    if (context.json) {
+      print(context, {
+        ...describe(created.record, context.now),
+        ...(created.clientSecret === undefined ? {} : { clientSecret: created.clientSecret }),
+      });
+      return EXIT.ok;
+    }
+    const { bold, dim } = context.style;
+    const lines = [
+      `${dim('Client id    ')}  ${bold(created.clientId)}`,
+      ...(created.clientSecret === undefined
+        ? []
+        : [`${dim('Client secret')}  ${bold(created.clientSecret)}  ${dim('(shown once)')}`]),
+      `${dim('Grants       ')}  ${created.record.grantTypes.join(' ')}`,
+      `${dim('Auth method  ')}  ${created.record.tokenEndpointAuthMethod}`,
+      ...(created.record.scope === undefined ? [] : [`${dim('Scope        ')}  ${created.record.scope}`]),
+    ];
+    context.io.stdout(`${lines.join('\n')}\n`);
+    return EXIT.ok;
+  });
+}
+
+async function list(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 0, LIST_USAGE, context);
+  if (typeof parsed === 'number') return parsed;
+  return withAdministration(context, parsed.values, async (admin, tenant) => {
+    const clients: ClientRecord[] = [];
+    // Page through every client: the store hands out pages of at most 1000, ordered by id.
+    for (;;) {
+      const after = clients.at(-1)?.clientId;
+      const page = await admin.list(tenant, {
+        limit: 1000,
+        ...(after === undefined ? {} : { afterClientId: after }),
+      });
+      clients.push(...page);
+      if (page.length < 1000) break;
+    }
+    if (context.json) {
+      print(context, { clients: clients.map((client) => describe(client, context.now)) });
+      return EXIT.ok;
+    }
+    if (clients.length === 0) {
+      context.io.stdout(`No clients in tenant "${tenant}".\n`);
+      return EXIT.ok;
+    }
+    const rows = table([
+      ['CLIENT ID', 'NAME', 'REGISTRATION', 'GRANTS', 'EXPIRES'],
+      ...clients.map((client) => [
+        client.clientId,
+        client.clientName === undefined ? '-' : printable(client.clientName),
+        client.registration ?? 'dynamic',
+        client.grantTypes.join(' '),
+        client.expiresAt === undefined ? 'never' : new Date(client.expiresAt).toISOString(),
+      ]),
+    ]);
+    const [header, ...body] = rows;
+    context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
+    return EXIT.ok;
+  });
+}
+
+async function remove(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 1, REMOVE_USAGE, context, 'the client id to remove');
+  if (typeof parsed === 'number') return parsed;
+  const [clientId = ''] = parsed.positionals;
+  return withAdministration(context, parsed.values, async (admin, tenant) => {
+    if (!(await admin.remove(tenant, clientId))) {
+      return fail(
+        context,
+        EXIT.failure,
+        'unknown_client',
+        `No client ${printable(clientId)} in tenant "${tenant}".`,
+      );
+    }
+    if (context.json) print(context, { removed: true, clientId });
+    else context.io.stdout(`Removed client ${clientId}.\n`);
+    return EXIT.ok;
+  });
+}
+
+/** Opens the host's store, runs `body`, closes the store; store and metadata errors become exit 1 / 2. */
+async function withAdministration(
+  context: CommandContext,
+  values: { readonly tenant?: string | undefined; readonly 'data-dir'?: string | undefined },
+  body: (admin: ClientAdministration, tenant: string) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  const tenant = values.tenant ?? DEFAULT_TENANT;
+  const { OAuthError } = await import('@keyhold/oauth-core');
+  let opened: OpenedAdministration;
+  try {
+    opened = await openAdministration(context, values['data-dir']);
+  } catch (error) {
+    // Never echo the error: a database URL may carry a password.
+    return fail(
+      context,
+      EXIT.failure,
+      'store_unavailable',
+      `could not open the host's store (${describeError(error)})`,
+    );
+  }
+  try {
+    return await body(opened.admin, tenant);
+  } catch (error) {
+    if (error instanceof OAuthError && error.code !== 'invalid_options') {
+      return fail(context, EXIT.usage, error.code, error.message);
+    }
+    throw error;
+  } finally {
+    await opened.close();
+  }
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown error';
+}
+
+/** The stores load only for this command, so `keyhold claim` never opens a database driver. */
+async function openAdministration(
+  context: CommandContext,
+  dataDirFlag: string | undefined,
+): Promise<OpenedAdministration> {
+  const { createClientAdministration } = await import('@keyhold/oauth-core');
+  const databaseUrl = context.io.env[DATABASE_URL_ENV];
+  if (databaseUrl !== undefined && databaseUrl !== '') {
+    const { createPostgresOAuthStorage, createPostgresPool } = await import('@keyhold/store-postgres');
+    const pool = createPostgresPool(databaseUrl);
+    try {
+      const storage = await createPostgresOAuthStorage(pool);
+      return { admin: createClientAdministration({ storage }), close: () => pool.end() };
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+  }
+  const { createSqliteOAuthStorage, openSqliteDatabase } = await import('@keyhold/store-sqlite');
+  const { existsSync } = await import('node:fs');
+  const file = join(dataDirFrom(dataDirFlag, context.io), 'keyhold.db');
+  // Never create an empty database where the user mistyped the data directory.
+  if (!existsSync(file))
+    throw Object.assign(new Error('no database'), {
+      code: `no keyhold.db in ${file.slice(0, -'/keyhold.db'.length)}`,
+    });
+  const db = openSqliteDatabase(file);
+  return {
+    admin: createClientAdministration({ storage: createSqliteOAuthStorage(db) }),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+function describe(client: ClientRecord, now: number): Record<string, unknown> {
+  return {
+    clientId: client.clientId,
+    ...(client.clientName === undefined ? {} : { clientName: client.clientName }),
+    registration: client.registration ?? 'dynamic',
+    grantTypes: client.grantTypes,
+    tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+    ...(client.scope === undefined ? {} : { scope: client.scope }),
+    redirectUris: client.redirectUris,
+    ...(client.tokenExchangeAudiences === undefined
+      ? {}
+      : { tokenExchangeAudiences: client.tokenExchangeAudiences }),
+    createdAt: new Date(client.createdAt).toISOString(),
+    ...(client.expiresAt === undefined
+      ? {}
+      : {
+          expiresAt: new Date(client.expiresAt).toISOString(),
+          expiresInSeconds: Math.max(0, Math.round((client.expiresAt - now) / 1000)),
+        }),
+  };
+}
