@@ -206,6 +206,7 @@ const PAGE_TAGS = new Set([
   'div',
   'button',
   'strong',
+  'section',
 ]);
 
 /** The handler result shape of `@keyhold/core` (kept structural: this folder is outside every package). */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { loadConsentForm, postConsent } from './oauth-client.js';
 
@@ -95,17 +96,14 @@ describe('the MCP endpoint requires the tool scope and a user', () => {
   });
 
   it('refuses a client_credentials token (sub client:<id>) even with mcp:tools', async () => {
-    const client = (await (
-      await fetch(`${host.url}/tenant/demo/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_types: ['client_credentials'],
-          token_endpoint_auth_method: 'client_secret_basic',
-          scope: 'mcp:tools',
-        }),
-      })
-    ).json()) as { client_id: string; client_secret: string };
+    // Machine clients are provisioned by the host (anonymous registration gets no client_credentials).
+    const provisioned = await keyhold(
+      ['clients', 'add', '--grant', 'client_credentials', '--scope', 'mcp:tools', '--json'],
+      { KEYHOLD_DATA_DIR: host.dataDir },
+    );
+    expect(provisioned.code, provisioned.stderr).toBe(0);
+    const added = JSON.parse(provisioned.stdout) as { clientId: string; clientSecret: string };
+    const client = { client_id: added.clientId, client_secret: added.clientSecret };
     const issued = await fetch(`${host.url}/tenant/demo/token`, {
       method: 'POST',
       headers: {

@@ -68,15 +68,8 @@ describe('secrets never reach the logs: every flow of the host at LOG_LEVEL=debu
     saw('refresh token', tokens.refresh_token);
     const clientId = String((oauth.information as { client_id: string }).client_id);
 
-    // A replayed code and a refresh rotation, then the rotated-out token replayed (family revocation logs).
-    const replay = await form(`${host.url}/tenant/demo/token`, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: oauth.codeVerifier(),
-      redirect_uri: oauth.redirectUrl,
-      client_id: clientId,
-    });
-    expect(replay.status).toBe(400);
+    // A refresh rotation, then the code replayed (OAuth 2.1 §4.1.3: that revokes every token issued from it)
+    // and the rotated-out token replayed (family revocation logs).
     const rotated = (await (
       await form(`${host.url}/tenant/demo/token`, {
         grant_type: 'refresh_token',
@@ -87,27 +80,31 @@ describe('secrets never reach the logs: every flow of the host at LOG_LEVEL=debu
     saw('rotated access token', rotated.access_token);
     saw('rotated refresh token', rotated.refresh_token);
     oauth.saveTokens({ ...tokens, access_token: rotated.access_token, refresh_token: rotated.refresh_token });
+    const replay = await form(`${host.url}/tenant/demo/token`, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: oauth.codeVerifier(),
+      redirect_uri: oauth.redirectUrl,
+      client_id: clientId,
+    });
+    expect(replay.status).toBe(400);
 
-    // A confidential client: its secret, client_credentials, introspection and revocation.
-    const registered = (await (
-      await fetch(`${host.url}/tenant/demo/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          client_name: 'log audit service',
-          redirect_uris: ['https://audit.example/cb'],
-          grant_types: ['authorization_code', 'client_credentials'],
-          token_endpoint_auth_method: 'client_secret_basic',
-        }),
-      })
-    ).json()) as { client_id: string; client_secret: string };
+    // A confidential client (provisioned: anonymous registration gets no machine grants): its secret,
+    // client_credentials, introspection and revocation.
+    const provisioned = await keyhold(
+      ['clients', 'add', '--grant', 'client_credentials', '--name', 'log audit service', '--json'],
+      { KEYHOLD_DATA_DIR: host.dataDir },
+    );
+    expect(provisioned.code, provisioned.stderr).toBe(0);
+    const added = JSON.parse(provisioned.stdout) as { clientId: string; clientSecret: string };
+    const registered = { client_id: added.clientId, client_secret: added.clientSecret };
     saw('client secret', registered.client_secret);
     const basic = {
       authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`,
     };
     const machine = await form(`${host.url}/tenant/demo/token`, { grant_type: 'client_credentials' }, basic);
-    if (machine.ok)
-      saw('client_credentials token', ((await machine.json()) as { access_token: string }).access_token);
+    expect(machine.status).toBe(200);
+    saw('client_credentials token', ((await machine.json()) as { access_token: string }).access_token);
     await form(`${host.url}/tenant/demo/introspect`, { token: rotated.access_token }, basic);
     await form(
       `${host.url}/tenant/demo/token`,

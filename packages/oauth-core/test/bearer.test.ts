@@ -9,6 +9,7 @@ import {
   json,
   obtainCode,
   postForm,
+  provisionClient,
   RESOURCE,
   registerClient,
 } from './helpers.js';
@@ -170,9 +171,8 @@ describe("verifyAccessToken: the tenant's resource scopes are required by defaul
 describe('verifyAccessToken: machine subjects (client_credentials) are refused unless allowed', () => {
   async function machineToken() {
     const t = await createTestServer();
-    const client = await registerClient(t.server, {
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: 'client_secret_basic',
+    const client = await provisionClient(t.server, {
+      grantTypes: ['client_credentials'],
       scope: 'mcp:tools',
     });
     const body = json(

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import {
   basic,
+  consentFormFields,
   createTestServer,
   exchangeCode,
   get,
@@ -176,8 +177,26 @@ describe('fault: the consent decision is taken once; a failure issues no code', 
     );
     return { ...s, req: location(result).searchParams.get('req') ?? '' };
   }
-  const approve = (t: Awaited<ReturnType<typeof setup>>['t'], req: string) =>
-    t.server.consent(postForm('/tenant/demo/consent', { req, decision: 'approve' }, {}, USER), 'demo');
+  // The browser loads the consent screen once; a retry re-posts the same form (cookie and token).
+  const forms = new Map<string, { cookie: string; csrfToken: string }>();
+  const approve = async (t: Awaited<ReturnType<typeof setup>>['t'], req: string) => {
+    let form = forms.get(req);
+    if (!form) {
+      form = consentFormFields(
+        await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo'),
+      );
+      forms.set(req, form);
+    }
+    return t.server.consent(
+      postForm(
+        '/tenant/demo/consent',
+        { req, decision: 'approve', csrf_token: form.csrfToken },
+        { cookie: form.cookie },
+        USER,
+      ),
+      'demo',
+    );
+  };
 
   it('consume done but its reply lost: the retry says expired, no code was saved', async () => {
     const { t, faults, req } = await pending();

@@ -27,6 +27,7 @@ import {
   obtainCode,
   pkce,
   postForm,
+  provisionClient,
   REDIRECT_URI,
   RESOURCE,
   registerClient,
@@ -59,8 +60,10 @@ beforeAll(async () => {
     token_endpoint_auth_method: 'none',
     redirect_uris: [REDIRECT_URI, LOOPBACK_REDIRECT],
   });
-  const confidential = (await registerClient(t.server, {
-    grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+  // Machine grants need a host decision: the confidential client is provisioned.
+  const confidential = (await provisionClient(t.server, {
+    grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+    redirectUris: [REDIRECT_URI],
   })) as { client_id: string; client_secret: string };
   const authorize = await t.server.authorize(
     get(
