@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  clientIp,
   createMcpEndpoint,
   createNodeListener,
   createRouter,
@@ -176,6 +177,15 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     clock,
     logger,
   });
+  // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
+  const trustedProxies = new Set(config.trustedProxies);
+  const trustProxy = trustedProxies.size > 0 ? (address: string) => trustedProxies.has(address) : undefined;
+  const claimPrincipal = (request: IncomingMessage & { auth?: { extra?: Record<string, unknown> } }) => {
+    const subject = request.auth?.extra?.['sub'];
+    if (typeof subject === 'string' && subject !== '') return `sub:${subject}`;
+    const address = clientIp(request, trustProxy);
+    return address ? `ip:${address}` : 'unknown';
+  };
   const mcp = createScopedMcpHandler({
     claims,
     modules: mcpToolModules(hostRoot, instances, [
@@ -186,6 +196,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     logger,
     // The principal is the token's subject (`auth.extra.sub`, set below), else the socket address.
     ...(limits?.claimFailures ? { claimFailureRateLimit: { limiter, clock, ...limits.claimFailures } } : {}),
+    ...(trustProxy ? { principalOf: claimPrincipal } : {}),
   });
   const mcpEndpoint = createMcpEndpoint({
     logger,
@@ -264,6 +275,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
 
   const handlerListener = createNodeListener(router.handle, {
     logger,
+    ...(trustProxy ? { trustProxy } : {}),
     resolveUserId: (request) => {
       // Single-user mode: every browser is the tenant owner, as /authorize assumes.
       if (config.singleUser) return config.ownerUserId;

@@ -86,6 +86,11 @@ export interface HostConfig {
   /** Browser origins allowed to register clients (`KEYHOLD_ALLOWED_ORIGINS`, comma-separated origins). */
   readonly allowedOrigins: readonly string[];
   /**
+   * Addresses of reverse proxies whose `X-Forwarded-For` is believed (`KEYHOLD_TRUSTED_PROXIES`, comma-separated
+   * IPs), so rate limits count the client behind them, not the proxy. Empty: the socket address counts.
+   */
+  readonly trustedProxies: readonly string[];
+  /**
    * `KEYHOLD_ALLOW_SINGLE_USER_ON_NETWORK=1`: start single-user mode on a non-loopback address anyway, where
    * anyone who reaches it acts as the tenant owner. Off by default: the host refuses to start.
    */
@@ -147,6 +152,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ...(publicUrl ? { publicUrl: publicUrl.replace(/\/+$/, '') } : {}),
     allowedHosts: list(env['KEYHOLD_ALLOWED_HOSTS']),
     allowedOrigins: list(env['KEYHOLD_ALLOWED_ORIGINS']),
+    trustedProxies: list(env['KEYHOLD_TRUSTED_PROXIES']),
     allowSingleUserOnNetwork: env['KEYHOLD_ALLOW_SINGLE_USER_ON_NETWORK'] === '1',
     dataDir: resolve(cwd, env['KEYHOLD_DATA_DIR'] ?? '.keyhold'),
     tenant: 'demo',

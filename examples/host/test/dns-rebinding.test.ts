@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { loadConsentForm, postConsent } from './oauth-client.js';
+import { loadConsentForm, postConsent, redeemCode } from './oauth-client.js';
 
 interface RawResponse {
   status: number;
@@ -177,17 +177,7 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
     // Step 4: the token, carrying the MCP scope a client that asked for none is granted.
     const token = (await (
-      await fetch(`${host.url}/tenant/demo/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT,
-          client_id: clientId,
-        }),
-      })
+      await redeemCode(host.url, { code, verifier, redirectUri: REDIRECT, clientId: clientId })
     ).json()) as { access_token: string; scope: string };
     expect(token.scope).toBe('mcp:tools');
     expect(token.access_token).toBeTypeOf('string');

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { loadConsentForm, postConsent } from './oauth-client.js';
+import { loadConsentForm, postConsent, redeemCode } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -64,17 +64,7 @@ async function tokenFor(user: string): Promise<string> {
   );
   const approved = await postConsent(consent, await loadConsentForm(consent, cookie));
   const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-  const response = await fetch(`${host.url}/tenant/demo/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-    }).toString(),
-  });
+  const response = await redeemCode(host.url, { code, verifier, redirectUri: REDIRECT, clientId: clientId });
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
@@ -145,17 +135,7 @@ describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its
     const approved = await approve(cookie);
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
     const tokens = (await (
-      await fetch(`${host.url}/tenant/demo/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT,
-          client_id: clientId,
-        }).toString(),
-      })
+      await redeemCode(host.url, { code, verifier, redirectUri: REDIRECT, clientId: clientId })
     ).json()) as { access_token: string };
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()) as {
       sub: string;

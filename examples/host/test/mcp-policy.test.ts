@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { loadConsentForm, postConsent } from './oauth-client.js';
+import { loadConsentForm, postConsent, redeemCode } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -38,16 +38,11 @@ async function userToken(scope: string): Promise<{ access_token: string; scope?:
   const consent = new URL(authorize.headers.get('location')!);
   const approved = await postConsent(consent, await loadConsentForm(consent));
   const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-  const response = await fetch(`${host.url}/tenant/demo/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT,
-      client_id: registered.client_id,
-    }),
+  const response = await redeemCode(host.url, {
+    code,
+    verifier,
+    redirectUri: REDIRECT,
+    clientId: registered.client_id,
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { access_token: string; scope?: string };

@@ -138,3 +138,21 @@ export async function authorizeMcpClient(
   await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }).finishAuth(code);
   return { sawConsent };
 }
+
+/** Redeems an authorization code at the host's token endpoint as a public client; answers the raw response. */
+export function redeemCode(
+  hostUrl: string,
+  grant: { code: string; verifier: string; redirectUri: string; clientId: string },
+): Promise<Response> {
+  return fetch(`${hostUrl}/tenant/demo/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      code_verifier: grant.verifier,
+      redirect_uri: grant.redirectUri,
+      client_id: grant.clientId,
+    }).toString(),
+  });
+}

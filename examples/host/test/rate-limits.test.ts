@@ -9,10 +9,10 @@ afterEach(async () => {
   host = undefined;
 });
 
-function register(url: string): Promise<Response> {
+function register(url: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${url}/tenant/demo/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }),
   });
 }
@@ -46,6 +46,22 @@ describe('rate limits are on by default in the example host', () => {
 
     host = await startHost({ KEYHOLD_RATE_LIMITS: 'off', KEYHOLD_RATE_LIMIT_REGISTER: '1/3600' });
     for (let i = 0; i < 3; i++) expect((await register(host.url)).status).toBe(201);
+  });
+});
+
+describe('KEYHOLD_TRUSTED_PROXIES: behind a listed proxy the forwarded client is counted, never otherwise', () => {
+  it('gives each forwarded client its own budget behind a trusted proxy', async () => {
+    host = await startHost({ KEYHOLD_RATE_LIMIT_REGISTER: '1/3600', KEYHOLD_TRUSTED_PROXIES: '127.0.0.1' });
+    const from = (client: string) => ({ 'x-forwarded-for': client });
+    expect((await register(host.url, from('203.0.113.7'))).status).toBe(201);
+    expect((await register(host.url, from('203.0.113.7'))).status).toBe(429);
+    expect((await register(host.url, from('198.51.100.9'))).status).toBe(201);
+  });
+
+  it('ignores X-Forwarded-For from an address that is not a listed proxy (a client cannot pick its budget)', async () => {
+    host = await startHost({ KEYHOLD_RATE_LIMIT_REGISTER: '1/3600' });
+    expect((await register(host.url, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(201);
+    expect((await register(host.url, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(429);
   });
 });
 
