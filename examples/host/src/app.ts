@@ -9,7 +9,7 @@ import {
 import { createClaims, createFileClaimStore } from '@keyhold/claim-codes';
 import { createScopedMcpHandler } from '@keyhold/claim-codes/mcp-node';
 import type { Logger } from '@keyhold/core';
-import { createMemoryRateLimiter, sha256Base64url, systemClock } from '@keyhold/core';
+import { createMemoryRateLimiter, isAllowedOrigin, sha256Base64url, systemClock } from '@keyhold/core';
 import {
   type AuthorizationServer,
   type CimdFetch,
@@ -284,13 +284,23 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     },
   });
   const mcpPath = `/tenant/${config.tenant}/mcp`;
+  const mcpOrigins = [new URL(baseUrl).origin, ...config.allowedOrigins];
 
   return {
     oauth,
     listener: (request, response) => {
       const path = (request.url ?? '/').split('?', 1)[0];
-      if (path === mcpPath) mcpEndpoint(request, response);
-      else handlerListener(request, response);
+      if (path !== mcpPath) return handlerListener(request, response);
+      // MCP Streamable HTTP: a present Origin that is not allowed gets 403 (a page of another site must not
+      // drive the tools with a token it holds; browsers also send Origin on DNS-rebinding attempts).
+      const origin = request.headers.origin;
+      if (origin !== undefined && !isAllowedOrigin(origin, mcpOrigins)) {
+        response
+          .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+          .end(JSON.stringify({ error: 'forbidden', error_description: 'cross-origin request refused' }));
+        return;
+      }
+      mcpEndpoint(request, response);
     },
     close: async () => {
       await mcp.close();

@@ -48,13 +48,14 @@ async function userToken(scope: string): Promise<{ access_token: string; scope?:
   return (await response.json()) as { access_token: string; scope?: string };
 }
 
-function initialize(token: string): Promise<Response> {
+function initialize(token: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${host.url}/tenant/demo/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      ...headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -74,6 +75,18 @@ describe('the MCP endpoint requires the tool scope and a user', () => {
     const response = await initialize((await userToken('mcp:tools')).access_token);
     expect(response.status).toBe(200);
     await response.body?.cancel();
+  });
+
+  it('refuses a foreign Origin with 403 even with a good token; its own origin is served', async () => {
+    const { access_token: token } = await userToken('mcp:tools');
+    for (const origin of ['https://evil.example', 'null']) {
+      const refused = await initialize(token, { origin });
+      expect(refused.status, origin).toBe(403);
+      await refused.body?.cancel();
+    }
+    const own = await initialize(token, { origin: new URL(host.url).origin });
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
   });
 
   it.each([

@@ -56,7 +56,10 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
   return (request, response) => {
     const allowed = fixed ?? source;
     const host = request.headers.host;
-    if (isAllowedHost(host, typeof allowed === 'function' ? allowed() : allowed)) {
+    // RFC 9112 §3.2: several Host headers are a 400. Node keeps the first; a proxy may route on the last.
+    const single =
+      request.rawHeaders.filter((_, i) => i % 2 === 0 && /^host$/i.test(request.rawHeaders[i]!)).length <= 1;
+    if (single && isAllowedHost(host, typeof allowed === 'function' ? allowed() : allowed)) {
       listener(request, response);
       return;
     }

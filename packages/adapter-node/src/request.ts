@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type { HandlerRequest } from '@keyhold/core';
 
 /** Thrown by {@link readRequest} when the body is larger than the limit; the listener answers 413. */
@@ -72,7 +73,11 @@ export function clientIp(
     .filter((hop) => hop !== '');
   let candidate = socketAddress;
   for (let i = hops.length - 1; i >= 0; i--) {
-    candidate = hops[i]!;
+    const hop = hops[i]!;
+    // A hop that is no address was written by the client, not by a proxy: the last trusted hop is the answer,
+    // so nobody picks a rate-limit key of its own by sending garbage.
+    if (isIP(hop) === 0) return candidate;
+    candidate = hop;
     if (!trusts(candidate)) return candidate;
   }
   return candidate;

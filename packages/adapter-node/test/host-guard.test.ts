@@ -46,6 +46,30 @@ export function requestWithHost(
 }
 
 describe('guardHosts: requests for a host this server does not serve get 421 before any handler', () => {
+  it('refuses a request carrying two Host headers (RFC 9112 §3.2), even when the first is allowed', async () => {
+    const handler = vi.fn(async () => jsonResult(200, { ok: true }));
+    let bound = 0;
+    bound = await listen(
+      guardHosts(createNodeListener(handler), { allowedHosts: () => [`127.0.0.1:${bound}`] }),
+    );
+    const { connect } = await import('node:net');
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(bound, '127.0.0.1', () => {
+        socket.write(
+          `GET / HTTP/1.1\r\nHost: 127.0.0.1:${bound}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+        );
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString();
+      });
+      socket.on('end', () => resolve(data.split('\r\n', 1)[0] ?? ''));
+      socket.on('error', reject);
+    });
+    expect(status).toMatch(/^HTTP\/1\.1 (400|421) /);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
   it('passes an allowed Host through and refuses a rebinding name with a JSON 421 and Connection: close', async () => {
     const handler = vi.fn(async () => jsonResult(200, { ok: true }));
     const warn = vi.fn();

@@ -128,6 +128,23 @@ describe('clientIp: X-Forwarded-For only through trusted proxies', () => {
     await fetch(`${base}/`, { headers: { 'X-Forwarded-For': '198.51.100.7, 203.0.113.9, 10.0.0.2' } });
     expect(ip).toBe('203.0.113.9');
   });
+
+  it('stops at a hop that is no address: a client cannot choose its own key with garbage', async () => {
+    const seen: (string | undefined)[] = [];
+    const base = await serve(
+      createNodeListener(
+        async (r) => {
+          seen.push(r.ip);
+          return jsonResult(200, {});
+        },
+        { trustProxy: (a) => a === '127.0.0.1' },
+      ),
+    );
+    for (const forged of ['g1', 'g2', '198.51.100.7, not-an-ip']) {
+      await fetch(`${base}/`, { headers: { 'X-Forwarded-For': forged } });
+    }
+    expect(seen).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1']);
+  });
 });
 
 describe('createRouter', () => {

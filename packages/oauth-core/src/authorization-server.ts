@@ -15,7 +15,12 @@ import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
-import { createRateLimitCheck, type RateLimitedEndpoint, RateLimitedError } from './rate-limits.js';
+import {
+  createAuthenticatedClientCheck,
+  createRateLimitCheck,
+  type RateLimitedEndpoint,
+  RateLimitedError,
+} from './rate-limits.js';
 import type { RequestEvent } from './request-event.js';
 import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
@@ -103,9 +108,17 @@ type Run = (
  * ```
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
-  const context = resolveOptions(options);
+  const resolved = resolveOptions(options);
+  const rateLimitCheck = createRateLimitCheck(options.rateLimits, resolved.clock, resolved.logger);
+  const authenticatedClientCheck = createAuthenticatedClientCheck(
+    options.rateLimits,
+    resolved.clock,
+    resolved.logger,
+  );
+  const context: ServerContext = authenticatedClientCheck
+    ? { ...resolved, authenticatedClientCheck }
+    : resolved;
   const keyCache = createKeyCache();
-  const rateLimitCheck = createRateLimitCheck(options.rateLimits, context.clock, context.logger);
 
   function endpoint(
     name: AuthEventAttributes['endpoint'],

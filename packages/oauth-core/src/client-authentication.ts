@@ -100,6 +100,8 @@ export async function authenticateClient(
     context.logger.info({ tenant: tenant.slug, clientId }, 'client authentication failed');
     throw new OAuthError('invalid_client', 'client authentication failed');
   }
+  await context.authenticatedClientCheck?.(tenant.slug, client.clientId);
+
   if (options.requireBasic && method !== 'client_secret_basic') {
     throw new OAuthError(
       'invalid_client',

@@ -5,7 +5,7 @@ import { OAuthError } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import type { AuthMetrics } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
-import type { RateLimitsOptions } from './rate-limits.js';
+import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
 import type { OAuthStorage } from './storage.js';
@@ -154,6 +154,8 @@ export interface ServerContext {
   readonly refreshTokenTtlMs: number;
   readonly pendingAuthorizationTtlMs: number;
   readonly consentTtlMs: number;
+  /** Charges the per-client token rule once a confidential client has authenticated (rate limits on). */
+  readonly authenticatedClientCheck?: AuthenticatedClientCheck;
   readonly unusedClientTtlMs: number;
   readonly registrationPolicy: RegistrationPolicy;
 }

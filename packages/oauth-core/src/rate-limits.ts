@@ -12,7 +12,7 @@ import { OAuthError } from './errors.js';
  * |---|---|---|
  * | `register` | client IP | 30 / 60 s |
  * | `authorize` | client IP | 60 / 60 s |
- * | `token` | client_id (per tenant) and, separately, client IP | 600 / 60 s each |
+ * | `token` | client IP; and per client_id once a confidential client has authenticated | 600 / 60 s each |
  * | `consent` | decision (`POST /consent`) per signed-in user (`request.userId`), else client IP | 30 / 60 s |
  *
  * @example
@@ -27,7 +27,7 @@ export interface RateLimitsOptions {
   readonly register?: Partial<RateLimitRule> | false;
   /** `GET /authorize`, per client IP. */
   readonly authorize?: Partial<RateLimitRule> | false;
-  /** `POST /token`: one counter per client_id and one per client IP, each with this rule. */
+  /** `POST /token`: one counter per client IP, and one per confidential client once it authenticated. */
   readonly token?: Partial<RateLimitRule> | false;
   /** `POST /consent` (the decision), per signed-in user (client IP when there is none). */
   readonly consent?: Partial<RateLimitRule> | false;
@@ -90,29 +90,6 @@ function keyPart(value: string): string {
   return value.length <= 128 && /^[\x21-\x7e]+$/.test(value) ? value : `h.${sha256Base64url(value)}`;
 }
 
-/**
- * The client_id a token request names, without authenticating it: the user part of `Authorization: Basic`
- * (RFC 6749 §2.3.1), else the form's `client_id`. `undefined` when there is none or the input is malformed
- * (the handler then refuses the request; only the per-IP counter applies).
- */
-function tokenClientId(request: HandlerRequest): string | undefined {
-  const authorization = request.headers['authorization'];
-  const basic =
-    authorization === undefined ? undefined : /^Basic +([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
-  if (basic?.[1] !== undefined) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) return undefined;
-    try {
-      return decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
-    } catch {
-      return undefined;
-    }
-  }
-  const form = parseForm(request.body);
-  return form.ok ? form.params['client_id'] : undefined;
-}
-
 function resolveRule(
   name: RateLimitedEndpoint,
   rule: Partial<RateLimitRule> | false | undefined,
@@ -160,13 +137,8 @@ export function createRateLimitCheck(
     const ip = keyPart(request.ip ?? UNKNOWN_IP);
     const keys: { key: string; what: string }[] = [];
     if (name === 'token') {
-      const clientId = tokenClientId(request);
-      if (clientId !== undefined) {
-        keys.push({
-          key: `oauth:token:client:${keyPart(tenantSlug)}:${keyPart(clientId)}`,
-          what: 'for this client',
-        });
-      }
+      // Per address here; per client only once the client has authenticated (authenticatedClientCheck):
+      // client ids are public, so a counter spent before authentication would let anyone lock a client out.
       keys.push({ key: `oauth:token:ip:${ip}`, what: 'from this address' });
     } else if (name === 'consent' && request.userId !== undefined) {
       keys.push({ key: `oauth:consent:user:${keyPart(request.userId)}`, what: 'for this user' });
@@ -191,5 +163,43 @@ export function createRateLimitCheck(
         outcome.retryAfterSeconds,
       );
     }
+  };
+}
+
+/** Charges one token request of a client that has just authenticated with its secret. */
+export type AuthenticatedClientCheck = (tenantSlug: string, clientId: string) => Promise<void>;
+
+/**
+ * The `/token` rule per client, charged after the client proved its secret (so nobody else can spend its
+ * budget); `undefined` when the token rule is off. Public clients prove nothing and are limited per address only.
+ */
+export function createAuthenticatedClientCheck(
+  options: RateLimitsOptions | undefined,
+  clock: Clock,
+  logger: Logger,
+): AuthenticatedClientCheck | undefined {
+  if (options === undefined) return undefined;
+  const rule = resolveRule('token', options.token);
+  if (rule === undefined) return undefined;
+  return async (tenantSlug, clientId) => {
+    const outcome = await consumeRateLimit(
+      options.limiter,
+      { key: `oauth:token:client:${keyPart(tenantSlug)}:${keyPart(clientId)}`, ...rule },
+      clock.now(),
+    );
+    if (outcome.ok) return;
+    logger.warn(
+      {
+        event: 'rate_limited',
+        endpoint: 'token',
+        tenant: tenantSlug,
+        retryAfterSeconds: outcome.retryAfterSeconds,
+      },
+      'token rate limit exceeded',
+    );
+    throw new RateLimitedError(
+      `too many token requests for this client; retry in ${outcome.retryAfterSeconds} s`,
+      outcome.retryAfterSeconds,
+    );
   };
 }

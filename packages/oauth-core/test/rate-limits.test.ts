@@ -10,6 +10,7 @@ import {
   json,
   pkce,
   postForm,
+  provisionClient,
   REDIRECT_URI,
   registerClient,
 } from './helpers.js';
@@ -179,19 +180,46 @@ describe('GET /authorize: limited per client IP, answered with the HTML error pa
   });
 });
 
-describe('POST /token: one counter per client_id and one per client IP', () => {
-  it('limits one client_id across addresses', async () => {
+describe('POST /token: one counter per client IP, and one per confidential client after it authenticated', () => {
+  it('limits one authenticated client across addresses', async () => {
     const t = await limitedServer({ token: { limit: 2, windowSeconds: 60 } });
-    expect((await t.server.token(tokenRequest('client-1', IP_A), 'demo')).status).not.toBe(429);
-    expect((await t.server.token(tokenRequest('client-1', IP_B), 'demo')).status).not.toBe(429);
-    expectRateLimitedJson(await t.server.token(tokenRequest('client-1', '198.51.100.3'), 'demo'), '60');
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const request = (ip: string, secret = client.client_secret ?? '') => ({
+      ...postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        basic(client.client_id, secret),
+      ),
+      ip,
+    });
+    expect((await t.server.token(request(IP_A), 'demo')).status).toBe(200);
+    expect((await t.server.token(request(IP_B), 'demo')).status).toBe(200);
+    expectRateLimitedJson(await t.server.token(request('198.51.100.3'), 'demo'), '60');
   });
 
-  it('reads the client_id of HTTP Basic authentication too', async () => {
-    const t = await limitedServer({ token: { limit: 1, windowSeconds: 60 } });
-    expect((await t.server.token(tokenRequest('client-1', IP_A, true), 'demo')).status).not.toBe(429);
-    expect((await t.server.token(tokenRequest('client-1', IP_B, true), 'demo')).status).toBe(429);
-    expect((await t.server.token(tokenRequest('client-1', '198.51.100.3'), 'demo')).status).toBe(429);
+  it('a client id named by someone without its secret spends nothing of that client (no lockout)', async () => {
+    const t = await limitedServer({ token: { limit: 2, windowSeconds: 60 } });
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    for (const ip of ['203.0.113.10', '203.0.113.11', '203.0.113.12', '203.0.113.13']) {
+      const forged = {
+        ...postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          basic(client.client_id, 'guess'),
+        ),
+        ip,
+      };
+      expect((await t.server.token(forged, 'demo')).status).toBe(401);
+    }
+    const real = {
+      ...postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        basic(client.client_id, client.client_secret ?? ''),
+      ),
+      ip: IP_A,
+    };
+    expect((await t.server.token(real, 'demo')).status).toBe(200);
   });
 
   it('limits one address across client_ids', async () => {

@@ -8,6 +8,7 @@ import { jsonResult, NO_STORE_HEADERS } from '@keyhold/core';
 export type WebhookErrorBodyCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'invalid_signature'
   | 'not_found'
   | 'method_not_allowed'

@@ -1,5 +1,5 @@
 import type { Clock, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
-import { constantTimeEqual, parseQuery, silentLogger, systemClock } from '@keyhold/core';
+import { constantTimeEqual, isAllowedOrigin, parseQuery, silentLogger, systemClock } from '@keyhold/core';
 import { bodyKind, parseBody } from './body.js';
 import { discoverWebhookRoutes, type ToolModule, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';
@@ -35,6 +35,12 @@ export interface WebhookHandlerOptions {
   clock?: Clock;
   /** Receives a warning at creation without a secret, and an error line when a method throws. */
   logger?: Logger;
+  /**
+   * Browser origins allowed to call webhooks (default none). Webhook senders are servers and send neither
+   * `Origin` nor `Sec-Fetch-Site`; a request with a foreign `Origin`, or that a browser marks `cross-site`,
+   * is a web page forging a delivery (a form POST needs no preflight) and gets 403.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 /**
@@ -129,6 +135,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const replayCache = options.replayCache ?? createMemoryReplayCache();
+  const allowedOrigins = options.allowedOrigins ?? [];
+  if (!Array.isArray(allowedOrigins) || allowedOrigins.some((o) => typeof o !== 'string')) {
+    throw invalid('allowedOrigins must be an array of origins');
+  }
   const redacted = new Set((options.redactHeaders ?? DEFAULT_REDACTED_HEADERS).map((h) => h.toLowerCase()));
 
   const discovered = discoverWebhookRoutes(options.modules, {
@@ -188,6 +198,13 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       }
     }
     if (route === undefined) return errorResult(404, 'not_found', 'no webhook at this path');
+    if (fromForeignPage(request.headers, allowedOrigins)) {
+      logger.warn(
+        { event: 'webhook_cross_site_refused', path: request.path },
+        'webhook refused: browser request',
+      );
+      return errorResult(403, 'forbidden', 'webhooks do not accept requests from web pages');
+    }
     if (request.method !== 'POST') {
       return errorResult(405, 'method_not_allowed', 'webhooks accept POST only', POST_ONLY);
     }
@@ -269,4 +286,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
 
   return Object.assign(handle, { routes: Object.freeze(discovered) });
+}
+
+/** Whether a browser sent this on behalf of a page of another site (servers send neither header). */
+function fromForeignPage(headers: HandlerRequest['headers'], allowedOrigins: readonly string[]): boolean {
+  const origin = headers['origin'];
+  if (origin !== undefined) return !isAllowedOrigin(origin, allowedOrigins);
+  return headers['sec-fetch-site'] === 'cross-site';
 }

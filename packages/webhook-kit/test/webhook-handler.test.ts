@@ -159,6 +159,39 @@ describe('responses: one JSON shape, 404 and 405', () => {
   });
 });
 
+describe('a web page cannot forge a delivery (webhook senders are servers: no Origin, no Sec-Fetch-Site)', () => {
+  const post = (url: string, headers: Record<string, string>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: 'greeting=planted',
+    });
+
+  it('answers 403 to a foreign Origin or a cross-site browser request, before the method runs', async () => {
+    const base = await serveWebhooks();
+    for (const headers of [
+      { origin: 'https://evil.example' } as Record<string, string>,
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+    ]) {
+      const response = await post(`${base}/webhook/github/handleEcho`, headers);
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect(await response.json()).toMatchObject({ ok: false, error: 'forbidden' });
+    }
+  });
+
+  it('serves server senders and listed browser origins', async () => {
+    const base = await serveWebhooks({ allowedOrigins: ['https://console.example'] });
+    expect((await post(`${base}/webhook/github/handleEcho`, {})).status).toBe(200);
+    expect(
+      (await post(`${base}/webhook/github/handleEcho`, { origin: 'https://console.example' })).status,
+    ).toBe(200);
+    expect(
+      (await post(`${base}/webhook/github/handleEcho`, { 'sec-fetch-site': 'same-origin' })).status,
+    ).toBe(200);
+  });
+});
+
 describe('request bodies: JSON object or form, within the limit', () => {
   it('accepts an application/x-www-form-urlencoded body as string parameters', async () => {
     const base = await serveWebhooks();
