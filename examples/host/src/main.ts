@@ -64,7 +64,17 @@ try {
   );
 }
 const baseUrl = config.publicUrl ?? running.url;
-app = await createHostApp({ config, secrets, baseUrl, hostRoot, logger });
+try {
+  app = await createHostApp({ config, secrets, baseUrl, hostRoot, logger });
+} catch (error) {
+  await running.close();
+  const message = error instanceof Error ? error.message : String(error);
+  refuseToStart(
+    /must use https/.test(message)
+      ? `the issuer ${baseUrl} must be https off 127.0.0.1 and localhost: set KEYHOLD_PUBLIC_URL=https://<the name clients use> (${message})`
+      : message,
+  );
+}
 logger.info(
   {
     url: baseUrl,

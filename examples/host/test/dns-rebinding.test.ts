@@ -191,6 +191,12 @@ describe('KEYHOLD_ALLOWED_HOSTS for proxies, and single-user mode only on loopba
     );
   });
 
+  it('says what to set when the issuer would not be https off loopback, instead of crashing', async () => {
+    await expect(
+      startHost({ HOST: '0.0.0.0', SVC_SINGLE_USER: '0', KEYHOLD_ALLOWED_HOSTS: 'proxy.example' }),
+    ).rejects.toThrow(/set KEYHOLD_PUBLIC_URL=https:/);
+  });
+
   it('refuses to start on a non-loopback address without allowed host names', async () => {
     await expect(startHost({ HOST: '0.0.0.0', SVC_SINGLE_USER: '0' })).rejects.toThrow(
       /KEYHOLD_PUBLIC_URL or KEYHOLD_ALLOWED_HOSTS/,
