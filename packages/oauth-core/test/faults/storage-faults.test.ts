@@ -213,7 +213,7 @@ describe('fault: the consent decision is taken once; a failure issues no code', 
     expect((await approve(t, req)).status).toBe(400);
     expect(faults.completed).not.toContain('authorizationCodes.save');
     const again = await obtainCode(t, client.client_id);
-    expect(again.code).toBeTruthy();
+    expect(again.code).toMatch(/^[\w-]{20,}$/);
   });
 
   it('a failure reading clients at /authorize or /token is an outage (a rejection → 500), never a 4xx that blames the client', async () => {

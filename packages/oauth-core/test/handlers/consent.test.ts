@@ -203,7 +203,7 @@ describe('POST /consent: anti-forgery token (double submit bound to the pending 
     expect(refused.headers['content-type']).toMatch(/text\/html/);
     expect(refused.body).toContain('anti-forgery');
     expect(await t.storage.pendingAuthorizations.get('demo', req)).toBeDefined();
-    expect(location(await decide('approve')).searchParams.get('code')).toBeTruthy();
+    expect(location(await decide('approve')).searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
   });
 
   it('a token for another pending request (same browser) does not decide this one', async () => {
@@ -240,8 +240,8 @@ describe('POST /consent: anti-forgery token (double submit bound to the pending 
       location(await first.decide('approve', USER, req2, { csrfToken: form2.csrfToken })).searchParams.get(
         'code',
       ),
-    ).toBeTruthy();
-    expect(location(await first.decide('approve')).searchParams.get('code')).toBeTruthy();
+    ).toMatch(/^[\w-]{20,}$/);
+    expect(location(await first.decide('approve')).searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
   });
 
   it('applies in single-user mode too, where the page would otherwise need no login', async () => {
@@ -249,7 +249,7 @@ describe('POST /consent: anti-forgery token (double submit bound to the pending 
     expect((await decide('approve', null, req, { csrfToken: null })).status).toBe(403);
     expect((await decide('approve', null, req, { cookie: '' })).status).toBe(403);
     expect(await t.storage.pendingAuthorizations.get('demo', req)).toBeDefined();
-    expect(location(await decide('approve', null)).searchParams.get('code')).toBeTruthy();
+    expect(location(await decide('approve', null)).searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
   });
 });
 
@@ -267,7 +267,7 @@ describe('POST /consent: Origin', () => {
   it("the server's own origin (and no Origin at all) is accepted", async () => {
     const { decide } = await pendingRequest();
     const approved = await decide('approve', USER, undefined, { headers: { origin: BASE_URL } });
-    expect(location(approved).searchParams.get('code')).toBeTruthy();
+    expect(location(approved).searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
   });
 
   it('the page asks for same-origin referrers, so the browser sends the real Origin with the form', async () => {
