@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@keyhold/core';
-import { isAllowedHost, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
+import { createHostMatcher, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
 import { writeResult } from './listener.js';
 
 /**
@@ -51,15 +51,25 @@ export const MISDIRECTED_STATUS = 421;
 export function guardHosts(listener: NodeListener, options: GuardHostsOptions): NodeListener {
   const logger = options.logger ?? silentLogger;
   const source = options.allowedHosts;
-  // A fixed list is validated (and canonicalised) once, here; a function's list on each call.
-  const fixed = typeof source === 'function' ? undefined : normaliseAllowedHosts(source);
+  // A fixed list is validated and parsed once, here; a function's list again only when it hands out a new
+  // array (serve() swaps its list once, after binding), never per request.
+  const fixed = typeof source === 'function' ? undefined : createHostMatcher(normaliseAllowedHosts(source));
+  let lastList: readonly string[] | undefined;
+  let lastMatcher: (host: string | undefined) => boolean = () => false;
+  const matcherFor = (list: readonly string[]) => {
+    if (list !== lastList) {
+      lastList = list;
+      lastMatcher = createHostMatcher(list);
+    }
+    return lastMatcher;
+  };
   return (request, response) => {
-    const allowed = fixed ?? source;
+    const matches = fixed ?? matcherFor(typeof source === 'function' ? source() : source);
     const host = request.headers.host;
     // RFC 9112 §3.2: several Host headers are a 400. Node keeps the first; a proxy may route on the last.
     const single =
       request.rawHeaders.filter((_, i) => i % 2 === 0 && /^host$/i.test(request.rawHeaders[i]!)).length <= 1;
-    if (single && isAllowedHost(host, typeof allowed === 'function' ? allowed() : allowed)) {
+    if (single && matches(host)) {
       listener(request, response);
       return;
     }

@@ -164,13 +164,26 @@ export function normaliseAllowedHosts(allowed: readonly string[]): string[] {
  * ```
  */
 export function isAllowedHost(hostHeader: string | undefined, allowed: readonly string[]): boolean {
-  if (hostHeader === undefined || hostHeader === '') return false;
-  const presented = parseHost(hostHeader);
-  if (!presented) return false;
-  return allowed.some((entry) => {
-    const parsed = parseHost(entry);
-    return parsed !== undefined && hostMatches(presented, parsed);
-  });
+  return createHostMatcher(allowed)(hostHeader);
+}
+
+/**
+ * {@link isAllowedHost} with the allowed list parsed once: what a server checks on every request. Malformed
+ * entries never match (use {@link normaliseAllowedHosts} to refuse them at start-up).
+ *
+ * @example
+ * ```ts
+ * const allowed = createHostMatcher(loopbackHosts(8787));
+ * allowed('localhost:8787'); // true
+ * ```
+ */
+export function createHostMatcher(allowed: readonly string[]): (hostHeader: string | undefined) => boolean {
+  const entries = allowed.map(parseHost).filter((entry): entry is ParsedHost => entry !== undefined);
+  return (hostHeader) => {
+    if (hostHeader === undefined || hostHeader === '') return false;
+    const presented = parseHost(hostHeader);
+    return presented !== undefined && entries.some((entry) => hostMatches(presented, entry));
+  };
 }
 
 /**

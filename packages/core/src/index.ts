@@ -9,6 +9,7 @@ export { formEncode, parseForm, parseQuery } from './form.js';
 export type { Handler, HandlerRequest, HandlerResult } from './handler.js';
 export {
   allowedHostsFor,
+  createHostMatcher,
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackHostname,

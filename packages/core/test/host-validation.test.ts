@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   allowedHostsFor,
+  createHostMatcher,
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackHostname,
@@ -152,5 +153,25 @@ describe('isAllowedOrigin: the Origin of a browser request', () => {
     expect(originOf('https://Auth.Example.com:443/x')).toBe('https://auth.example.com');
     expect(originOf('mailto:a@b')).toBeUndefined();
     expect(originOf('nope')).toBeUndefined();
+  });
+});
+
+describe('createHostMatcher: the allowed list parsed once, the same rules as isAllowedHost', () => {
+  it('answers exactly as isAllowedHost for every header, and ignores malformed entries', () => {
+    const allowed = [...loopbackHosts(8787), 'auth.example.com:443', 'not a host'];
+    const matches = createHostMatcher(allowed);
+    for (const header of [
+      'LOCALHOST:8787',
+      '[0:0::1]:8787',
+      'auth.example.com',
+      'rebind.attacker.example:8787',
+      'not a host',
+      '',
+      undefined,
+    ]) {
+      expect(matches(header), String(header)).toBe(isAllowedHost(header, allowed));
+    }
+    expect(matches('localhost:8787')).toBe(true);
+    expect(matches('not a host')).toBe(false);
   });
 });
