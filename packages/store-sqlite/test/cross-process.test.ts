@@ -48,13 +48,13 @@ describe('single-use operations across processes sharing one file', () => {
       });
     }
     db.exec('COMMIT');
+    // The racers' start barrier: each checks in here and waits for the others.
+    db.exec('CREATE TABLE race_ready (pid INTEGER NOT NULL)');
     db.close();
 
-    // Far enough ahead for all four to have started and opened the file, even on a loaded machine.
-    const startAt = String(Date.now() + 2000);
     const outputs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        run(process.execPath, [join(packageDir, 'test/fixtures/race.mjs'), path, String(count), startAt]),
+        run(process.execPath, [join(packageDir, 'test/fixtures/race.mjs'), path, String(count), '4']),
       ),
     );
     const perProcess = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
