@@ -35,5 +35,5 @@ export {
   createMemoryRateLimiter,
   rateLimitedResult,
 } from './rate-limit.js';
-export type { ToolModule } from './tool-module.js';
 export { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult, textResult } from './results.js';
+export type { ToolModule } from './tool-module.js';

@@ -25,6 +25,7 @@ import type { RequestEvent } from './request-event.js';
 import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
 import { resolveTenant } from './tenant.js';
+import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
 
 /**
  * A handler of one tenant-scoped endpoint. The host's router takes the slug from `/tenant/:tenant/…`.
@@ -77,6 +78,18 @@ export interface AuthorizationServer {
     authorizationHeader: string | undefined,
     options?: VerifyAccessTokenOptions,
   ): Promise<AccessTokenCheck>;
+  /**
+   * A verifier in the MCP SDK's `OAuthTokenVerifier` shape for the tenant's protected resource (or
+   * `options.resource`): signature, issuer, expiry, audience and revocation. Scope and subject policy are
+   * left to the resource (`@keyhold/mcp` applies them); {@link AuthorizationServer.verifyAccessToken} does
+   * both for hosts that serve a resource themselves.
+   *
+   * @example
+   * ```ts
+   * const endpoint = createMcpEndpoint({ authentication: { verifier: server.tokenVerifier('demo'), resourceMetadataUrl } });
+   * ```
+   */
+  tokenVerifier(tenantSlug: string, options?: { readonly resource?: string }): OAuthTokenVerifier;
   /** The issuer of a tenant: `{baseUrl}/tenant/<slug>`. */
   issuer(tenantSlug: string): string;
   /**
@@ -209,6 +222,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       }
       return checkBearer(context, tenant, authorizationHeader, verifyOptions);
     },
+    tokenVerifier: (tenantSlug, verifierOptions = {}) => ({
+      async verifyAccessToken(token) {
+        const tenant = await resolveTenant(context, keyCache, tenantSlug);
+        return verifyForResource(context, tenant, token, verifierOptions.resource);
+      },
+    }),
     issuer: (tenantSlug) => `${context.baseUrl}/tenant/${encodeURIComponent(tenantSlug)}`,
     clients: createClientAdministration({
       storage: context.storage,

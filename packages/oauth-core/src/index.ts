@@ -71,4 +71,5 @@ export type {
   TokenEndpointAuthMethod,
 } from './storage.js';
 export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
+export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';

@@ -1,0 +1,80 @@
+/**
+ * What a tool yields (or passes to `context.getToken`) to ask for the user's token at a third-party
+ * provider. The same shape as `OAuthAsk` of `@keyhold/token-vault`.
+ *
+ * @example
+ * ```ts
+ * const ask: OAuthAsk = { ask: 'oauth', provider: 'github', scopes: ['repo'] };
+ * ```
+ */
+export interface OAuthAsk {
+  readonly ask: 'oauth';
+  readonly provider: string;
+  readonly scopes: readonly string[];
+  readonly message?: string;
+}
+
+/**
+ * The login link a user must open before a brokered token exists: what `@keyhold/token-vault`'s
+ * `ElicitationRequiredError` carries.
+ *
+ * @example
+ * ```ts
+ * const pending: BrokerElicitation = {
+ *   elicitationUrl: 'https://host.example/auth/oauth/connect?elicitation_id=e1', elicitationId: 'e1',
+ *   provider: 'github', scopes: ['repo'], message: 'GitHub authorization is needed',
+ * };
+ * ```
+ */
+export interface BrokerElicitation {
+  readonly elicitationUrl: string;
+  readonly elicitationId: string;
+  readonly provider: string;
+  readonly scopes: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * The token broker as `@keyhold/mcp` uses it: `@keyhold/token-vault`'s `TokenBroker` fits as it is.
+ * `requestToken` answers with the token, or with the elicitation the user must complete.
+ *
+ * @example
+ * ```ts
+ * const broker: McpTokenBroker = createTokenBroker({ baseUrl, stateSecret, vault, storage, providers });
+ * ```
+ */
+export interface McpTokenBroker {
+  requestToken(
+    ask: OAuthAsk,
+    context: { readonly tenantId: string; readonly userId: string; readonly toolModuleId: string },
+  ): Promise<
+    | { readonly kind: 'token'; readonly accessToken: string }
+    | { readonly kind: 'elicitation'; readonly error: BrokerElicitation }
+  >;
+}
+
+/** Thrown inside a tool call when the user must authorize first; the endpoint turns it into the era's answer. */
+export class AuthorizationNeeded extends Error {
+  readonly elicitation: BrokerElicitation;
+  constructor(elicitation: BrokerElicitation) {
+    super(elicitation.message);
+    this.name = 'AuthorizationNeeded';
+    this.elicitation = elicitation;
+  }
+}
+
+/** The link as tool text, for a client that cannot show URL elicitations. */
+export function linkAsToolText(elicitation: BrokerElicitation): {
+  isError: true;
+  content: { type: 'text'; text: string }[];
+} {
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: `${elicitation.message}\n\nOpen this link to authorize, then try again:\n${elicitation.elicitationUrl}`,
+      },
+    ],
+  };
+}

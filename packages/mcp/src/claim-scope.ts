@@ -1,0 +1,112 @@
+import type { Logger } from '@keyhold/core';
+
+/** The request header that carries a claim code, on every request of either era. */
+export const CLAIM_CODE_HEADER = 'mcp-claim-code';
+/** The query parameter that carries a claim code, for clients that cannot set headers. */
+export const CLAIM_CODE_QUERY_PARAMETER = 'claim';
+
+/**
+ * Claim codes as `@keyhold/mcp` uses them: `@keyhold/claim-codes`' `Claims` and `ClaimAttemptGate` fit
+ * as they are.
+ *
+ * @example
+ * ```ts
+ * const gate = createClaimAttemptGate(claims, { limiter });
+ * const claimCodes: McpClaimCodes = { claims: gate.claims, attempts: gate, isInScope: isFileInScope };
+ * ```
+ */
+export interface McpClaimCodes {
+  /** Validates a presented code (`Claims` of `@keyhold/claim-codes`; pass the gate's when guesses are limited). */
+  readonly claims: {
+    validate(
+      code: string,
+    ): Promise<
+      | { readonly status: 'valid'; readonly claim: { readonly scopeDir: string } }
+      | { readonly status: string }
+    >;
+  };
+  /**
+   * Spends a principal's guess budget before a code is looked up (`ClaimAttemptGate` of
+   * `@keyhold/claim-codes`). Over budget, the request is answered 429 with `Retry-After`. Default: no budget.
+   */
+  readonly attempts?: {
+    admit(
+      principal: string,
+      code: string | undefined,
+    ): Promise<{ readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number }>;
+  };
+  /**
+   * Whether a tool module's source file lies under a claim's directory. Pass `isFileInScope` of
+   * `@keyhold/claim-codes` to resolve symlinks on Node. Default: a plain path-prefix comparison.
+   */
+  readonly isInScope?: (scopeDir: string, sourcePath: string) => boolean;
+  /** Refuse requests that present no code (403). Default `false`: no code, every tool module. */
+  readonly requireClaimCode?: boolean;
+}
+
+/** What a request's claim decides: the directory it is narrowed to, none, or a ready refusal. */
+export type ClaimDecision =
+  | { readonly kind: 'scoped'; readonly scopeDir: string }
+  | { readonly kind: 'unscoped' }
+  | { readonly kind: 'refused'; readonly response: Response };
+
+/** The code a request presents: the header first, then `?claim=`; empty counts as none. */
+export function presentedClaimCode(request: Request, url: URL): string | undefined {
+  const header = request.headers.get(CLAIM_CODE_HEADER);
+  if (header !== null && header.trim() !== '') return header;
+  const values = url.searchParams.getAll(CLAIM_CODE_QUERY_PARAMETER);
+  const joined = values.join(', ');
+  return joined.trim() === '' ? undefined : joined;
+}
+
+/** The default {@link McpClaimCodes.isInScope}: `sourcePath` is `scopeDir` or lies below it. */
+export function isUnderDirectory(scopeDir: string, sourcePath: string): boolean {
+  const dir = scopeDir.replace(/[\\/]+$/, '');
+  return sourcePath === dir || sourcePath.startsWith(`${dir}/`) || sourcePath.startsWith(`${dir}\\`);
+}
+
+function refused(status: number, message: string, headers: Record<string, string> = {}): ClaimDecision {
+  return {
+    kind: 'refused',
+    response: new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+      status,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    }),
+  };
+}
+
+/**
+ * Decides the claim of one request. Runs on every request, so a revoked or expired code counts on the
+ * very next one. A code that is presented but not valid is refused (403), never served unscoped: the
+ * client asked to be narrowed, and widening it silently when the code lapses would hand it every tool.
+ */
+export async function decideClaim(
+  claimCodes: McpClaimCodes | undefined,
+  code: string | undefined,
+  principal: string,
+  logger: Logger,
+): Promise<ClaimDecision> {
+  if (claimCodes === undefined) return { kind: 'unscoped' };
+  if (code === undefined) {
+    return claimCodes.requireClaimCode === true
+      ? refused(403, 'Forbidden: a valid claim code is required (Mcp-Claim-Code header).')
+      : { kind: 'unscoped' };
+  }
+  if (claimCodes.attempts !== undefined) {
+    const admitted = await claimCodes.attempts.admit(principal, code);
+    if (!admitted.ok) {
+      logger.warn(
+        { event: 'rate_limited', endpoint: 'mcp_claim_code', retryAfterSeconds: admitted.retryAfterSeconds },
+        'mcp: claim-code attempts over the limit',
+      );
+      return refused(429, `Too many claim-code attempts; retry in ${admitted.retryAfterSeconds} s.`, {
+        'retry-after': String(admitted.retryAfterSeconds),
+      });
+    }
+  }
+  const result = await claimCodes.claims.validate(code);
+  if (result.status === 'valid' && 'claim' in result)
+    return { kind: 'scoped', scopeDir: result.claim.scopeDir };
+  logger.info({ event: 'claim_code_refused', status: result.status }, 'mcp: claim code not valid');
+  return refused(403, 'Forbidden: the claim code is not valid (unknown, expired or revoked).');
+}

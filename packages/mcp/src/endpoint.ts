@@ -1,0 +1,378 @@
+import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { createAuthenticator, type McpAuthenticationOptions } from './authentication.js';
+import type { McpTokenBroker } from './brokering.js';
+import { decideClaim, isUnderDirectory, type McpClaimCodes, presentedClaimCode } from './claim-scope.js';
+import { KeyholdMcpError } from './errors.js';
+import { createHostOriginPolicy } from './host-origin.js';
+import { createLegacyCapabilities } from './legacy-capabilities.js';
+import { createRequestStateSeal } from './request-state.js';
+import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
+import { createToolRunner, type RequestData } from './tool-calls.js';
+import type { McpToolModule, ModuleTool } from './tool-module.js';
+
+/**
+ * Options of {@link createMcpEndpoint}. Validated once, at creation (`ERR_INVALID_OPTIONS`).
+ *
+ * @example
+ * ```ts
+ * const options: McpEndpointOptions = {
+ *   publicUrl: 'https://host.example/tenant/demo/mcp',
+ *   serverInfo: { name: 'my-host', version: '1.0.0' },
+ *   toolModules: [notes],
+ *   authentication: { verifier: oauth.tokenVerifier('demo'), resourceMetadataUrl },
+ *   requestStateSecret: process.env.MCP_STATE_SECRET!,
+ * };
+ * ```
+ */
+export interface McpEndpointOptions {
+  /**
+   * The endpoint's URL as clients reach it. Its path is the one route served; its host and origin are the
+   * default allowlists. Never derived from requests (a proxy may terminate TLS in front).
+   */
+  readonly publicUrl: string | URL;
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** The tool modules served. Tool names must be unique across them. */
+  readonly toolModules: readonly McpToolModule[];
+  readonly authentication: McpAuthenticationOptions;
+  /** Claim codes read on every request (`Mcp-Claim-Code`, or `?claim=`). Default: none are read. */
+  readonly claimCodes?: McpClaimCodes;
+  /** The token broker behind `context.getToken` and yielded asks (`@keyhold/token-vault`). */
+  readonly broker?: McpTokenBroker;
+  /** The tenant brokered grants are kept under when a token's `extra.tenantId` does not say. */
+  readonly tenantId?: string;
+  /**
+   * HMAC key (at least 32 bytes) of 2026-07-28 `requestState` values and 2025-era capability ids. Every
+   * instance serving one deployment needs the same key.
+   */
+  readonly requestStateSecret: Uint8Array | string;
+  /** How long a user has to authorize before the retry is refused. Default 600 (ten minutes). */
+  readonly requestStateTtlSeconds?: number;
+  /** Spent `requestState` ids. Default: in memory (one instance); share one across instances. */
+  readonly requestStateStore?: RequestStateStore;
+  /** How long a 2025-era capability id is honoured. Default 86 400 (a day). */
+  readonly legacyCapabilityTtlSeconds?: number;
+  /**
+   * `Host` values accepted (`host` or `host:port`), or `'any'` behind a proxy that checks them. Default:
+   * the public URL's host, plus the loopback names on its port when that host is loopback.
+   */
+  readonly allowedHosts?: readonly string[] | 'any';
+  /** `Origin` values accepted when one is sent. Default: the public URL's origin (and loopback twins). */
+  readonly allowedOrigins?: readonly string[];
+  /** How 2025-era requests are served: `'stateless'` (default) or `'reject'`. */
+  readonly legacy?: 'stateless' | 'reject';
+  /** Largest request body read. Default 4 194 304 (4 MiB). */
+  readonly maxRequestBodyBytes?: number;
+  readonly clock?: Clock;
+  /** Default: silent. */
+  readonly logger?: Logger;
+}
+
+/**
+ * An MCP endpoint: a web-standard `fetch` that serves one path for 2026-07-28 and 2025-era clients.
+ *
+ * @example
+ * ```ts
+ * const response = await endpoint.fetch(request);
+ * ```
+ */
+export interface McpEndpoint {
+  /**
+   * Serves a request to the endpoint's path (404 elsewhere, so hosts can chain it). `parsedBody` is a
+   * body a framework already parsed (`express.json()`); the request's own body is then not read.
+   */
+  fetch(request: Request, options?: { readonly parsedBody?: unknown }): Promise<Response>;
+  /** The path served (the public URL's). */
+  readonly path: string;
+  /** Ends open SSE responses. */
+  close(): Promise<void>;
+}
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', `${name} must be a positive whole number`);
+  }
+  return value;
+}
+
+interface RegisteredTool {
+  readonly module: McpToolModule;
+  readonly tool: ModuleTool;
+}
+
+function registerModules(modules: readonly McpToolModule[]): RegisteredTool[] {
+  if (!Array.isArray(modules))
+    throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', 'toolModules must be an array');
+  const names = new Set<string>();
+  const registered: RegisteredTool[] = [];
+  for (const module of modules) {
+    for (const field of ['toolModuleId', 'displayName', 'sourcePath'] as const) {
+      if (typeof module?.[field] !== 'string' || module[field] === '') {
+        throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', `a tool module needs a ${field}`);
+      }
+    }
+    for (const tool of module.tools ?? []) {
+      if (typeof tool?.name !== 'string' || tool.name === '' || typeof tool.handler !== 'function') {
+        throw new KeyholdMcpError(
+          'ERR_INVALID_TOOL_MODULE',
+          `every tool of module ${module.toolModuleId} needs a name and a handler`,
+        );
+      }
+      if (names.has(tool.name)) {
+        throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', `the tool name ${tool.name} is used twice`);
+      }
+      names.add(tool.name);
+      registered.push({ module, tool });
+    }
+  }
+  return registered;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Creates an MCP endpoint on the MCP SDK v2 (`createMcpHandler`): one definition of the tools serves
+ * 2026-07-28 clients (per-request envelope, `server/discover`) and 2025-era clients (stateless). Every
+ * request is checked in this order: path, `Host` and `Origin` (403), bearer token and resource policy
+ * (401/403 challenges naming the metadata URL and every scope needed), claim code (403/429), then served
+ * by a server built for it with only the tools its claim allows. Nothing is kept between requests, so
+ * instances need no sticky sessions and memory does not grow with clients.
+ *
+ * @example
+ * ```ts
+ * const endpoint = createMcpEndpoint({
+ *   publicUrl: 'http://127.0.0.1:8787/tenant/demo/mcp',
+ *   serverInfo: { name: 'my-host', version: '1.0.0' },
+ *   toolModules: [notes],
+ *   authentication: { verifier: oauth.tokenVerifier('demo'), resourceMetadataUrl },
+ *   requestStateSecret: secret,
+ * });
+ * Bun.serve({ fetch: (request) => endpoint.fetch(request) });
+ * ```
+ */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  let publicUrl: URL;
+  try {
+    publicUrl = new URL(options.publicUrl);
+  } catch {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'publicUrl must be an absolute URL');
+  }
+  if (publicUrl.protocol !== 'https:' && publicUrl.protocol !== 'http:') {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'publicUrl must be an http(s) URL');
+  }
+  const secret = options.requestStateSecret;
+  const secretBytes = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret?.length;
+  if (secretBytes === undefined || secretBytes < 32) {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'requestStateSecret must be at least 32 bytes');
+  }
+  if (typeof options.authentication?.verifier?.verifyAccessToken !== 'function') {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'authentication.verifier must have verifyAccessToken');
+  }
+  try {
+    new URL(options.authentication.resourceMetadataUrl);
+  } catch {
+    throw new KeyholdMcpError(
+      'ERR_INVALID_OPTIONS',
+      'authentication.resourceMetadataUrl must be an absolute URL',
+    );
+  }
+  if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'reject') {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', "legacy must be 'stateless' or 'reject'");
+  }
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const maxBodyBytes = positiveInteger('maxRequestBodyBytes', options.maxRequestBodyBytes, 4 * 1024 * 1024);
+  const stateTtlMs = positiveInteger('requestStateTtlSeconds', options.requestStateTtlSeconds, 600) * 1000;
+  const capabilityTtlMs =
+    positiveInteger('legacyCapabilityTtlSeconds', options.legacyCapabilityTtlSeconds, 86_400) * 1000;
+  let hostOrigin: ReturnType<typeof createHostOriginPolicy>;
+  try {
+    hostOrigin = createHostOriginPolicy(publicUrl, options.allowedHosts, options.allowedOrigins);
+  } catch (cause) {
+    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'allowedHosts has an entry that is not a host', {
+      cause,
+    });
+  }
+  const tools = registerModules(options.toolModules);
+  const authenticate = createAuthenticator(
+    options.authentication,
+    options.authentication.realm ?? publicUrl.origin,
+    clock,
+    logger,
+  );
+  const store = options.requestStateStore ?? createMemoryRequestStateStore({ clock });
+  const seal = createRequestStateSeal(secret, stateTtlMs, clock, store);
+  const capabilities = createLegacyCapabilities(secret, capabilityTtlMs, clock);
+  const isInScope = options.claimCodes?.isInScope ?? isUnderDirectory;
+  const runner = createToolRunner({
+    seal,
+    logger,
+    ...(options.broker ? { broker: options.broker } : {}),
+    ...(options.tenantId ? { tenantId: options.tenantId } : {}),
+  });
+  // The SDK hands the factory the AuthInfo object passed to its fetch, so one fresh object per request
+  // keys what this request decided (principal, claim, 2025 capability).
+  const perRequest = new WeakMap<AuthInfo, RequestData>();
+
+  const sdk = createMcpHandler(
+    (ctx) => {
+      const data = ctx.authInfo ? perRequest.get(ctx.authInfo) : undefined;
+      // Only requests this endpoint authenticated reach the SDK; anything else is a wiring bug.
+      if (data === undefined) throw new Error('an unauthenticated request reached the MCP server factory');
+      const server = new McpServer(
+        { name: options.serverInfo.name, version: options.serverInfo.version },
+        {
+          capabilities: { tools: { listChanged: false } },
+          requestState: { verify: (state: string, context: ServerContext) => seal.verify(state, context) },
+        },
+      );
+      server.server.onerror = (error) =>
+        logger.warn(
+          { event: 'mcp_request_refused', reason: error.message.slice(0, 100) },
+          'mcp: request refused',
+        );
+      for (const entry of tools) {
+        if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
+        runner.register(server, entry.module, entry.tool, data, ctx.era);
+      }
+      return server;
+    },
+    {
+      legacy: options.legacy ?? 'stateless',
+      maxRequestBodySize: maxBodyBytes,
+      onerror: (error) => logger.error({ event: 'mcp_error', err: error.message }, 'mcp: request failed'),
+    },
+  );
+
+  async function readJson(
+    request: Request,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; response: Response }> {
+    const declared = Number(request.headers.get('content-length') ?? '0');
+    if (declared > maxBodyBytes) {
+      return {
+        ok: false,
+        response: jsonRpcError(413, -32000, `Payload Too Large: the limit is ${maxBodyBytes} bytes`),
+      };
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (request.body !== null) {
+      const reader = request.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBodyBytes) {
+          await reader.cancel().catch(() => {});
+          return {
+            ok: false,
+            response: jsonRpcError(413, -32000, `Payload Too Large: the limit is ${maxBodyBytes} bytes`),
+          };
+        }
+        chunks.push(value);
+      }
+    }
+    const bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    try {
+      return { ok: true, body: JSON.parse(new TextDecoder().decode(bytes)) };
+    } catch {
+      return { ok: false, response: jsonRpcError(400, -32700, 'Parse error: the body is not JSON') };
+    }
+  }
+
+  async function serve(
+    request: Request,
+    parsedBodyOption: { parsedBody?: unknown } | undefined,
+  ): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname !== publicUrl.pathname) return jsonRpcError(404, -32000, 'Not Found');
+    const refusal = hostOrigin.refusal(request);
+    if (refusal !== undefined) {
+      logger.warn({ event: 'mcp_host_refused', reason: refusal }, 'mcp: Host or Origin refused');
+      return jsonRpcError(403, -32000, `Forbidden: ${refusal}`);
+    }
+    const authentication = await authenticate(request);
+    if (!authentication.ok) return authentication.response;
+    const { principal } = authentication;
+    const claim = await decideClaim(
+      options.claimCodes,
+      presentedClaimCode(request, url),
+      `sub:${principal.userId}`,
+      logger,
+    );
+    if (claim.kind === 'refused') return claim.response;
+
+    let parsedBody: unknown;
+    if (parsedBodyOption?.parsedBody !== undefined) {
+      parsedBody = parsedBodyOption.parsedBody;
+    } else if (request.method === 'POST' && JSON_TYPE.test(request.headers.get('content-type') ?? '')) {
+      const read = await readJson(request);
+      if (!read.ok) return read.response;
+      parsedBody = read.body;
+    }
+    const principalKey = `${principal.userId}\0${principal.clientId}`;
+    const authInfo: AuthInfo = { ...authentication.authInfo };
+    perRequest.set(authInfo, {
+      principal,
+      authInfo: authentication.authInfo,
+      ...(claim.kind === 'scoped' ? { scopeDir: claim.scopeDir } : {}),
+      legacyUrlElicitation: await capabilities.urlElicitation(
+        request.headers.get('mcp-session-id'),
+        principalKey,
+      ),
+    });
+    const response = await sdk.fetch(request, {
+      authInfo,
+      ...(parsedBody === undefined ? {} : { parsedBody }),
+    });
+    const initialize = parsedBody as {
+      method?: unknown;
+      params?: { capabilities?: { elicitation?: { url?: unknown } } };
+    };
+    if (response.ok && initialize?.method === 'initialize') {
+      const urlElicitation = initialize.params?.capabilities?.elicitation?.url !== undefined;
+      const headers = new Headers(response.headers);
+      headers.set('mcp-session-id', await capabilities.mint(urlElicitation, principalKey));
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    }
+    return response;
+  }
+
+  return {
+    path: publicUrl.pathname,
+    async fetch(request, fetchOptions) {
+      try {
+        return await serve(request, fetchOptions);
+      } catch (error) {
+        logger.error(
+          { event: 'mcp_error', err: error instanceof Error ? error.message : String(error) },
+          'mcp: request failed',
+        );
+        return jsonRpcError(500, -32603, 'Internal error');
+      }
+    },
+    close: () => sdk.close(),
+  };
+}
