@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createManualClock, type ManualClock } from '@keyhold/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +22,18 @@ import {
 import { toNodeListener } from '../src/node.js';
 
 export const SECRET = 'a-request-state-secret-of-32-bytes-at-least!';
-export const ROOT = '/srv/tools';
+/** A real directory of tool-module sources: claim scopes resolve real paths. */
+export const ROOT: string = (() => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'keyhold-mcp-tools-')));
+  for (const [dir, file] of [
+    ['workspace-a', 'notes.ts'],
+    ['workspace-b', 'github.ts'],
+  ] as const) {
+    mkdirSync(join(root, dir));
+    writeFileSync(join(root, dir, file), '// a tool module\n');
+  }
+  return root;
+})();
 
 /** Tokens the fake verifier knows. */
 export const TOKENS: Record<string, { sub?: string; scopes: string[]; client: string; machine?: boolean }> = {
