@@ -1,15 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createNodeListener, createRouter, type RouteHandler } from '@keyhold/adapter-node';
 import {
-  clientIp,
-  createMcpEndpoint,
-  createNodeListener,
-  createRouter,
-  type RouteHandler,
-} from '@keyhold/adapter-node';
-import { createClaims, createFileClaimStore } from '@keyhold/claim-codes';
-import { createScopedMcpHandler } from '@keyhold/claim-codes/mcp-node';
+  createClaimAttemptGate,
+  createClaims,
+  createFileClaimStore,
+  isFileInScope,
+} from '@keyhold/claim-codes';
 import type { Logger } from '@keyhold/core';
-import { createMemoryRateLimiter, isAllowedOrigin, sha256Base64url, systemClock } from '@keyhold/core';
+import {
+  allowedHostsFor,
+  createMemoryRateLimiter,
+  isLoopbackHostname,
+  loopbackHosts,
+  sha256Base64url,
+  systemClock,
+} from '@keyhold/core';
+import { createMcpEndpoint } from '@keyhold/mcp';
+import { toNodeListener } from '@keyhold/mcp/node';
 import {
   type AuthorizationServer,
   type CimdFetch,
@@ -18,20 +25,19 @@ import {
   createSafeFetch,
   DISCOVERY_ROUTES,
   type TenantConfig,
+  wellKnownUrl,
 } from '@keyhold/oauth-core';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createSessionServers, whoAmITool } from './brokered-tools.js';
 import type { HostConfig } from './config.js';
 import { createDevLogin } from './login-page.js';
 import type { HostSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
 import { openHostStorage } from './storage.js';
-import { createToolInstances, mcpToolModules, toolSourcePaths } from './tool-modules.js';
+import { createToolInstances, hostToolModules, toolSourcePaths } from './tool-modules.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
 export interface HostApp {
@@ -171,58 +177,51 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
 
   const instances = createToolInstances();
-  const sessionServers = createSessionServers();
   const claims = createClaims({
     store: createFileClaimStore({ dataDir: config.dataDir, logger }),
     clock,
     logger,
   });
-  // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
-  const trustedProxies = new Set(config.trustedProxies);
-  const trustProxy = trustedProxies.size > 0 ? (address: string) => trustedProxies.has(address) : undefined;
-  const claimPrincipal = (request: IncomingMessage & { auth?: { extra?: Record<string, unknown> } }) => {
-    const subject = request.auth?.extra?.['sub'];
-    if (typeof subject === 'string' && subject !== '') return `sub:${subject}`;
-    const address = clientIp(request, trustProxy);
-    return address ? `ip:${address}` : 'unknown';
-  };
-  const mcp = createScopedMcpHandler({
-    claims,
-    modules: mcpToolModules(hostRoot, instances, [
-      whoAmITool({ broker, activity: instances.activity, sessions: sessionServers, tenantId: config.tenant }),
-    ]),
-    createServer: () =>
-      sessionServers.track(new McpServer({ name: 'keyhold-example-host', version: '0.0.0' })),
-    logger,
-    // The principal is the token's subject (`auth.extra.sub`, set below), else the socket address.
-    ...(limits?.claimFailures ? { claimFailureRateLimit: { limiter, clock, ...limits.claimFailures } } : {}),
-    ...(trustProxy ? { principalOf: claimPrincipal } : {}),
-  });
-  const mcpEndpoint = createMcpEndpoint({
-    logger,
-    mcp,
-    authenticate: async (request) => {
-      const header = request.headers.authorization;
-      // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a
-      // client obtained for itself (client_credentials, `client:` subjects) are refused with 403.
-      const check = await oauth.verifyAccessToken(
-        config.tenant,
-        typeof header === 'string' ? header : undefined,
-      );
-      if (!check.ok) return { ok: false, result: check.result };
-      const { claims: token } = check;
-      return {
-        ok: true,
-        auth: {
-          token: (header ?? '').replace(/^Bearer\s+/i, ''),
-          clientId: token.client_id,
-          scopes: token.scope ? token.scope.split(' ') : [],
-          expiresAt: token.exp,
-          extra: { sub: token.sub, tenant: config.tenant },
-        },
-      };
+  // Claim-code guesses are limited per user (the token's subject), counted before any lookup.
+  const claimGate = limits?.claimFailures
+    ? createClaimAttemptGate(claims, { limiter, clock, ...limits.claimFailures })
+    : undefined;
+  const mcpUrl = `${baseUrl}/tenant/${config.tenant}/mcp`;
+  const mcp = createMcpEndpoint({
+    publicUrl: mcpUrl,
+    serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
+    toolModules: hostToolModules(hostRoot, instances),
+    // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a client
+    // obtained for itself (client_credentials) are refused with 403.
+    authentication: {
+      verifier: oauth.tokenVerifier(config.tenant),
+      resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
+      realm: config.tenant,
     },
+    claimCodes: {
+      claims: claimGate?.claims ?? claims,
+      ...(claimGate ? { attempts: claimGate } : {}),
+      isInScope: isFileInScope,
+    },
+    // TEMP until token-vault's AskContext is { tenantId, userId, toolModuleId }.
+    broker: {
+      requestToken: (ask, context) =>
+        broker.requestToken(ask, {
+          tenantId: context.tenantId,
+          userId: context.userId,
+          photonId: context.toolModuleId,
+          session: { id: 'stateless', supportsUrlElicitation: true },
+        }),
+    },
+    tenantId: config.tenant,
+    requestStateSecret: secrets.mcpStateSecret,
+    ...(stores.requestStateStore ? { requestStateStore: stores.requestStateStore } : {}),
+    allowedHosts: [...allowedHostsFor(baseUrl), ...hostOnlyLoopback(baseUrl), ...config.allowedHosts],
+    allowedOrigins: [new URL(baseUrl).origin, ...config.allowedOrigins],
+    clock,
+    logger,
   });
+  const mcpListener = toNodeListener(mcp);
 
   const paths = toolSourcePaths(hostRoot);
   const webhooks = createWebhookHandler({
@@ -273,6 +272,9 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   // Anything else under /webhook gets the webhook handler's own 405/404 answers.
   router.on(['GET', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
 
+  // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
+  const trustedProxies = new Set(config.trustedProxies);
+  const trustProxy = trustedProxies.size > 0 ? (address: string) => trustedProxies.has(address) : undefined;
   const handlerListener = createNodeListener(router.handle, {
     logger,
     ...(trustProxy ? { trustProxy } : {}),
@@ -283,28 +285,24 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },
   });
-  const mcpPath = `/tenant/${config.tenant}/mcp`;
-  const mcpOrigins = [new URL(baseUrl).origin, ...config.allowedOrigins];
-
   return {
     oauth,
     listener: (request, response) => {
       const path = (request.url ?? '/').split('?', 1)[0];
-      if (path !== mcpPath) return handlerListener(request, response);
-      // MCP Streamable HTTP: a present Origin that is not allowed gets 403 (a page of another site must not
-      // drive the tools with a token it holds; browsers also send Origin on DNS-rebinding attempts).
-      const origin = request.headers.origin;
-      if (origin !== undefined && !isAllowedOrigin(origin, mcpOrigins)) {
-        response
-          .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-          .end(JSON.stringify({ error: 'forbidden', error_description: 'cross-origin request refused' }));
-        return;
-      }
-      mcpEndpoint(request, response);
+      if (path !== mcp.path) return handlerListener(request, response);
+      // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
+      void mcpListener(request, response);
     },
     close: async () => {
       await mcp.close();
       await stores.close();
     },
   };
+}
+
+/** The loopback names on the public port when the host is reached on loopback, as serve() allows them. */
+function hostOnlyLoopback(baseUrl: string): string[] {
+  const url = new URL(baseUrl);
+  if (!isLoopbackHostname(url.hostname)) return [];
+  return loopbackHosts(Number(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port));
 }

@@ -12,12 +12,15 @@ export interface HostSecrets {
   readonly vaultMasterKey: string;
   /** Client secret of the host's own confidential client at the provider tenant. */
   readonly providerClientSecret: string;
+  /** HMAC key of MCP `requestState` values and 2025-era capability ids (@keyhold/mcp); shared by instances. */
+  readonly mcpStateSecret: string;
 }
 
 const ENV_OVERRIDES = {
   sessionSecret: 'KEYHOLD_SESSION_SECRET',
   stateSecret: 'KEYHOLD_STATE_SECRET',
   vaultMasterKey: 'KEYHOLD_VAULT_MASTER_KEY',
+  mcpStateSecret: 'KEYHOLD_MCP_STATE_SECRET',
 } as const;
 
 /**
@@ -44,6 +47,7 @@ export function loadSecrets(dataDir: string, env: Readonly<Record<string, string
     stateSecret: pick('stateSecret', fresh),
     vaultMasterKey: pick('vaultMasterKey', () => randomBytes(32).toString('base64')),
     providerClientSecret: pick('providerClientSecret', fresh),
+    mcpStateSecret: pick('mcpStateSecret', fresh),
   };
   if (Object.keys(generated).length !== Object.keys(stored).length) {
     writeFileSync(path, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });

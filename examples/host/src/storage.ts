@@ -14,6 +14,7 @@ import {
   createRedisRateLimiter,
   createRedisRefreshLock,
   createRedisReplayCache,
+  createRedisRequestStateStore,
 } from '@keyhold/store-redis';
 import {
   createSqliteOAuthStorage,
@@ -34,6 +35,8 @@ export interface HostStorage {
   /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
   readonly rateLimiter?: RateLimiter;
   readonly replayCache?: ReturnType<typeof createRedisReplayCache>;
+  /** Present with Redis: spent MCP requestState ids, shared across instances (else each instance's memory). */
+  readonly requestStateStore?: ReturnType<typeof createRedisRequestStateStore>;
   close(): Promise<void>;
 }
 
@@ -58,7 +61,12 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
       kind: 'sqlite',
       oauth,
       vault,
-      ...(redis ? { rateLimiter: createRedisRateLimiter(redis, redisOptions) } : {}),
+      ...(redis
+        ? {
+            rateLimiter: createRedisRateLimiter(redis, redisOptions),
+            requestStateStore: createRedisRequestStateStore(redis, redisOptions),
+          }
+        : {}),
       close: async () => {
         await sweeper.stop();
         db.close();
@@ -82,6 +90,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
       ? {
           rateLimiter: createRedisRateLimiter(redis, redisOptions),
           replayCache: createRedisReplayCache(redis),
+          requestStateStore: createRedisRequestStateStore(redis, redisOptions),
         }
       : {}),
     close: async () => {

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { ToolModule } from '@keyhold/claim-codes/mcp';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { defineTool, type McpToolModule } from '@keyhold/mcp';
 import * as z from 'zod';
 import { Notes } from '../tools/workspace-a/notes.js';
 import { Activity } from '../tools/workspace-b/activity.js';
@@ -23,50 +22,59 @@ export function createToolInstances(): ToolInstances {
   return { notes: new Notes(), activity: new Activity() };
 }
 
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
 /**
- * The MCP view of the modules. `who_am_i` is passed in by the caller because it needs the token broker.
+ * The host's tool modules, in the one shape every Keyhold package takes: MCP serves their `tools`, claim
+ * codes scope them by `sourcePath`, webhooks call `instance` under `toolModuleId`, and the token broker
+ * keeps each module's grants apart.
  */
-export function mcpToolModules(
-  hostRoot: string,
-  instances: ToolInstances,
-  extraActivityTools: ToolModule['tools'] = [],
-): ToolModule[] {
+export function hostToolModules(hostRoot: string, instances: ToolInstances): McpToolModule[] {
   const paths = toolSourcePaths(hostRoot);
   return [
     {
-      id: 'notes',
-      name: 'Notes',
+      toolModuleId: 'notes',
+      displayName: 'Notes',
       sourcePath: paths.notes,
+      instance: instances.notes,
       tools: [
-        {
+        defineTool({
           name: 'add_note',
           description: 'Adds a note.',
           inputSchema: z.object({ text: z.string().min(1).max(10_000) }),
-          handler: (args) => {
-            const { count } = instances.notes.add(String(args['text']));
+          handler: ({ text: note }) => {
+            const { count } = instances.notes.add(note);
             return text(`Saved. ${count} note(s) in total.`);
           },
-        },
-        {
+        }),
+        defineTool({
           name: 'list_notes',
           description: 'Lists the notes, including those received by webhook.',
           handler: () => text(JSON.stringify(instances.notes.list())),
-        },
+        }),
       ],
     },
     {
-      id: 'activity',
-      name: 'Activity',
+      toolModuleId: 'activity',
+      displayName: 'Activity',
       sourcePath: paths.activity,
+      instance: instances.activity,
       tools: [
-        {
+        defineTool({
           name: 'recent_pushes',
           description: 'Lists the push events received by the github/push webhook.',
           handler: () => text(JSON.stringify(instances.activity.recentPushes())),
-        },
-        ...extraActivityTools,
+        }),
+        defineTool({
+          name: 'who_am_i',
+          description:
+            'Connects your demo-provider account (a login link the first time) and reports who you are there.',
+          // The module's method yields an OAuth ask; the endpoint answers it with the user's token, or shows
+          // the client a login link and the client retries once the user has connected.
+          async *handler() {
+            return text(yield* instances.activity.whoAmI());
+          },
+        }),
       ],
     },
   ];

@@ -54,20 +54,29 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
       .callTool({ name: 'recent_pushes', arguments: {} })
       .catch((error: Error) => error);
     expect(outside).toBeInstanceOf(Error);
-    expect(String(outside)).toContain('Unknown tool');
+    expect(String(outside)).toMatch(/Tool recent_pushes not found/);
 
-    // Revoked from another process: the same session widens on its next request.
+    // Revoked from another process: the client's very next request is refused, never widened.
     const revoked = await keyhold(['claim', 'revoke', code.toLowerCase()], {
       KEYHOLD_DATA_DIR: host.dataDir,
     });
     expect(revoked.code).toBe(0);
-    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
+    await expect(names(client)).rejects.toThrow(/Forbidden: the claim code is not valid/);
     await client.close();
   });
 
-  it('an unknown code leaves the session unscoped, as the spec says', async () => {
-    const client = await connect({ 'Mcp-Claim-Code': 'ABC-DEF' });
-    expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
-    await client.close();
+  it('refuses a code that is not valid with 403 instead of widening to every tool module', async () => {
+    await expect(connect({ 'Mcp-Claim-Code': 'ABC-DEF' })).rejects.toThrow(/Forbidden/);
+    const response = await fetch(`${host.url}/tenant/demo/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${(await provider.tokens())?.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-claim-code': 'ABC-DEF',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(403);
   });
 });

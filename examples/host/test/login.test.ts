@@ -68,8 +68,8 @@ async function tokenFor(user: string): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-describe('MCP sessions belong to the user who opened them (real SDK transport)', () => {
-  it('answers another user presenting the session id with 404', async () => {
+describe('MCP requests act for the token holder only (real SDK transport)', () => {
+  it('the Mcp-Session-Id is no credential: without a token it gets 401, and another user is served as themselves', async () => {
     const [alice, bob] = [await tokenFor('alice'), await tokenFor('bob')];
     const mcp = (token: string, body: unknown, session?: string) =>
       fetch(`${host.url}/tenant/demo/mcp`, {
@@ -98,7 +98,20 @@ describe('MCP sessions belong to the user who opened them (real SDK transport)',
     expect(session).toBeTypeOf('string');
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     expect((await mcp(alice, list, session)).status).toBe(200);
-    expect((await mcp(bob, list, session)).status).toBe(404);
+    // Stateless serving: the id carries only a signed capability bit bound to Alice, never her identity.
+    const asBob = await mcp(bob, list, session);
+    expect(asBob.status).toBe(200);
+    await asBob.text();
+    const anonymous = await fetch(`${host.url}/tenant/demo/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+      },
+      body: JSON.stringify(list),
+    });
+    expect(anonymous.status).toBe(401);
   });
 });
 

@@ -158,9 +158,8 @@ describe('secrets never reach the logs: every flow of the host at LOG_LEVEL=debu
     );
     await viaQuery.listTools();
     await viaQuery.close();
-    const wrong = await connect({ 'Mcp-Claim-Code': 'ZZZ-ZZZ' });
-    await wrong.listTools();
-    await wrong.close();
+    // A code that is not valid is refused (403), never served unscoped; the refusal is logged too.
+    await expect(connect({ 'Mcp-Claim-Code': 'ZZZ-ZZZ' })).rejects.toThrow();
   });
 
   it('delivers webhooks with the secret, and refuses a wrong one', async () => {

@@ -65,10 +65,16 @@ export function isUnderDirectory(scopeDir: string, sourcePath: string): boolean 
   return sourcePath === dir || sourcePath.startsWith(`${dir}/`) || sourcePath.startsWith(`${dir}\\`);
 }
 
-function refused(status: number, message: string, headers: Record<string, string> = {}): ClaimDecision {
+function refused(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: Record<string, unknown>,
+): ClaimDecision {
+  const error = data === undefined ? { code: -32000, message } : { code: -32000, message, data };
   return {
     kind: 'refused',
-    response: new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+    response: new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), {
       status,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
     }),
@@ -99,9 +105,12 @@ export async function decideClaim(
         { event: 'rate_limited', endpoint: 'mcp_claim_code', retryAfterSeconds: admitted.retryAfterSeconds },
         'mcp: claim-code attempts over the limit',
       );
-      return refused(429, `Too many claim-code attempts; retry in ${admitted.retryAfterSeconds} s.`, {
-        'retry-after': String(admitted.retryAfterSeconds),
-      });
+      return refused(
+        429,
+        `Too many claim-code attempts; retry in ${admitted.retryAfterSeconds} s.`,
+        { 'retry-after': String(admitted.retryAfterSeconds) },
+        { error: 'rate_limited', retry_after_seconds: admitted.retryAfterSeconds },
+      );
     }
   }
   const result = await claimCodes.claims.validate(code);

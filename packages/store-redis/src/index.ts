@@ -6,3 +6,5 @@ export type { RedisRefreshLock, RedisStoreOptions } from './refresh-lock.js';
 export { createRedisRefreshLock } from './refresh-lock.js';
 export type { RedisReplayCache } from './replay-cache.js';
 export { createRedisReplayCache } from './replay-cache.js';
+export type { RedisRequestStateStore } from './request-state-store.js';
+export { createRedisRequestStateStore } from './request-state-store.js';
