@@ -2,8 +2,6 @@ export type { GuardHostsOptions, NodeListener } from './host-guard.js';
 export { guardHosts, MISDIRECTED_STATUS } from './host-guard.js';
 export type { NodeListenerOptions } from './listener.js';
 export { createNodeListener, writeResult } from './listener.js';
-export type { McpAuthentication, McpEndpointOptions, McpRequestHandler } from './mcp-endpoint.js';
-export { createMcpEndpoint } from './mcp-endpoint.js';
 export type { ReadRequestOptions } from './request.js';
 export { BodyTimeoutError, BodyTooLargeError, clientIp, readRequest } from './request.js';
 export type { RouteHandler, RouteParams, Router } from './router.js';

@@ -12,7 +12,7 @@ import { normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
 
 /**
- * A budget of claim-code guesses per principal (option `claimFailureRateLimit` of `createScopedMcpHandler`, or
+ * A budget of claim-code guesses per principal (the gate `@keyhold/mcp` takes as `claimCodes.attempts`, or
  * {@link createClaimAttemptGate} directly). Off unless given.
  *
  * @example
