@@ -226,8 +226,14 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const paths = toolSourcePaths(hostRoot);
   const webhooks = createWebhookHandler({
     modules: [
-      { id: 'notes', name: 'notes', sourcePath: paths.notes, instance: instances.notes },
-      { id: 'activity', name: 'activity', sourcePath: paths.activity, instance: instances.activity },
+      // The toolModuleId is the URL segment: /webhook/notes/… and /webhook/activity/….
+      { toolModuleId: 'notes', displayName: 'Notes', sourcePath: paths.notes, instance: instances.notes },
+      {
+        toolModuleId: 'activity',
+        displayName: 'Activity',
+        sourcePath: paths.activity,
+        instance: instances.activity,
+      },
     ],
     secret: config.webhookSecret,
     ...(stores.replayCache ? { replayCache: stores.replayCache } : {}),

@@ -1,54 +1,29 @@
-import { type DocumentedMethod, readDocumentedMethods } from './doc-comments.js';
+import { readFileSync } from 'node:fs';
+import type { Logger, ToolModule } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { type DocumentedMethod, parseDocumentedMethods } from './doc-comments.js';
 import { WebhookError } from './errors.js';
-
-/**
- * A tool module as the host knows it. Described structurally so any host's module record fits.
- *
- * @example
- * ```ts
- * const github: ToolModule = {
- *   id: 'mod_github', name: 'github',
- *   sourcePath: fileURLToPath(new URL('./modules/github.ts', import.meta.url)),
- *   instance: new GitHubModule(),
- * };
- * ```
- */
-export interface ToolModule {
-  /** The tool-module id (the host's stable identifier; used in logs). */
-  readonly id: string;
-  /** The module name: the `<module>` segment of `/webhook/<module>/…`. */
-  readonly name: string;
-  /**
-   * The module's source file (TypeScript or JavaScript) whose doc comments carry `@webhook` tags. Without
-   * it only `handle*` methods are exposed.
-   */
-  readonly sourcePath?: string;
-  /** The object whose methods are called: a class instance, an object literal or a module namespace. */
-  readonly instance: object;
-}
 
 /** Why a route exists: the method name's `handle` prefix, or a `@webhook` tag (bare or with a path). */
 export type WebhookRouteSource = 'handle-prefix' | 'webhook-tag';
 
 /**
- * One exposed endpoint: `POST {basePath}/{module}/{path}` calls `instance[method]`.
+ * One exposed endpoint: `POST {basePath}/{toolModuleId}/{path}` calls `instance[method]`.
  *
  * @example
  * ```ts
- * { module: 'github', moduleId: 'mod_github', method: 'onPush', path: 'github/push',
- *   key: 'github/github/push', source: 'webhook-tag' }
+ * { toolModuleId: 'github', method: 'onPush', path: 'github/push', key: 'github/github/push',
+ *   source: 'webhook-tag' }
  * ```
  */
 export interface WebhookRoute {
-  /** The module name (first path segment after the base path). */
-  readonly module: string;
-  /** The module id. */
-  readonly moduleId: string;
+  /** The module's {@link ToolModule.toolModuleId}: the first path segment after the base path. */
+  readonly toolModuleId: string;
   /** The method called on the module instance. */
   readonly method: string;
   /** The path after the module segment: the method name, or the tag's custom path. */
   readonly path: string;
-  /** `module/path`: the route's identity, and the key of per-route signature settings. */
+  /** `toolModuleId/path`: the route's identity, and the key of per-route signature settings. */
   readonly key: string;
   /** Why the route exists. */
   readonly source: WebhookRouteSource;
@@ -58,6 +33,11 @@ export interface WebhookRoute {
 export interface DiscoveryOptions {
   /** Expose methods whose name starts with `handle` without a tag (default `true`). */
   exposeHandlePrefix?: boolean;
+  /**
+   * Receives a debug line for each module skipped for want of an `instance`, and a warning for each source
+   * file that cannot be read (default silent).
+   */
+  logger?: Logger;
 }
 
 // A path segment is made of RFC 3986 unreserved characters, so the URL and the route agree byte for byte.
@@ -70,8 +50,11 @@ function isValidSegment(segment: string): boolean {
   return SEGMENT.test(segment) && segment !== '.' && segment !== '..';
 }
 
+/** A module that webhooks can reach: one with an `instance`. */
+type WebhookModule = ToolModule & { readonly instance: object };
+
 function describeModule(module: ToolModule): string {
-  return `module "${module.name}" (${module.id})`;
+  return `module "${module.toolModuleId}" (${module.displayName})`;
 }
 
 /** The callable members of an instance: own and inherited, stopping before the built-in prototypes. */
@@ -109,7 +92,7 @@ function relevantDeclarations(instance: object, documented: readonly DocumentedM
 /** Turns the text of a `@webhook` tag into the route path (`''` → the method name). */
 function tagPath(module: ToolModule, method: string, line: number, text: string): string {
   if (text === '') return method;
-  const where = `@webhook tag of ${module.name}.${method} (${module.sourcePath}:${line})`;
+  const where = `@webhook tag of ${module.toolModuleId}.${method} (${module.sourcePath}:${line})`;
   if (/\s/.test(text)) {
     throw new WebhookError(
       'ERR_INVALID_ROUTE',
@@ -129,17 +112,57 @@ function tagPath(module: ToolModule, method: string, line: number, text: string)
 
 function describeRoute(route: WebhookRoute): string {
   return route.source === 'webhook-tag'
-    ? `${route.module}.${route.method} (@webhook tag)`
-    : `${route.module}.${route.method} (handle prefix)`;
+    ? `${route.toolModuleId}.${route.method} (@webhook tag)`
+    : `${route.toolModuleId}.${route.method} (handle prefix)`;
 }
 
 /**
- * Lists the webhook routes of a set of tool modules, by the rules of Area D: a method whose name starts
- * with `handle` is exposed at its own name; a method whose doc comment carries `@webhook` is exposed,
- * at `@webhook <path>` when the tag names one (one or more segments); a tag takes precedence over the
- * prefix. Each source file is parsed once. Throws a {@link WebhookError} for an invalid module name or
- * tag path (`ERR_INVALID_ROUTE`), a tag on something the instance does not have (`ERR_UNKNOWN_ROUTE`), or
- * two methods (or two modules of one name) claiming one path (`ERR_DUPLICATE_ROUTE`, naming both).
+ * The declarations of a module's source file, read once per file. A file that cannot be read (or a module
+ * without a `sourcePath` string, from untyped callers) yields none, so only `handle*` methods are exposed,
+ * and a warning says so. A file that never mentions `@webhook` is not parsed, so hosts whose modules carry
+ * no tags never need the optional peer `typescript`.
+ */
+function documentedMethodsOf(
+  module: ToolModule,
+  parsed: Map<string, DocumentedMethod[]>,
+  logger: Logger,
+): readonly DocumentedMethod[] {
+  const sourcePath: unknown = module.sourcePath;
+  if (typeof sourcePath !== 'string') {
+    logger.warn(
+      { toolModuleId: module.toolModuleId },
+      'webhook module has no sourcePath: only handle* methods are exposed',
+    );
+    return [];
+  }
+  const cached = parsed.get(sourcePath);
+  if (cached !== undefined) return cached;
+  let documented: DocumentedMethod[] = [];
+  let text: string | undefined;
+  try {
+    text = readFileSync(sourcePath, 'utf8');
+  } catch (error) {
+    logger.warn(
+      { toolModuleId: module.toolModuleId, sourcePath, code: (error as { code?: unknown }).code },
+      'webhook module source cannot be read: only handle* methods are exposed',
+    );
+  }
+  if (text?.includes('@webhook')) documented = parseDocumentedMethods(sourcePath, text);
+  parsed.set(sourcePath, documented);
+  return documented;
+}
+
+/**
+ * Lists the webhook routes of a set of tool modules, by the rules of Area D. Routes are keyed by
+ * `toolModuleId`: `POST {basePath}/{toolModuleId}/{path}`. A module without an `instance` has no routes
+ * (a debug line says so). A method whose name starts with `handle` is exposed at its own name; a method
+ * whose doc comment in `sourcePath` carries `@webhook` is exposed, at `@webhook <path>` when the tag names
+ * one (one or more segments); a tag takes precedence over the prefix. Each source file is parsed once; one
+ * that cannot be read contributes no tags (only `handle*` methods, and a warning). Throws a
+ * {@link WebhookError} for a `toolModuleId` that is not one path segment or an invalid tag path
+ * (`ERR_INVALID_ROUTE`), a tag on something the instance does not have (`ERR_UNKNOWN_ROUTE`), two methods
+ * (or two modules of one `toolModuleId`) claiming one path (`ERR_DUPLICATE_ROUTE`, naming both), or a
+ * tagged file while the optional peer `typescript` is not installed (`ERR_PARSER_UNAVAILABLE`).
  *
  * @example
  * ```ts
@@ -152,6 +175,7 @@ export function discoverWebhookRoutes(
   options: DiscoveryOptions = {},
 ): WebhookRoute[] {
   const exposeHandlePrefix = options.exposeHandlePrefix ?? true;
+  const logger = options.logger ?? silentLogger;
   const parsed = new Map<string, DocumentedMethod[]>();
   const byKey = new Map<string, WebhookRoute>();
   const routes: WebhookRoute[] = [];
@@ -168,69 +192,74 @@ export function discoverWebhookRoutes(
     routes.push(route);
   }
 
-  const moduleIds = new Map<string, string>();
-  for (const module of modules) {
-    const sameName = moduleIds.get(module.name);
-    if (sameName !== undefined) {
+  const seen = new Map<string, ToolModule>();
+  for (const module of webhookModules(modules, logger)) {
+    const sameId = seen.get(module.toolModuleId);
+    if (sameId !== undefined) {
       throw new WebhookError(
         'ERR_DUPLICATE_ROUTE',
-        `POST /${module.name}/… is claimed twice: by module ${sameName} and by module ${module.id}`,
+        `POST /${module.toolModuleId}/… is claimed twice: by ${describeModule(sameId)} and by ${describeModule(module)}`,
       );
     }
-    moduleIds.set(module.name, module.id);
-    if (!isValidSegment(module.name)) {
+    seen.set(module.toolModuleId, module);
+    if (!isValidSegment(module.toolModuleId)) {
       throw new WebhookError(
         'ERR_INVALID_ROUTE',
-        `${describeModule(module)}: the name must be one path segment of letters, digits, ".", "_", "~" and "-"`,
+        `${describeModule(module)}: the toolModuleId must be one path segment of letters, digits, ".", "_", "~" and "-"`,
       );
     }
     const names = methodNames(module.instance);
     const tags = new Map<string, { texts: string[]; line: number }>();
-    if (module.sourcePath !== undefined) {
-      let documented = parsed.get(module.sourcePath);
-      if (documented === undefined) {
-        documented = readDocumentedMethods(module.sourcePath);
-        parsed.set(module.sourcePath, documented);
+    for (const declaration of relevantDeclarations(
+      module.instance,
+      documentedMethodsOf(module, parsed, logger),
+    )) {
+      if (declaration.webhookTags.length === 0) continue;
+      if (!names.includes(declaration.name)) {
+        throw new WebhookError(
+          'ERR_UNKNOWN_ROUTE',
+          `${module.sourcePath}:${declaration.line} tags "${declaration.name}" with @webhook, but ${describeModule(module)} has no such method`,
+        );
       }
-      for (const declaration of relevantDeclarations(module.instance, documented)) {
-        if (declaration.webhookTags.length === 0) continue;
-        if (!names.includes(declaration.name)) {
-          throw new WebhookError(
-            'ERR_UNKNOWN_ROUTE',
-            `${module.sourcePath}:${declaration.line} tags "${declaration.name}" with @webhook, but ${describeModule(module)} has no such method`,
-          );
-        }
-        // Overload signatures and their implementation are one method: their tags add up.
-        const entry = tags.get(declaration.name) ?? { texts: [], line: declaration.line };
-        entry.texts.push(...declaration.webhookTags);
-        tags.set(declaration.name, entry);
-      }
+      // Overload signatures and their implementation are one method: their tags add up.
+      const entry = tags.get(declaration.name) ?? { texts: [], line: declaration.line };
+      entry.texts.push(...declaration.webhookTags);
+      tags.set(declaration.name, entry);
     }
+    const { toolModuleId } = module;
     for (const method of names) {
       const tagged = tags.get(method);
       if (tagged !== undefined) {
         const paths = new Set(tagged.texts.map((text) => tagPath(module, method, tagged.line, text)));
         for (const path of paths) {
-          add({
-            module: module.name,
-            moduleId: module.id,
-            method,
-            path,
-            key: `${module.name}/${path}`,
-            source: 'webhook-tag',
-          });
+          add({ toolModuleId, method, path, key: `${toolModuleId}/${path}`, source: 'webhook-tag' });
         }
       } else if (exposeHandlePrefix && HANDLE_PREFIX.test(method)) {
         add({
-          module: module.name,
-          moduleId: module.id,
+          toolModuleId,
           method,
           path: method,
-          key: `${module.name}/${method}`,
+          key: `${toolModuleId}/${method}`,
           source: 'handle-prefix',
         });
       }
     }
   }
   return routes;
+}
+
+/**
+ * The modules webhooks can reach: those with an `instance`. The others (modules that only offer MCP tools)
+ * are skipped with a debug line.
+ */
+function webhookModules(modules: readonly ToolModule[], logger: Logger): WebhookModule[] {
+  const reachable: WebhookModule[] = [];
+  for (const module of modules) {
+    if (module.instance === undefined) {
+      logger.debug({ toolModuleId: module.toolModuleId }, 'tool module has no instance: no webhook routes');
+      continue;
+    }
+    reachable.push(module as WebhookModule);
+  }
+  return reachable;
 }

@@ -78,7 +78,9 @@ function enclosingClassName(ts: typeof TS, node: TS.Node): string | undefined {
  * Parses one source file (TypeScript or JavaScript) with the TypeScript compiler's parser and lists its
  * method-like declarations with their `@webhook` tags: class methods and function-valued class fields,
  * object-literal methods and function-valued properties, function declarations and function-valued
- * variables. Only the syntax tree is built (no type checking), once per file.
+ * variables. Only the syntax tree is built (no type checking), once per file. Throws a
+ * {@link WebhookError} when the file cannot be read (`ERR_SOURCE_UNREADABLE`) or the optional peer
+ * `typescript` is not installed (`ERR_PARSER_UNAVAILABLE`).
  *
  * @example
  * ```ts
@@ -87,13 +89,26 @@ function enclosingClassName(ts: typeof TS, node: TS.Node): string | undefined {
  * ```
  */
 export function readDocumentedMethods(sourcePath: string): DocumentedMethod[] {
-  const ts = loadTypescript(sourcePath);
   let text: string;
   try {
     text = readFileSync(sourcePath, 'utf8');
   } catch (cause) {
     throw new WebhookError('ERR_SOURCE_UNREADABLE', `cannot read module source ${sourcePath}`, { cause });
   }
+  return parseDocumentedMethods(sourcePath, text);
+}
+
+/**
+ * {@link readDocumentedMethods} on text already read from `sourcePath` (which names the file in line
+ * numbers and picks the script kind by its extension). Internal: discovery reads the file itself.
+ *
+ * @example
+ * ```ts
+ * parseDocumentedMethods('/srv/modules/github.ts', source);
+ * ```
+ */
+export function parseDocumentedMethods(sourcePath: string, text: string): DocumentedMethod[] {
+  const ts = loadTypescript(sourcePath);
   const file = ts.createSourceFile(
     sourcePath,
     text,

@@ -1,4 +1,4 @@
-export type { DiscoveryOptions, ToolModule, WebhookRoute, WebhookRouteSource } from './discovery.js';
+export type { DiscoveryOptions, WebhookRoute, WebhookRouteSource } from './discovery.js';
 export { discoverWebhookRoutes } from './discovery.js';
 export type { DocumentedMethod } from './doc-comments.js';
 export { readDocumentedMethods } from './doc-comments.js';

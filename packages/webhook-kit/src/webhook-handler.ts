@@ -1,7 +1,7 @@
-import type { Clock, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
+import type { Clock, HandlerRequest, HandlerResult, Logger, ToolModule } from '@keyhold/core';
 import { constantTimeEqual, isAllowedOrigin, parseQuery, silentLogger, systemClock } from '@keyhold/core';
 import { bodyKind, parseBody } from './body.js';
-import { discoverWebhookRoutes, type ToolModule, type WebhookRoute } from './discovery.js';
+import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';
 import { createMemoryReplayCache } from './memory-store.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, type WebhookMetadata } from './metadata.js';
@@ -12,7 +12,10 @@ import type { ReplayCache } from './storage.js';
 
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
-  /** The tool modules whose methods may be exposed. */
+  /**
+   * The tool modules whose methods may be exposed, under `{basePath}/{toolModuleId}/…`. A module without an
+   * `instance` has no routes; `@webhook` tags are read from each module's `sourcePath`.
+   */
   modules: readonly ToolModule[];
   /**
    * The shared secret every request must carry in `X-Webhook-Secret` (the host maps `SVC_WEBHOOK_SECRET`
@@ -21,7 +24,7 @@ export interface WebhookHandlerOptions {
   secret?: string | undefined;
   /** Expose methods whose name starts with `handle` without a tag (default `true`). */
   exposeHandlePrefix?: boolean;
-  /** Signature verification per route, keyed by `'<module>/<path>'` (the URL after the base path). */
+  /** Signature verification per route, keyed by `'<toolModuleId>/<path>'` (the URL after the base path). */
   signatures?: Readonly<Record<string, SignatureVerification>>;
   /** Largest body accepted, in bytes (default 1 MiB); larger ones get 413. */
   bodyLimitBytes?: number;
@@ -33,7 +36,10 @@ export interface WebhookHandlerOptions {
   replayCache?: ReplayCache;
   /** Source of the receipt time and of signature tolerance checks (default the system clock). */
   clock?: Clock;
-  /** Receives a warning at creation without a secret, and an error line when a method throws. */
+  /**
+   * Receives a warning at creation without a secret or for an unreadable module source, a debug line for
+   * each module without an `instance`, and an error line when a method throws.
+   */
   logger?: Logger;
   /**
    * Browser origins allowed to call webhooks (default none). Webhook senders are servers and send neither
@@ -102,7 +108,7 @@ function routeKeyOf(path: string, prefix: string): string | undefined {
 }
 
 /**
- * Creates the webhook handler of Area D: `POST {basePath}/<module>/<method-or-path>` calls the tool-module
+ * Creates the webhook handler of Area D: `POST {basePath}/<toolModuleId>/<method-or-path>` calls the tool-module
  * method with the body's fields plus `_webhook` metadata, and answers `{ ok: true, result }`. Routes are
  * discovered once, here (see {@link discoverWebhookRoutes}); options are validated here too, and a
  * {@link WebhookError} is thrown for bad ones. Requests never throw: every refusal is a JSON error
@@ -112,7 +118,9 @@ function routeKeyOf(path: string, prefix: string): string | undefined {
  * @example
  * ```ts
  * const webhooks = createWebhookHandler({
- *   modules: [{ id: 'mod_gh', name: 'github', sourcePath: '/srv/modules/github.ts', instance: github }],
+ *   modules: [
+ *     { toolModuleId: 'github', displayName: 'GitHub', sourcePath: '/srv/modules/github.ts', instance: github },
+ *   ],
  *   secret: process.env.SVC_WEBHOOK_SECRET,
  *   logger,
  * });
@@ -143,8 +151,13 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 
   const discovered = discoverWebhookRoutes(options.modules, {
     exposeHandlePrefix: options.exposeHandlePrefix ?? true,
+    logger,
   });
-  const instances = new Map(options.modules.map((module) => [module.name, module.instance]));
+  // Discovery refused two reachable modules of one id, so each route's id names one instance.
+  const instances = new Map<string, object>();
+  for (const module of options.modules) {
+    if (module.instance !== undefined) instances.set(module.toolModuleId, module.instance);
+  }
   const signatures = options.signatures ?? {};
   const known = new Set(discovered.map((route) => route.key));
   for (const key of Object.keys(signatures)) {
@@ -160,7 +173,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     const config = Object.hasOwn(signatures, route.key) ? signatures[route.key] : undefined;
     routes.set(route.key, {
       ...route,
-      instance: instances.get(route.module)!,
+      instance: instances.get(route.toolModuleId)!,
       ...(config !== undefined ? { verify: createSignatureVerifier(config, route.key) } : {}),
       requireSharedSecret: config === undefined || config.requireSharedSecret === true,
     });
@@ -176,7 +189,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   async function invoke(route: CompiledRoute, params: Record<string, unknown>): Promise<unknown> {
     const method = (route.instance as Record<string, unknown>)[route.method];
     if (typeof method !== 'function')
-      throw new TypeError(`${route.module}.${route.method} is not a function`);
+      throw new TypeError(`${route.toolModuleId}.${route.method} is not a function`);
     return await method.call(route.instance, params);
   }
 
@@ -257,8 +270,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       logger.error(
         {
           err: error,
-          moduleId: route.moduleId,
-          module: route.module,
+          toolModuleId: route.toolModuleId,
           method: route.method,
           route: route.key,
         },
@@ -274,8 +286,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       logger.error(
         {
           err: error,
-          moduleId: route.moduleId,
-          module: route.module,
+          toolModuleId: route.toolModuleId,
           method: route.method,
           route: route.key,
         },

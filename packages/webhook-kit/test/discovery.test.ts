@@ -1,16 +1,28 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolModule } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { discoverWebhookRoutes, type ToolModule } from '../src/discovery.js';
+import { discoverWebhookRoutes } from '../src/discovery.js';
 import { WebhookError } from '../src/errors.js';
 import { createWebhookHandler } from '../src/webhook-handler.js';
 import { BadPathModule } from './fixtures/bad-path-module.js';
 import { BadTagModule } from './fixtures/bad-tag-module.js';
 import { ClashingModule } from './fixtures/clashing-module.js';
-import { fixturePath, githubModule } from './fixtures/modules.js';
+import { billingModule, fixturePath, githubModule } from './fixtures/modules.js';
 import { PrefixClashModule } from './fixtures/prefix-clash-module.js';
 import { StaleTagModule } from './fixtures/stale-tag-module.js';
+import { recordingLogger } from './support/serve.js';
+
+/** A module whose source file carries no tag (the fixture helpers), so only `handle*` methods count. */
+function untagged(toolModuleId: string, instance?: object): ToolModule {
+  return {
+    toolModuleId,
+    displayName: toolModuleId.toUpperCase(),
+    sourcePath: fixturePath('modules.ts'),
+    ...(instance !== undefined ? { instance } : {}),
+  };
+}
 
 function thrown(run: () => unknown): WebhookError {
   try {
@@ -28,8 +40,8 @@ describe('registration: two routes claiming one path is an error naming both', (
       createWebhookHandler({
         modules: [
           {
-            id: 'm1',
-            name: 'events',
+            toolModuleId: 'events',
+            displayName: 'Events',
             sourcePath: fixturePath('clashing-module.ts'),
             instance: new ClashingModule(),
           },
@@ -46,8 +58,8 @@ describe('registration: two routes claiming one path is an error naming both', (
     const error = thrown(() =>
       discoverWebhookRoutes([
         {
-          id: 'm1',
-          name: 'repo',
+          toolModuleId: 'repo',
+          displayName: 'Repo',
           sourcePath: fixturePath('prefix-clash-module.ts'),
           instance: new PrefixClashModule(),
         },
@@ -62,8 +74,8 @@ describe('registration: two routes claiming one path is an error naming both', (
     const routes = discoverWebhookRoutes(
       [
         {
-          id: 'm1',
-          name: 'repo',
+          toolModuleId: 'repo',
+          displayName: 'Repo',
           sourcePath: fixturePath('prefix-clash-module.ts'),
           instance: new PrefixClashModule(),
         },
@@ -73,21 +85,32 @@ describe('registration: two routes claiming one path is an error naming both', (
     expect(routes.map((route) => `${route.key}→${route.method}`)).toEqual(['repo/handlePush→push']);
   });
 
-  it('refuses two modules with one name, naming both ids', () => {
+  it('refuses two modules with one toolModuleId, naming both', () => {
     const error = thrown(() =>
-      discoverWebhookRoutes([githubModule(), { ...githubModule(), id: 'mod_other' }]),
+      discoverWebhookRoutes([githubModule(), { ...githubModule(), displayName: 'GitHub Enterprise' }]),
     );
     expect(error.code).toBe('ERR_DUPLICATE_ROUTE');
-    expect(error.message).toContain('mod_github');
-    expect(error.message).toContain('mod_other');
+    expect(error.message).toContain('POST /github/');
+    expect(error.message).toContain('(GitHub)');
+    expect(error.message).toContain('(GitHub Enterprise)');
+  });
+
+  it('lets a module without an instance share a toolModuleId: it claims no path', () => {
+    const { instance: _dropped, ...toolsOnly } = githubModule();
+    expect(() => discoverWebhookRoutes([githubModule(), toolsOnly])).not.toThrow();
   });
 });
 
-describe('registration: tags and names must make valid paths', () => {
+describe('registration: tags and toolModuleIds must make valid paths', () => {
   it('refuses a tag that holds more than one path', () => {
     const error = thrown(() =>
       discoverWebhookRoutes([
-        { id: 'm', name: 'gh', sourcePath: fixturePath('bad-tag-module.ts'), instance: new BadTagModule() },
+        {
+          toolModuleId: 'gh',
+          displayName: 'Gh',
+          sourcePath: fixturePath('bad-tag-module.ts'),
+          instance: new BadTagModule(),
+        },
       ]),
     );
     expect(error.code).toBe('ERR_INVALID_ROUTE');
@@ -98,17 +121,23 @@ describe('registration: tags and names must make valid paths', () => {
   it('refuses dot segments in a tag path', () => {
     const error = thrown(() =>
       discoverWebhookRoutes([
-        { id: 'm', name: 'gh', sourcePath: fixturePath('bad-path-module.ts'), instance: new BadPathModule() },
+        {
+          toolModuleId: 'gh',
+          displayName: 'Gh',
+          sourcePath: fixturePath('bad-path-module.ts'),
+          instance: new BadPathModule(),
+        },
       ]),
     );
     expect(error.code).toBe('ERR_INVALID_ROUTE');
     expect(error.message).toContain('github/../admin');
   });
 
-  it('refuses a module name that is not one path segment', () => {
-    for (const name of ['a/b', '', '..', 'with space']) {
-      const error = thrown(() => discoverWebhookRoutes([{ id: 'm', name, instance: {} }]));
-      expect(error.code, name).toBe('ERR_INVALID_ROUTE');
+  it('refuses a toolModuleId that is not one path segment', () => {
+    for (const toolModuleId of ['a/b', '', '..', 'with space']) {
+      const error = thrown(() => discoverWebhookRoutes([untagged(toolModuleId, {})]));
+      expect(error.code, toolModuleId).toBe('ERR_INVALID_ROUTE');
+      expect(error.message, toolModuleId).toContain('toolModuleId');
     }
   });
 
@@ -116,8 +145,8 @@ describe('registration: tags and names must make valid paths', () => {
     const error = thrown(() =>
       discoverWebhookRoutes([
         {
-          id: 'm',
-          name: 'stale',
+          toolModuleId: 'stale',
+          displayName: 'Stale',
           sourcePath: fixturePath('stale-tag-module.ts'),
           instance: new StaleTagModule(),
         },
@@ -126,17 +155,99 @@ describe('registration: tags and names must make valid paths', () => {
     expect(error.code).toBe('ERR_UNKNOWN_ROUTE');
     expect(error.message).toContain('"create"');
   });
+});
 
-  it('refuses an unreadable source file', () => {
-    const error = thrown(() =>
-      discoverWebhookRoutes([{ id: 'm', name: 'gone', sourcePath: fixturePath('missing.ts'), instance: {} }]),
-    );
-    expect(error.code).toBe('ERR_SOURCE_UNREADABLE');
+describe('discovery: routes are keyed by toolModuleId', () => {
+  it('uses toolModuleId as the first segment of every route and its key, never displayName', () => {
+    const routes = discoverWebhookRoutes([githubModule(), billingModule()]);
+    expect(routes.length).toBeGreaterThan(0);
+    for (const route of routes) {
+      expect(route.key).toBe(`${route.toolModuleId}/${route.path}`);
+      expect(['github', 'billing']).toContain(route.toolModuleId);
+    }
+    expect(routes.find((route) => route.method === 'onPush')).toEqual({
+      toolModuleId: 'github',
+      method: 'onPush',
+      path: 'github/push',
+      key: 'github/github/push',
+      source: 'webhook-tag',
+    });
+  });
+
+  it('serves a route at /webhook/<toolModuleId>/<path>', async () => {
+    const handler = createWebhookHandler({
+      modules: [untagged('hooks-v2', { handlePing: () => 'pong' })],
+    });
+    const request = { method: 'POST', query: '', headers: {}, body: '' };
+    const result = await handler({ ...request, path: '/webhook/hooks-v2/handlePing' });
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toEqual({ ok: true, result: 'pong' });
+    expect((await handler({ ...request, path: '/webhook/HOOKS-V2/handlePing' })).status).toBe(404);
   });
 });
 
-describe('discovery: modules without a source file', () => {
-  it('exposes only handle* methods, own and inherited, of a module without sourcePath', () => {
+describe('discovery: a module without an instance has no routes', () => {
+  it('skips it, with a debug line naming its toolModuleId', () => {
+    const logger = recordingLogger();
+    const routes = discoverWebhookRoutes([untagged('tools-only'), untagged('plain', { handleX: () => 1 })], {
+      logger,
+    });
+    expect(routes.map((route) => route.key)).toEqual(['plain/handleX']);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'debug', fields: { toolModuleId: 'tools-only' } }),
+    );
+  });
+
+  it('answers 404 under its id, and passes the tag checks of its file', async () => {
+    // A file whose tags name methods this (absent) instance lacks is never read for a module without one.
+    const handler = createWebhookHandler({
+      modules: [
+        {
+          toolModuleId: 'stale',
+          displayName: 'Stale',
+          sourcePath: fixturePath('stale-tag-module.ts'),
+        },
+      ],
+    });
+    expect(handler.routes).toEqual([]);
+    const request = { method: 'POST', query: '', headers: {}, body: '' };
+    expect((await handler({ ...request, path: '/webhook/stale/create' })).status).toBe(404);
+  });
+});
+
+describe('discovery: a source file that cannot be read exposes only handle* methods', () => {
+  it('keeps the handle* routes and warns, naming the module and the file', () => {
+    const logger = recordingLogger();
+    const sourcePath = fixturePath('missing.ts');
+    const routes = discoverWebhookRoutes(
+      [
+        {
+          toolModuleId: 'gone',
+          displayName: 'Gone',
+          sourcePath,
+          instance: { handlePing: () => 'pong', onPush: () => 'push' },
+        },
+      ],
+      { logger },
+    );
+    expect(routes.map((route) => `${route.key} ${route.source}`)).toEqual(['gone/handlePing handle-prefix']);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        fields: expect.objectContaining({ toolModuleId: 'gone', sourcePath, code: 'ENOENT' }),
+      }),
+    );
+  });
+
+  it('treats a module without a sourcePath string (an untyped caller) the same way', () => {
+    const module = { toolModuleId: 'js', displayName: 'JS', instance: { handlePing: () => 'pong' } };
+    const routes = discoverWebhookRoutes([module as unknown as ToolModule]);
+    expect(routes.map((route) => route.key)).toEqual(['js/handlePing']);
+  });
+});
+
+describe('discovery: modules whose source tags nothing', () => {
+  it('exposes only handle* methods, own and inherited', () => {
     class Base {
       handleInherited(): string {
         return 'base';
@@ -150,11 +261,10 @@ describe('discovery: modules without a source file', () => {
         return 'other';
       }
     }
-    const plain: ToolModule = {
-      id: 'm',
-      name: 'plain',
-      instance: Object.assign(new Child(), { handleArrow: () => 'arrow', handleValue: 3 }),
-    };
+    const plain = untagged(
+      'plain',
+      Object.assign(new Child(), { handleArrow: () => 'arrow', handleValue: 3 }),
+    );
     expect(
       discoverWebhookRoutes([plain])
         .map((route) => route.path)
@@ -170,7 +280,7 @@ describe('discovery: modules without a source file', () => {
         return () => 'lazy';
       },
     };
-    expect(discoverWebhookRoutes([{ id: 'm', name: 'lazy', instance }])).toEqual([]);
+    expect(discoverWebhookRoutes([untagged('lazy', instance)])).toEqual([]);
     expect(ran).toBe(false);
   });
 });
@@ -233,7 +343,7 @@ describe('discovery: each source file is parsed once, at registration', () => {
       }
     }
     const handler = createWebhookHandler({
-      modules: [{ id: 'd', name: 'deploys', sourcePath, instance: new Deploys() }],
+      modules: [{ toolModuleId: 'deploys', displayName: 'Deploys', sourcePath, instance: new Deploys() }],
     });
     writeFileSync(sourcePath, 'export class Deploys {\n  /** @webhook other/path */\n  started() {}\n}\n');
     const request = { method: 'POST', query: '', headers: {}, body: '' };
@@ -253,7 +363,9 @@ describe('discovery: each source file is parsed once, at registration', () => {
         return 'push';
       }
     }
-    const routes = discoverWebhookRoutes([{ id: 'a', name: 'alias', sourcePath, instance: new Alias() }]);
+    const routes = discoverWebhookRoutes([
+      { toolModuleId: 'alias', displayName: 'Alias', sourcePath, instance: new Alias() },
+    ]);
     expect(routes.map((route) => `${route.key}→${route.method}`)).toEqual([
       'alias/v1/push→push',
       'alias/v2/push→push',

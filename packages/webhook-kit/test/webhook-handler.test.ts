@@ -3,7 +3,7 @@ import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../src/metadata.js';
 import { createWebhookHandler, type WebhookHandlerOptions } from '../src/webhook-handler.js';
-import { billingModule, githubModule } from './fixtures/modules.js';
+import { billingModule, fixturePath, githubModule } from './fixtures/modules.js';
 import { postJson, recordingLogger, serve } from './support/serve.js';
 
 const SECRET = 'a-long-shared-secret-value-0123456789';
@@ -134,14 +134,25 @@ describe('responses: one JSON shape, 404 and 405', () => {
     });
     expect(text).not.toMatch(/hunter2|at GitHubModule|\.ts:/);
     const line = logger.lines.find((l) => l.level === 'error');
-    expect(line?.fields).toMatchObject({ moduleId: 'mod_github', method: 'handleFailure' });
+    expect(line?.fields).toMatchObject({
+      toolModuleId: 'github',
+      method: 'handleFailure',
+      route: 'github/handleFailure',
+    });
     expect(String(line?.fields['err'])).toContain('hunter2');
   });
 
   it('answers 500 when the result cannot be serialised as JSON, and logs it', async () => {
     const logger = recordingLogger();
     const handler = createWebhookHandler({
-      modules: [{ id: 'm', name: 'odd', instance: { handleBig: async () => ({ big: 10n }) } }],
+      modules: [
+        {
+          toolModuleId: 'odd',
+          displayName: 'Odd',
+          sourcePath: fixturePath('modules.ts'),
+          instance: { handleBig: async () => ({ big: 10n }) },
+        },
+      ],
       logger,
     });
     const response = await postJson(`${await serve(handler)}/webhook/odd/handleBig`, {});

@@ -1,7 +1,12 @@
-import type { ToolModule } from '../../src/discovery.js';
+import { fileURLToPath } from 'node:url';
+import type { ToolModule } from '@keyhold/core';
 
-/** A module without a source file whose `handleEvent` records every call, and can be told to fail. */
-export function recordingModule(name = 'events'): ToolModule & {
+/**
+ * A module whose `handleEvent` records every call, and can be told to fail. Its source (this file) tags no
+ * method, so only the `handle` prefix exposes it.
+ */
+export function recordingModule(toolModuleId = 'events'): ToolModule & {
+  instance: object;
   calls: Record<string, unknown>[];
   failNext: () => void;
 } {
@@ -18,8 +23,9 @@ export function recordingModule(name = 'events'): ToolModule & {
     },
   };
   return {
-    id: `mod_${name}`,
-    name,
+    toolModuleId,
+    displayName: `Recording ${toolModuleId}`,
+    sourcePath: fileURLToPath(import.meta.url),
     instance,
     calls,
     failNext: () => {
