@@ -37,7 +37,7 @@ import type { HostSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
 import { openHostStorage } from './storage.js';
-import { createToolInstances, hostToolModules, toolSourcePaths } from './tool-modules.js';
+import { createToolInstances, hostToolModules } from './tool-modules.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
 export interface HostApp {
@@ -177,6 +177,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
 
   const instances = createToolInstances();
+  const toolModules = hostToolModules(hostRoot, instances);
   const claims = createClaims({
     store: createFileClaimStore({ dataDir: config.dataDir, logger }),
     clock,
@@ -190,7 +191,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const mcp = createMcpEndpoint({
     publicUrl: mcpUrl,
     serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
-    toolModules: hostToolModules(hostRoot, instances),
+    toolModules,
     // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a client
     // obtained for itself (client_credentials) are refused with 403.
     authentication: {
@@ -223,18 +224,9 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
   const mcpListener = toNodeListener(mcp);
 
-  const paths = toolSourcePaths(hostRoot);
   const webhooks = createWebhookHandler({
-    modules: [
-      // The toolModuleId is the URL segment: /webhook/notes/… and /webhook/activity/….
-      { toolModuleId: 'notes', displayName: 'Notes', sourcePath: paths.notes, instance: instances.notes },
-      {
-        toolModuleId: 'activity',
-        displayName: 'Activity',
-        sourcePath: paths.activity,
-        instance: instances.activity,
-      },
-    ],
+    // The same tool modules MCP serves; the toolModuleId is the URL segment: /webhook/notes/…, /webhook/activity/….
+    modules: toolModules,
     secret: config.webhookSecret,
     ...(stores.replayCache ? { replayCache: stores.replayCache } : {}),
     clock,
