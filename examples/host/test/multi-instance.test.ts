@@ -1,8 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
@@ -53,6 +58,51 @@ const schema = `keyhold_hosts_${randomBytes(5).toString('hex')}`;
 let a: HostProcess;
 let b: HostProcess;
 let db: pg.Client;
+let ports: { a: number; b: number };
+let balancer: RoundRobin;
+
+/**
+ * A load balancer without sticky sessions: each request goes to the next instance in turn, with the Host
+ * header and the body passed through and the response (SSE included) streamed back.
+ */
+interface RoundRobin {
+  readonly url: string;
+  readonly served: number[];
+  close(): Promise<void>;
+}
+
+async function startRoundRobin(port: number, backends: () => number[]): Promise<RoundRobin> {
+  const served = [0, 0];
+  let next = 0;
+  const server = createHttpServer((incoming, outgoing) => {
+    const index = next++ % 2;
+    served[index]! += 1;
+    const forwarded = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: backends()[index],
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.writeHead(502).end());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    served,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 beforeAll(async () => {
   if (!available) return;
@@ -60,10 +110,13 @@ beforeAll(async () => {
   await db.connect();
   await db.query(`CREATE SCHEMA ${schema}`);
   await db.query(`SET search_path = ${schema}`);
-  const [portA, portB] = [await freePort(), await freePort()];
+  const [portA, portB, portBalancer] = [await freePort(), await freePort(), await freePort()];
+  ports = { a: portA, b: portB };
+  balancer = await startRoundRobin(portBalancer, () => [portA, portB]);
   const dataDir = mkdtempSync(join(tmpdir(), 'keyhold-multi-'));
   const shared = {
-    KEYHOLD_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+    // Clients know one URL, the balancer's; each instance answers it (and its own loopback port).
+    KEYHOLD_PUBLIC_URL: balancer.url,
     DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     REDIS_URL,
     KEYHOLD_REDIS_PREFIX: `${schema}:`,
@@ -74,6 +127,7 @@ beforeAll(async () => {
   b = await startHost({ ...shared, PORT: String(portB) }, dataDir);
 });
 afterAll(async () => {
+  await balancer?.close();
   await b?.stop();
   await a?.stop({ removeData: true });
   if (db) {
@@ -82,12 +136,8 @@ afterAll(async () => {
   }
 });
 
-/** The base URL of each process itself (the public URL names A). */
-const direct = (host: HostProcess): string =>
-  host
-    .output()
-    .match(/listening on (http:\/\/\S+)/)![1]!
-    .replace(/\/$/, '');
+/** The base URL of each process itself, bypassing the balancer (its loopback port). */
+const direct = (host: HostProcess): string => `http://127.0.0.1:${host === a ? ports.a : ports.b}`;
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
 describe.skipIf(!available)('two host processes sharing PostgreSQL and Redis', () => {
@@ -168,19 +218,20 @@ describe.skipIf(!available)('two host processes sharing PostgreSQL and Redis', (
 
   it('refreshes an expiring third-party grant exactly once for 50 concurrent asks across both instances', async () => {
     const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
-    const mcpAt = (host: HostProcess) => new URL(`${direct(host)}/tenant/demo/mcp`);
-    await authorizeMcpClient(mcpAt(a), provider);
+    // MCP through the balancer: each request lands on the next instance, whichever opened the "session".
+    const mcpUrl = new URL(`${balancer.url}/tenant/demo/mcp`);
+    await authorizeMcpClient(mcpUrl, provider);
     const clients = await Promise.all(
-      [a, b].map(async (host) => {
+      [a, b].map(async () => {
         const client = new Client(
           { name: 'multi', version: '1' },
           { capabilities: { elicitation: { url: {} } } },
         );
-        await client.connect(new StreamableHTTPClientTransport(mcpAt(host), { authProvider: provider }));
+        await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
         return client;
       }),
     );
-    // Connect the provider once, through instance A.
+    // Connect the provider once.
     const elicitation = (await clients[0]!.callTool({ name: 'who_am_i', arguments: {} }).catch((e) => e)) as {
       data: { elicitations: { url: string }[] };
     };
@@ -207,5 +258,43 @@ describe.skipIf(!available)('two host processes sharing PostgreSQL and Redis', (
       expect((result.content as { text: string }[])[0]!.text).toContain('as owner');
     expect(await refreshesAtProvider()).toBe(1);
     await Promise.all(clients.map((client) => client.close()));
+  });
+});
+
+describe.skipIf(!available)('two host processes serve one MCP client without sticky sessions', () => {
+  it('serves a 2026-07-28 client (SDK v2) and a 2025-11-25 client (SDK v1) request by request across both', async () => {
+    const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
+    const mcpUrl = new URL(`${balancer.url}/tenant/demo/mcp`);
+    await authorizeMcpClient(mcpUrl, provider);
+    const before = [...balancer.served];
+
+    // The 2026-07-28 era: the brokered tool's InputRequiredResult is minted by one instance and its retry,
+    // carrying the sealed requestState, is verified and spent by the other.
+    const modern = new ModernClient(
+      { name: 'multi-modern', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+    );
+    const opened: string[] = [];
+    modern.setRequestHandler('elicitation/create', async (request) => {
+      const url = (request.params as { url?: string }).url ?? '';
+      opened.push(url);
+      return { action: 'accept' };
+    });
+    await modern.connect(new ModernTransport(mcpUrl, { authProvider: provider as never }));
+    expect((await modern.listTools()).tools.map((tool) => tool.name)).toContain('who_am_i');
+    const added = await modern.callTool({ name: 'add_note', arguments: { text: 'across instances' } });
+    expect((added.content as { text: string }[])[0]!.text).toMatch(/^Saved\./);
+
+    // The 2025 era: initialize on one instance; its signed capability id is honoured by the other.
+    const legacy = new Client({ name: 'multi-legacy', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+    await legacy.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    for (let i = 0; i < 4; i += 1) {
+      expect((await legacy.listTools()).tools.length).toBe(4);
+    }
+    const after = balancer.served.map((count, i) => count - before[i]!);
+    expect(after[0]).toBeGreaterThan(2);
+    expect(after[1]).toBeGreaterThan(2);
+    await modern.close();
+    await legacy.close();
   });
 });
