@@ -53,9 +53,12 @@ export async function refreshAcrossProcesses(
     if (lease !== undefined) {
       try {
         // Read again under the lease: another process may have finished between our read and our acquire.
+        // A grant written since we found it stale is that process's refresh: its token is as new as ours
+        // would be, so it is used as it is (a token whose lifetime is shorter than the refresh buffer would
+        // otherwise be refreshed once per waiting process).
         const current = await storage.grants.get(key);
         if (current === undefined || current.status !== 'valid') return { kind: 'unusable' };
-        if (isFresh(current, clock.now(), refreshBufferMs)) {
+        if (current.version !== grant.version || isFresh(current, clock.now(), refreshBufferMs)) {
           return {
             kind: 'token',
             accessToken: await options.vault.decrypt(current.accessTokenEncrypted, bindingOf(key)),
