@@ -52,6 +52,9 @@ try {
       hostname: config.hostname,
       // Off loopback serve() requires a list: an empty one would refuse every request, so say so instead.
       ...(allowedHosts.length > 0 || loopback ? { allowedHosts } : {}),
+      // @keyhold/mcp checks Host itself with the same names and answers a foreign one with 403 and a
+      // JSON-RPC error, as MCP clients expect; every other path gets 421 here.
+      selfGuardedPaths: [`/tenant/${config.tenant}/mcp`],
       logger,
       onClose: [() => app?.close()],
     },

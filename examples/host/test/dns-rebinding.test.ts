@@ -90,7 +90,7 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
     expect(JSON.parse(register.body)).toMatchObject({ error: 'misdirected_request' });
   });
 
-  it('answers 421 on every endpoint under a foreign Host: OAuth, MCP, webhooks, registry API, health', async () => {
+  it('refuses a foreign Host on every endpoint: 421 for OAuth, webhooks, registry API, health; 403 (JSON-RPC) at MCP', async () => {
     const port = new URL(host.url).port;
     const attacker = `rebind.attacker.example:${port}`;
     const { challenge } = pkcePair();
@@ -113,12 +113,6 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
       },
       {
         method: 'POST',
-        path: '/tenant/demo/mcp',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      },
-      {
-        method: 'POST',
         path: '/webhook/notes/handleIncoming',
         headers: { 'content-type': 'application/json' },
         body: '{"text":"x"}',
@@ -130,6 +124,15 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
     for (const init of requests) {
       expect((await withHost(host.url, attacker, init)).status, init.path).toBe(421);
     }
+    // @keyhold/mcp checks Host itself, before the bearer token, and answers as MCP clients expect.
+    const mcp = await withHost(host.url, attacker, {
+      method: 'POST',
+      path: '/tenant/demo/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(403);
+    expect(JSON.parse(mcp.body)).toMatchObject({ error: { code: -32000, message: 'Forbidden: Invalid Host header' } });
   });
 
   it("with the real host names the flow passes, and a consent POST without the page's token fails", async () => {

@@ -22,6 +22,12 @@ export interface GuardHostsOptions {
   allowedHosts: readonly string[] | (() => readonly string[]);
   /** Receives one `warn` line per refused request (the Host value and path, nothing else). */
   logger?: Logger;
+  /**
+   * Paths (exact, without the query) whose handler checks Host itself against the same names, passed
+   * through unchecked here: `@keyhold/mcp`'s endpoint answers a foreign Host with 403 and a JSON-RPC error,
+   * as MCP clients and the MCP transport guidance expect. Default: none.
+   */
+  selfGuardedPaths?: readonly string[];
 }
 
 /**
@@ -63,7 +69,12 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
     }
     return lastMatcher;
   };
+  const selfGuarded = new Set(options.selfGuardedPaths ?? []);
   return (request, response) => {
+    if (selfGuarded.size > 0 && selfGuarded.has((request.url ?? '/').split('?', 1)[0] ?? '')) {
+      listener(request, response);
+      return;
+    }
     const matches = fixed ?? matcherFor(typeof source === 'function' ? source() : source);
     const host = request.headers.host;
     // RFC 9112 §3.2: several Host headers are a 400. Node keeps the first; a proxy may route on the last.

@@ -25,6 +25,8 @@ export interface ServeOptions {
    * Host itself.
    */
   allowedHosts?: readonly string[] | 'any';
+  /** Paths whose handler checks Host itself (see `GuardHostsOptions.selfGuardedPaths`). Default: none. */
+  selfGuardedPaths?: readonly string[];
   /** Time allowed to receive the request headers (default 10 000 ms); slower clients get 408 and are cut. */
   headersTimeoutMs?: number;
   /**
@@ -111,7 +113,11 @@ export async function serve(
   let allowed: readonly string[] = [];
   const server = createServer(
     { headersTimeout, requestTimeout, connectionsCheckingInterval: checkingInterval },
-    extra === 'any' ? listener : guardHosts(listener, { allowedHosts: () => allowed, logger }),
+    extra === 'any' ? listener : guardHosts(listener, {
+          allowedHosts: () => allowed,
+          logger,
+          ...(options.selfGuardedPaths ? { selfGuardedPaths: options.selfGuardedPaths } : {}),
+        }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

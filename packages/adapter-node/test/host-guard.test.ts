@@ -111,6 +111,18 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
     expect(handler).not.toHaveBeenCalled();
   });
 
+  it('passes a self-guarded path through, whatever its Host, and guards every other path', async () => {
+    const port = await listen(
+      guardHosts((_req, res) => res.writeHead(204).end(), {
+        allowedHosts: ['app.example'],
+        selfGuardedPaths: ['/mcp'],
+      }),
+    );
+    expect((await requestWithHost(port, 'evil.example', { path: '/mcp?claim=x' })).status).toBe(204);
+    expect((await requestWithHost(port, 'evil.example', { path: '/mcp/other' })).status).toBe(421);
+    expect((await requestWithHost(port, 'evil.example', { path: '/' })).status).toBe(421);
+  });
+
   it('validates a fixed list when the guard is created', () => {
     expect(() => guardHosts(() => {}, { allowedHosts: ['https://app.example'] })).toThrow(TypeError);
   });
