@@ -95,3 +95,30 @@ describe('mounting on Express 5 behind global express.json() and express.urlenco
     await expectBearerChallenge(mounting!.url);
   });
 });
+
+describe('mounting on an Express 5 Router under a path prefix', () => {
+  let mounting: Mounting | undefined;
+
+  beforeAll(async () => {
+    let listener!: ReturnType<typeof toNodeListener>;
+    const app = express();
+    const router = express.Router();
+    // A router sees `req.url` without its mount path; the endpoint serves the public URL's full path, so
+    // the full path is handed back (README, "Express 5").
+    router.all('/mcp', (req, res) => {
+      req.url = req.originalUrl;
+      return listener(req, res);
+    });
+    app.use('/tenant/demo', router);
+    const server = createServer(app);
+    const url = (await listenOnLoopback(server)).replace(/\/mcp$/, '/tenant/demo/mcp');
+    const mounted = buildEndpoint(url);
+    listener = toNodeListener(mounted.endpoint);
+    mounting = { server, url, mounted };
+  });
+  afterAll(() => stop(mounting));
+
+  it('serves a 2026-07-28 client at the full public path', async () => {
+    await exerciseModernEra(mounting!.url, mounting!.mounted);
+  });
+});
