@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
@@ -40,5 +40,20 @@ describe('mounting on node:http through toNodeListener (@keyhold/mcp/node)', () 
 
   it('challenges a request without a token (RFC 6750 §3, RFC 9728 §5.1)', async () => {
     await expectBearerChallenge(url);
+  });
+
+  it('answers GET and DELETE 405 in stateless legacy serving (no standalone stream, no session to end)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(url, {
+        method,
+        headers: {
+          authorization: 'Bearer alice-token',
+          accept: 'text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+      });
+      expect(response.status).toBe(405);
+      await response.body?.cancel();
+    }
   });
 });
