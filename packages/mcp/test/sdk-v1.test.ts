@@ -86,15 +86,13 @@ beforeAll(async () => {
     }
     if (req.method !== 'POST') {
       // Stateless serving has no standalone SSE stream and no session to end.
-      res
-        .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed.' },
-            id: null,
-          }),
-        );
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed.' },
+          id: null,
+        }),
+      );
       return;
     }
     req.auth = outcome.authInfo;
