@@ -132,7 +132,9 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(mcp.status).toBe(403);
-    expect(JSON.parse(mcp.body)).toMatchObject({ error: { code: -32000, message: 'Forbidden: Invalid Host header' } });
+    expect(JSON.parse(mcp.body)).toMatchObject({
+      error: { code: -32000, message: 'Forbidden: Invalid Host header' },
+    });
   });
 
   it("with the real host names the flow passes, and a consent POST without the page's token fails", async () => {

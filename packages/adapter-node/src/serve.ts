@@ -113,7 +113,9 @@ export async function serve(
   let allowed: readonly string[] = [];
   const server = createServer(
     { headersTimeout, requestTimeout, connectionsCheckingInterval: checkingInterval },
-    extra === 'any' ? listener : guardHosts(listener, {
+    extra === 'any'
+      ? listener
+      : guardHosts(listener, {
           allowedHosts: () => allowed,
           logger,
           ...(options.selfGuardedPaths ? { selfGuardedPaths: options.selfGuardedPaths } : {}),

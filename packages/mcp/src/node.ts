@@ -28,13 +28,14 @@ export interface NodeListenerOptions {
  * const listener = toNodeListener(endpoint);
  * http.createServer((req, res) => void listener(req, res)).listen(8787);
  * app.all('/mcp', (req, res) => listener(req, res, req.body)); // Express 5
+ * router.all('/mcp', (req, res) => listener(req, res)); // under app.use('/tenant/demo', router)
  * ```
  */
 export function toNodeListener(
   endpoint: McpEndpoint,
   options: NodeListenerOptions = {},
 ): NodeMcpRequestHandler {
-  return toNodeHandler(
+  const handler = toNodeHandler(
     {
       fetch: (request, handlerOptions) =>
         endpoint.fetch(
@@ -49,4 +50,10 @@ export function toNodeListener(
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
     },
   );
+  return (req, res, parsedBody) => {
+    // Express strips a Router's mount prefix from req.url; the endpoint serves its full public path.
+    const original = (req as { originalUrl?: unknown }).originalUrl;
+    if (typeof original === 'string' && original !== req.url) (req as { url?: string }).url = original;
+    return handler(req, res, parsedBody);
+  };
 }

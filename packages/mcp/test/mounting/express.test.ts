@@ -103,12 +103,9 @@ describe('mounting on an Express 5 Router under a path prefix', () => {
     let listener!: ReturnType<typeof toNodeListener>;
     const app = express();
     const router = express.Router();
-    // A router sees `req.url` without its mount path; the endpoint serves the public URL's full path, so
-    // the full path is handed back (README, "Express 5").
-    router.all('/mcp', (req, res) => {
-      req.url = req.originalUrl;
-      return listener(req, res);
-    });
+    // A router sees `req.url` without its mount path; toNodeListener serves `req.originalUrl`, the full
+    // path the public URL names.
+    router.all('/mcp', (req, res) => listener(req, res));
     app.use('/tenant/demo', router);
     const server = createServer(app);
     const url = (await listenOnLoopback(server)).replace(/\/mcp$/, '/tenant/demo/mcp');
