@@ -146,6 +146,24 @@ describe('GET /authorize: received → session check (request validation)', () =
     expect(target.searchParams.get('error')).toBe('invalid_target');
   });
 
+  it('compares resource indicators canonically: scheme and host case and a default port do not matter', async () => {
+    const { authorize } = await setup();
+    const upper = RESOURCE.replace('https://auth.example', 'HTTPS://Auth.EXAMPLE:443');
+    const target = location(await authorize({ resource: upper }));
+    expect(target.searchParams.get('error')).toBeNull();
+    expect(target.pathname).toBe('/tenant/demo/consent');
+  });
+
+  it('keeps the path exact: another path, or one with a trailing slash, is invalid_target', async () => {
+    const { authorize } = await setup();
+    for (const resource of [`${RESOURCE}/`, RESOURCE.replace('/mcp', '/MCP'), `${RESOURCE}?x=1`]) {
+      const target = location(await authorize({ resource }));
+      expect(target.searchParams.get('error'), resource).toBe('invalid_target');
+      // RFC 9207: the issuer rides on error responses too.
+      expect(target.searchParams.get('iss'), resource).toBe(ISSUER);
+    }
+  });
+
   it('rejects a scope outside the tenant offer with invalid_scope', async () => {
     const { authorize } = await setup({ tenant: { scopesSupported: ['openid', 'mcp'] } });
     const target = location(await authorize({ scope: 'openid admin' }));
