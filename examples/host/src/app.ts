@@ -210,7 +210,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
         broker.requestToken(ask, {
           tenantId: context.tenantId,
           userId: context.userId,
-          photonId: context.toolModuleId,
+          toolModuleId: context.toolModuleId,
           session: { id: 'stateless', supportsUrlElicitation: true },
         }),
     },

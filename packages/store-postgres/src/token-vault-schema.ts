@@ -2,7 +2,7 @@ import type { Migration } from './migrations.js';
 import type { SweptTable } from './sweeper.js';
 
 /**
- * The token_vault component's migrations. Grants are keyed on (tenant, user, photon, provider, scope set)
+ * The token_vault component's migrations. Grants are keyed on (tenant, user, tool module, provider, scope set)
  * — the scope set is the canonical scopes joined by spaces — so `get` is a B-tree primary-key search and
  * `list` a prefix scan of it; elicitations, pending authorizations and refresh leases are keyed on their
  * id and index `expires_at` for the sweeper.
@@ -41,6 +41,16 @@ CREATE TABLE keyhold_vault_refresh_leases (
   lease_key TEXT NOT NULL PRIMARY KEY, token TEXT NOT NULL, expires_at BIGINT NOT NULL
 );
 CREATE INDEX keyhold_vault_refresh_leases_expires_at ON keyhold_vault_refresh_leases (expires_at);
+`,
+  },
+  {
+    // Renaming a column keeps its data, and the grants' primary key follows the column (no index names it).
+    version: 2,
+    name: 'rename photon_id to tool_module_id',
+    sql: `
+ALTER TABLE keyhold_vault_grants RENAME COLUMN photon_id TO tool_module_id;
+ALTER TABLE keyhold_vault_elicitations RENAME COLUMN photon_id TO tool_module_id;
+ALTER TABLE keyhold_vault_pending_authorizations RENAME COLUMN photon_id TO tool_module_id;
 `,
   },
 ];

@@ -18,17 +18,17 @@ import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
 const GRANT_COLUMNS =
-  'tenant_id, user_id, photon_id, provider, scopes, status, access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at, updated_at, version';
+  'tenant_id, user_id, tool_module_id, provider, scopes, status, access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at, updated_at, version';
 const ELICITATION_COLUMNS =
-  'elicitation_id, tenant_id, user_id, photon_id, provider, scopes, session_id, message, created_at, expires_at';
+  'elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, session_id, message, created_at, expires_at';
 const PENDING_AUTHORIZATION_COLUMNS =
-  'nonce_hash, elicitation_id, tenant_id, user_id, photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at';
+  'nonce_hash, elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at';
 
 const vaultRows = createTokenVaultRowMappers(postgresColumns);
 
 // $1…$5: the key.
 function keyValues(key: GrantKey): unknown[] {
-  return [key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')];
+  return [key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')];
 }
 
 // $6…$12: the rest of the grant.
@@ -44,7 +44,7 @@ function grantValues(grant: Grant): unknown[] {
   ];
 }
 
-const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provider = $4 AND scopes = $5';
+const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND tool_module_id = $3 AND provider = $4 AND scopes = $5';
 
 /**
  * The token-vault {@link GrantStore} on PostgreSQL, after running the `token_vault` migrations. `put` is
@@ -66,11 +66,11 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
   const put = statement(
     pool,
     'vault_put_grant',
-    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, photon_id, provider, scopes, status,
+    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, tool_module_id, provider, scopes, status,
       access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at,
       updated_at, version)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
-     ON CONFLICT (tenant_id, user_id, photon_id, provider, scopes) DO UPDATE SET
+     ON CONFLICT (tenant_id, user_id, tool_module_id, provider, scopes) DO UPDATE SET
       status = excluded.status, access_token_encrypted = excluded.access_token_encrypted,
       refresh_token_encrypted = excluded.refresh_token_encrypted, token_expires_at = excluded.token_expires_at,
       granted_scopes = excluded.granted_scopes, created_at = excluded.created_at,
@@ -135,10 +135,10 @@ export async function createPostgresTokenVaultPendingStore(
   const putElicitation = statement(
     pool,
     'vault_put_elicitation',
-    `INSERT INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, photon_id, provider, scopes,
+    `INSERT INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes,
       session_id, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (elicitation_id) DO UPDATE SET tenant_id = excluded.tenant_id, user_id = excluded.user_id,
-      photon_id = excluded.photon_id, provider = excluded.provider, scopes = excluded.scopes,
+      tool_module_id = excluded.tool_module_id, provider = excluded.provider, scopes = excluded.scopes,
       session_id = excluded.session_id, message = excluded.message, created_at = excluded.created_at,
       expires_at = excluded.expires_at`,
   );
@@ -156,10 +156,10 @@ export async function createPostgresTokenVaultPendingStore(
     pool,
     'vault_put_authorization',
     `INSERT INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id, user_id,
-      photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
+      tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (nonce_hash) DO UPDATE SET elicitation_id = excluded.elicitation_id,
-      tenant_id = excluded.tenant_id, user_id = excluded.user_id, photon_id = excluded.photon_id,
+      tenant_id = excluded.tenant_id, user_id = excluded.user_id, tool_module_id = excluded.tool_module_id,
       provider = excluded.provider, scopes = excluded.scopes, session_id = excluded.session_id,
       code_verifier = excluded.code_verifier, created_at = excluded.created_at, expires_at = excluded.expires_at`,
   );
@@ -174,7 +174,7 @@ export async function createPostgresTokenVaultPendingStore(
         r.elicitationId,
         r.tenantId,
         r.userId,
-        r.photonId,
+        r.toolModuleId,
         r.provider,
         [...r.scopes],
         r.sessionId,
@@ -196,7 +196,7 @@ export async function createPostgresTokenVaultPendingStore(
         r.elicitationId,
         r.tenantId,
         r.userId,
-        r.photonId,
+        r.toolModuleId,
         r.provider,
         [...r.scopes],
         r.sessionId,

@@ -43,7 +43,7 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
       ],
       ['SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2', ['t', 'j']],
       [
-        'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2 AND photon_id = $3 AND provider = $4 AND scopes = $5',
+        'SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2 AND tool_module_id = $3 AND provider = $4 AND scopes = $5',
         ['t', 'u', 'p', 'g', 's'],
       ],
       ['SELECT * FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2', ['t', 'u']],

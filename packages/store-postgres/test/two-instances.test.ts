@@ -55,7 +55,7 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
     const grant = {
       tenantId: 't',
       userId: 'u',
-      photonId: 'p',
+      toolModuleId: 'p',
       provider: 'github',
       scopes: ['repo'],
       status: 'valid' as const,

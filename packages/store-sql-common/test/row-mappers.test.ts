@@ -69,7 +69,7 @@ describe('NULL columns become absent optional fields', () => {
     const base = {
       tenant_id: 't',
       user_id: 'u',
-      photon_id: 'p',
+      tool_module_id: 'p',
       provider: 'github',
       scopes: 'repo user',
       status: 'active',
@@ -88,7 +88,7 @@ describe('NULL columns become absent optional fields', () => {
     expect(bare).toStrictEqual({
       tenantId: 't',
       userId: 'u',
-      photonId: 'p',
+      toolModuleId: 'p',
       provider: 'github',
       scopes: ['repo', 'user'],
       status: 'active',

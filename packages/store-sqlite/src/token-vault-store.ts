@@ -30,14 +30,14 @@ function grantValues(grant: Grant): unknown[] {
 function keyValues(key: {
   tenantId: string;
   userId: string;
-  photonId: string;
+  toolModuleId: string;
   provider: string;
   scopes: readonly string[];
 }): unknown[] {
-  return [key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')];
+  return [key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')];
 }
 
-const KEY_MATCH = 'tenant_id = ? AND user_id = ? AND photon_id = ? AND provider = ? AND scopes = ?';
+const KEY_MATCH = 'tenant_id = ? AND user_id = ? AND tool_module_id = ? AND provider = ? AND scopes = ?';
 
 /**
  * The token-vault {@link GrantStore} on SQLite. `put` is one upsert that bumps `version`;
@@ -53,11 +53,11 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
   migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
   const get = db.prepare(`SELECT * FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const put = db.prepare(
-    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, photon_id, provider, scopes, status,
+    `INSERT INTO keyhold_vault_grants (tenant_id, user_id, tool_module_id, provider, scopes, status,
       access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at,
       updated_at, version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-     ON CONFLICT (tenant_id, user_id, photon_id, provider, scopes) DO UPDATE SET
+     ON CONFLICT (tenant_id, user_id, tool_module_id, provider, scopes) DO UPDATE SET
       status = excluded.status, access_token_encrypted = excluded.access_token_encrypted,
       refresh_token_encrypted = excluded.refresh_token_encrypted, token_expires_at = excluded.token_expires_at,
       granted_scopes = excluded.granted_scopes, created_at = excluded.created_at,
@@ -108,7 +108,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
 export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingAuthorizationStore {
   migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
   const putElicitation = db.prepare(
-    `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, photon_id,
+    `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id,
       provider, scopes, session_id, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const getElicitation = db.prepare(
@@ -117,7 +117,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
   const deleteElicitation = db.prepare('DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = ?');
   const putAuthorization = db.prepare(
     `INSERT OR REPLACE INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id,
-      user_id, photon_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
+      user_id, tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const consumeAuthorization = db.prepare(
@@ -129,7 +129,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
         r.elicitationId,
         r.tenantId,
         r.userId,
-        r.photonId,
+        r.toolModuleId,
         r.provider,
         JSON.stringify(r.scopes),
         r.sessionId,
@@ -151,7 +151,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
         r.elicitationId,
         r.tenantId,
         r.userId,
-        r.photonId,
+        r.toolModuleId,
         r.provider,
         JSON.stringify(r.scopes),
         r.sessionId,

@@ -7,7 +7,7 @@ import { createTestKms } from '../src/testing.js';
 const binding: VaultBinding = {
   tenantId: 'tenant-a',
   userId: 'user-1',
-  photonId: 'photon-1',
+  toolModuleId: 'module-1',
   provider: 'github',
 };
 const token2k = randomBytes(1536).toString('base64'); // 2048 characters
@@ -28,7 +28,7 @@ const ask: OAuthAsk = { ask: 'oauth', provider: 'github', scopes: [] };
 const context: AskContext = {
   tenantId: 'tenant-a',
   userId: 'user-1',
-  photonId: 'photon-1',
+  toolModuleId: 'module-1',
   session: { id: 'session-1', supportsUrlElicitation: true },
 };
 const now = Date.now();

@@ -21,13 +21,13 @@ import type { GrantKey } from './storage.js';
  *
  * @example
  * ```ts
- * const context: AskContext = { tenantId: 'demo', userId: auth.sub, photonId: 'github-tools', session };
+ * const context: AskContext = { tenantId: 'demo', userId: auth.sub, toolModuleId: 'github-tools', session };
  * ```
  */
 export interface AskContext {
   readonly tenantId: string;
   readonly userId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly session: McpSessionHandle;
 }
 
@@ -124,7 +124,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
       elicitationId,
       tenantId: key.tenantId,
       userId: key.userId,
-      photonId: key.photonId,
+      toolModuleId: key.toolModuleId,
       provider: key.provider,
       scopes: key.scopes,
       sessionId: context.session.id,
@@ -142,7 +142,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
       {
         tenantId: key.tenantId,
         userId: key.userId,
-        photonId: key.photonId,
+        toolModuleId: key.toolModuleId,
         provider: key.provider,
         elicitationId,
       },
@@ -173,7 +173,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     const key: GrantKey = {
       tenantId: context.tenantId,
       userId: context.userId,
-      photonId: context.photonId,
+      toolModuleId: context.toolModuleId,
       provider: provider.id,
       scopes: scopes.length === 0 ? provider.defaultScopes : scopes,
     };
@@ -183,7 +183,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
         const accessToken = await vault.decrypt(grant.accessTokenEncrypted, {
           tenantId: key.tenantId,
           userId: key.userId,
-          photonId: key.photonId,
+          toolModuleId: key.toolModuleId,
           provider: key.provider,
         });
         return { kind: 'token', accessToken };
@@ -229,7 +229,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
         const binding = {
           tenantId: grant.tenantId,
           userId: grant.userId,
-          photonId: grant.photonId,
+          toolModuleId: grant.toolModuleId,
           provider: grant.provider,
         };
         const { version, ...rest } = grant;

@@ -12,7 +12,7 @@ import type {
 } from './storage.js';
 
 function grantId(key: GrantKey): string {
-  return JSON.stringify([key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')]);
+  return JSON.stringify([key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')]);
 }
 
 // Records are copied on the way in and frozen, so a caller mutating what it passed or got back cannot

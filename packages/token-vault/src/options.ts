@@ -12,7 +12,7 @@ export interface AuthorizationCompleteEvent {
   readonly sessionId: string;
   readonly tenantId: string;
   readonly userId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly provider: string;
   readonly scopes: readonly string[];
 }

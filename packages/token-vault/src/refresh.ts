@@ -12,7 +12,7 @@ export type RefreshOutcome =
 
 /** A grant's identity as one string: the in-process single-flight key and the refresh-lock key. */
 export function grantLockKey(key: GrantKey): string {
-  return `token-vault:refresh:${JSON.stringify([key.tenantId, key.userId, key.photonId, key.provider, key.scopes.join(' ')])}`;
+  return `token-vault:refresh:${JSON.stringify([key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')])}`;
 }
 
 /** Whether a grant's access token can be handed out at `now` without refreshing. */
@@ -21,7 +21,12 @@ export function isFresh(grant: StoredGrant, now: number, bufferMs: number): bool
 }
 
 function bindingOf(key: GrantKey): VaultBinding {
-  return { tenantId: key.tenantId, userId: key.userId, photonId: key.photonId, provider: key.provider };
+  return {
+    tenantId: key.tenantId,
+    userId: key.userId,
+    toolModuleId: key.toolModuleId,
+    provider: key.provider,
+  };
 }
 
 /**
@@ -96,7 +101,7 @@ async function refreshGrant(
   const log = {
     tenantId: grant.tenantId,
     userId: grant.userId,
-    photonId: grant.photonId,
+    toolModuleId: grant.toolModuleId,
     provider: provider.id,
   };
   // invalid_client says our credentials are wrong, not the user's grant: invalidating every grant would only

@@ -14,7 +14,7 @@ const SEPARATOR = 0x7c; // '|'
 export interface StatePayload {
   readonly sessionId: string;
   readonly elicitationId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly provider: string;
   /** Single-use: the pending authorization is stored under its hash and consumed by the callback. */
   readonly nonce: string;
@@ -27,7 +27,7 @@ export interface StatePayload {
 const payloadSchema = z.strictObject({
   sessionId: z.string(),
   elicitationId: z.string(),
-  photonId: z.string(),
+  toolModuleId: z.string(),
   provider: z.string(),
   nonce: z.string().min(1),
   timestamp: z.number().int(),

@@ -5,7 +5,7 @@
  */
 
 /**
- * What names one grant: (tenantId, userId, photonId, provider, scopes). `scopes` is always in canonical form
+ * What names one grant: (tenantId, userId, toolModuleId, provider, scopes). `scopes` is always in canonical form
  * (see `canonicalScopes`: unique, sorted), so a store may key on `scopes.join(' ')`.
  */
 export interface GrantKey {
@@ -13,7 +13,7 @@ export interface GrantKey {
   /** The user (`sub`) the tokens belong to. */
   readonly userId: string;
   /** The tool-module id. */
-  readonly photonId: string;
+  readonly toolModuleId: string;
   /** The provider id. */
   readonly provider: string;
   /** Canonical (unique, sorted) scopes. */
@@ -22,7 +22,7 @@ export interface GrantKey {
 
 /**
  * A third-party grant as the broker writes it: the spec's fields plus the user, the encrypted refresh token
- * and a status. Encrypted values are vault ciphertexts bound to (tenant, user, photonId, provider).
+ * and a status. Encrypted values are vault ciphertexts bound to (tenant, user, toolModuleId, provider).
  */
 export interface Grant extends GrantKey {
   /** `invalid` after a refresh was refused by the provider; the next ask elicits again. */
@@ -79,7 +79,7 @@ export interface ElicitationRecord {
   readonly elicitationId: string;
   readonly tenantId: string;
   readonly userId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly provider: string;
   /** Canonical scopes. */
   readonly scopes: readonly string[];
@@ -100,7 +100,7 @@ export interface PendingAuthorization {
   readonly elicitationId: string;
   readonly tenantId: string;
   readonly userId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly provider: string;
   readonly scopes: readonly string[];
   readonly sessionId: string;

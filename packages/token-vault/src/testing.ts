@@ -19,7 +19,7 @@ function sampleGrant(overrides: Partial<Grant> = {}): Grant {
   return {
     tenantId: 'tenant-a',
     userId: 'user-1',
-    photonId: 'photon-1',
+    toolModuleId: 'module-1',
     provider: 'github',
     scopes: ['read:user', 'user:email'],
     status: 'valid',
@@ -73,14 +73,14 @@ export function describeGrantStoreConformance(name: string, makeStore: () => May
       expect(read).toEqual({ ...bare, version: 1 });
     });
 
-    it('keys grants on tenant, user, photon, provider and the scope set', async () => {
+    it('keys grants on tenant, user, tool module, provider and the scope set', async () => {
       const store = await makeStore();
       const base = sampleGrant();
       await store.put(base);
       for (const other of [
         { tenantId: 'tenant-b' },
         { userId: 'user-2' },
-        { photonId: 'photon-2' },
+        { toolModuleId: 'module-2' },
         { provider: 'google' },
         { scopes: ['read:user'] },
         { scopes: ['read:user', 'repo', 'user:email'] },
@@ -177,7 +177,7 @@ function sampleElicitation(overrides: Partial<ElicitationRecord> = {}): Elicitat
     elicitationId: 'elicitation-1',
     tenantId: 'tenant-a',
     userId: 'user-1',
-    photonId: 'photon-1',
+    toolModuleId: 'module-1',
     provider: 'github',
     scopes: ['read:user'],
     sessionId: 'session-1',
@@ -194,7 +194,7 @@ function samplePending(overrides: Partial<PendingAuthorization> = {}): PendingAu
     elicitationId: 'elicitation-1',
     tenantId: 'tenant-a',
     userId: 'user-1',
-    photonId: 'photon-1',
+    toolModuleId: 'module-1',
     provider: 'github',
     scopes: ['read:user'],
     sessionId: 'session-1',

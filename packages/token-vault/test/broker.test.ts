@@ -102,7 +102,7 @@ describe('Third-party grant valid, token not expired (5-minute buffer): token re
       'access-1',
     );
     await elicitation(harness.broker.getToken({ ...ask, scopes: ['read', 'write'] }, harness.context));
-    await elicitation(harness.broker.getToken(ask, { ...harness.context, photonId: 'photon-2' }));
+    await elicitation(harness.broker.getToken(ask, { ...harness.context, toolModuleId: 'module-2' }));
     await elicitation(harness.broker.getToken(ask, { ...harness.context, userId: 'user-2' }));
   });
 

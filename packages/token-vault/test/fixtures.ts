@@ -66,7 +66,7 @@ export function makeHarness(
     broker,
     storage,
     clock,
-    context: { tenantId: 'tenant-a', userId: 'user-1', photonId: 'photon-1', session: sessionHandle() },
+    context: { tenantId: 'tenant-a', userId: 'user-1', toolModuleId: 'module-1', session: sessionHandle() },
   };
 }
 

@@ -46,7 +46,7 @@ describe('Broker options are validated once, at creation', () => {
     const error = await broker
       .getToken(
         { ask: 'oauth', provider: 'github', scopes: [] },
-        { tenantId: 't', userId: 'u', photonId: 'p', session: { id: 's', supportsUrlElicitation: true } },
+        { tenantId: 't', userId: 'u', toolModuleId: 'p', session: { id: 's', supportsUrlElicitation: true } },
       )
       .catch((e: { elicitationUrl: string }) => e);
     const url = new URL((error as { elicitationUrl: string }).elicitationUrl);

@@ -7,7 +7,7 @@ const T = Date.parse('2026-03-01T12:00:00Z');
 const payload: StatePayload = {
   sessionId: 's',
   elicitationId: 'e',
-  photonId: 'p',
+  toolModuleId: 'p',
   provider: 'acme',
   nonce: 'n0nce',
   timestamp: T,

@@ -68,7 +68,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
       pending.elicitationId !== payload.elicitationId ||
       pending.tenantId !== payload.tenantId ||
       pending.userId !== payload.userId ||
-      pending.photonId !== payload.photonId ||
+      pending.toolModuleId !== payload.toolModuleId ||
       pending.provider !== payload.provider ||
       pending.sessionId !== payload.sessionId
     ) {
@@ -85,7 +85,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
     const log = {
       tenantId: pending.tenantId,
       userId: pending.userId,
-      photonId: pending.photonId,
+      toolModuleId: pending.toolModuleId,
       provider: pending.provider,
       elicitationId: pending.elicitationId,
     };
@@ -134,14 +134,14 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
     const binding = {
       tenantId: pending.tenantId,
       userId: pending.userId,
-      photonId: pending.photonId,
+      toolModuleId: pending.toolModuleId,
       provider: pending.provider,
     };
     const now = clock.now();
     await storage.grants.put({
       tenantId: pending.tenantId,
       userId: pending.userId,
-      photonId: pending.photonId,
+      toolModuleId: pending.toolModuleId,
       provider: pending.provider,
       scopes: pending.scopes,
       status: 'valid',
@@ -176,7 +176,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
           sessionId: pending.sessionId,
           tenantId: pending.tenantId,
           userId: pending.userId,
-          photonId: pending.photonId,
+          toolModuleId: pending.toolModuleId,
           provider: pending.provider,
           scopes: pending.scopes,
         });

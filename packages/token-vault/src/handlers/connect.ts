@@ -82,7 +82,7 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
       elicitationId,
       tenantId: elicitation.tenantId,
       userId: elicitation.userId,
-      photonId: elicitation.photonId,
+      toolModuleId: elicitation.toolModuleId,
       provider: elicitation.provider,
       scopes: elicitation.scopes,
       sessionId: elicitation.sessionId,
@@ -96,7 +96,7 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
       {
         sessionId: elicitation.sessionId,
         elicitationId,
-        photonId: elicitation.photonId,
+        toolModuleId: elicitation.toolModuleId,
         provider: elicitation.provider,
         nonce,
         timestamp: now,

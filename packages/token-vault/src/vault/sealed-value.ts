@@ -12,7 +12,10 @@ export function isValidKeyId(keyId: string): boolean {
 }
 
 // The AAD carries the value's header too, so a key id or wrapped data key swapped in the prefix fails
-// authentication instead of being tried.
+// authentication instead of being tried. The binding enters as a positional array of its *values*: field
+// names are not part of the bytes, so renaming `photonId` to `toolModuleId` left every value sealed before
+// the rename decryptable (test/vault/local-vault.test.ts keeps a value sealed by the old code as a vector).
+// Never reorder these entries or add names to them.
 function additionalData(header: string, binding: VaultBinding): Buffer {
   return Buffer.from(
     JSON.stringify([
@@ -20,7 +23,7 @@ function additionalData(header: string, binding: VaultBinding): Buffer {
       header,
       binding.tenantId,
       binding.userId,
-      binding.photonId,
+      binding.toolModuleId,
       binding.provider,
     ]),
     'utf8',

@@ -5,7 +5,7 @@
 export interface VaultBinding {
   readonly tenantId: string;
   readonly userId: string;
-  readonly photonId: string;
+  readonly toolModuleId: string;
   readonly provider: string;
 }
 
@@ -15,8 +15,8 @@ export interface VaultBinding {
  *
  * @example
  * ```ts
- * const sealed = await vault.encrypt(accessToken, { tenantId, userId, photonId, provider });
- * const token = await vault.decrypt(sealed, { tenantId, userId, photonId, provider });
+ * const sealed = await vault.encrypt(accessToken, { tenantId, userId, toolModuleId, provider });
+ * const token = await vault.decrypt(sealed, { tenantId, userId, toolModuleId, provider });
  * ```
  */
 export interface Vault {

@@ -44,7 +44,7 @@ async function connectPair(broker: TokenBroker, capabilities: Record<string, unk
       const context = {
         tenantId: 'tenant-a',
         userId: 'user-1',
-        photonId: 'files',
+        toolModuleId: 'files',
         session: mcpSessionFromServer(mcpServer.server, extra.sessionId),
       };
       try {

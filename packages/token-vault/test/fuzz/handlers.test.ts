@@ -107,7 +107,7 @@ describe('fuzz: the callback answers every provider redirect with a safe page an
           signState(
             {
               sessionId: 'session-1',
-              photonId: 'photon-1',
+              toolModuleId: 'module-1',
               provider: 'acme',
               tenantId: 'tenant-a',
               timestamp: now,

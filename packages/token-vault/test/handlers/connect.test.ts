@@ -37,7 +37,7 @@ describe('The connect step redirects the asking user to the provider with PKCE S
       expect(state.payload).toMatchObject({
         sessionId: 'session-1',
         elicitationId: error.elicitationId,
-        photonId: 'photon-1',
+        toolModuleId: 'module-1',
         provider: 'acme',
         tenantId: 'tenant-a',
         userId: 'user-1',

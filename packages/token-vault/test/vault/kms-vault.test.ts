@@ -7,7 +7,7 @@ import { createTestKms } from '../../src/testing.js';
 const binding: VaultBinding = {
   tenantId: 'tenant-a',
   userId: 'user-1',
-  photonId: 'photon-1',
+  toolModuleId: 'module-1',
   provider: 'github',
 };
 
@@ -72,7 +72,7 @@ describe('KMS vault: envelope encryption through the KeyManagementService interf
   it('binds values to their row: a value copied elsewhere does not decrypt', async () => {
     const vault = createKmsVault({ kms: createTestKms() });
     const sealed = await vault.encrypt('token', binding);
-    for (const change of [{ userId: 'user-2' }, { photonId: 'photon-2' }, { provider: 'google' }]) {
+    for (const change of [{ userId: 'user-2' }, { toolModuleId: 'module-2' }, { provider: 'google' }]) {
       await expect(vault.decrypt(sealed, { ...binding, ...change })).rejects.toMatchObject({
         code: 'ERR_DECRYPT_FAILED',
       });

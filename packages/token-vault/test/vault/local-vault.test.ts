@@ -6,7 +6,7 @@ const MASTER = 'a-master-key-of-at-least-32-bytes-long';
 const binding: VaultBinding = {
   tenantId: 'tenant-a',
   userId: 'user-1',
-  photonId: 'photon-1',
+  toolModuleId: 'module-1',
   provider: 'github',
 };
 
@@ -39,6 +39,14 @@ describe('Local vault: AES-256-GCM, per-tenant key derived with scrypt from the 
     expect(vault.keyIdOf(sealed)).toBe('k7');
   });
 
+  it('decrypts a value sealed before photonId was renamed toolModuleId (the AAD holds values, not names)', async () => {
+    // Sealed by the 0.0.0 code with { tenantId: 'tenant-a', userId: 'user-1', photonId: 'module-1', provider: 'github' }.
+    const sealedBeforeRename =
+      'v1.k1.DsEAlo9/WIoXaiuewJ/pXve8DURwcLjS+2++s6wyXx4/D6HQSnvZCVaCBhEH6mUXZFmn92A4AuA=';
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    expect(await vault.decrypt(sealedBeforeRename, binding)).toBe('gho_sealed-before-the-rename');
+  });
+
   it('uses a fresh IV every time', async () => {
     const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
     expect(await vault.encrypt('same', binding)).not.toBe(await vault.encrypt('same', binding));
@@ -47,7 +55,7 @@ describe('Local vault: AES-256-GCM, per-tenant key derived with scrypt from the 
   it.each([
     ['tenant', { tenantId: 'tenant-b' }],
     ['user', { userId: 'user-2' }],
-    ['photon', { photonId: 'photon-2' }],
+    ['toolModuleId', { toolModuleId: 'module-2' }],
     ['provider', { provider: 'google' }],
   ])('a value copied to another %s row does not decrypt', async (_name, change) => {
     const vault = createLocalVault({ masterKey: MASTER, scryptCost: 1024 });
