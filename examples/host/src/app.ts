@@ -157,7 +157,6 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const providerIssuer = `${baseUrl}/tenant/${config.providerTenant}`;
   const broker = createTokenBroker({
     baseUrl,
-    stateSecret: secrets.stateSecret,
     vault: createLocalVault({ masterKey: Buffer.from(secrets.vaultMasterKey, 'base64') }),
     storage: stores.vault,
     providers: [
@@ -204,16 +203,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       ...(claimGate ? { attempts: claimGate } : {}),
       isInScope: isFileInScope,
     },
-    // TEMP until token-vault's AskContext is { tenantId, userId, toolModuleId }.
-    broker: {
-      requestToken: (ask, context) =>
-        broker.requestToken(ask, {
-          tenantId: context.tenantId,
-          userId: context.userId,
-          toolModuleId: context.toolModuleId,
-          session: { id: 'stateless', supportsUrlElicitation: true },
-        }),
-    },
+    broker,
     tenantId: config.tenant,
     requestStateSecret: secrets.mcpStateSecret,
     ...(stores.requestStateStore ? { requestStateStore: stores.requestStateStore } : {}),

@@ -44,13 +44,18 @@ CREATE INDEX keyhold_vault_refresh_leases_expires_at ON keyhold_vault_refresh_le
 `,
   },
   {
-    // Renaming a column keeps its data, and the grants' primary key follows the column (no index names it).
+    // Issue 15: `photonId` became `toolModuleId`, and the broker no longer knows MCP sessions (the state sent
+    // to providers is opaque; clients retry after authorizing). Renaming a column keeps its data, and the
+    // grants' primary key follows the renamed column (no index or constraint is named after it). No index
+    // covers session_id, so dropping it needs nothing else.
     version: 2,
-    name: 'rename photon_id to tool_module_id',
+    name: 'photon_id becomes tool_module_id; session_id dropped',
     sql: `
 ALTER TABLE keyhold_vault_grants RENAME COLUMN photon_id TO tool_module_id;
 ALTER TABLE keyhold_vault_elicitations RENAME COLUMN photon_id TO tool_module_id;
+ALTER TABLE keyhold_vault_elicitations DROP COLUMN session_id;
 ALTER TABLE keyhold_vault_pending_authorizations RENAME COLUMN photon_id TO tool_module_id;
+ALTER TABLE keyhold_vault_pending_authorizations DROP COLUMN session_id;
 `,
   },
 ];

@@ -20,9 +20,9 @@ import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 const GRANT_COLUMNS =
   'tenant_id, user_id, tool_module_id, provider, scopes, status, access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at, updated_at, version';
 const ELICITATION_COLUMNS =
-  'elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, session_id, message, created_at, expires_at';
+  'elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, message, created_at, expires_at';
 const PENDING_AUTHORIZATION_COLUMNS =
-  'nonce_hash, elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at';
+  'nonce_hash, elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, code_verifier, created_at, expires_at';
 
 const vaultRows = createTokenVaultRowMappers(postgresColumns);
 
@@ -136,11 +136,10 @@ export async function createPostgresTokenVaultPendingStore(
     pool,
     'vault_put_elicitation',
     `INSERT INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes,
-      session_id, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (elicitation_id) DO UPDATE SET tenant_id = excluded.tenant_id, user_id = excluded.user_id,
       tool_module_id = excluded.tool_module_id, provider = excluded.provider, scopes = excluded.scopes,
-      session_id = excluded.session_id, message = excluded.message, created_at = excluded.created_at,
-      expires_at = excluded.expires_at`,
+      message = excluded.message, created_at = excluded.created_at, expires_at = excluded.expires_at`,
   );
   const getElicitation = statement(
     pool,
@@ -156,11 +155,11 @@ export async function createPostgresTokenVaultPendingStore(
     pool,
     'vault_put_authorization',
     `INSERT INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id, user_id,
-      tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+      tool_module_id, provider, scopes, code_verifier, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (nonce_hash) DO UPDATE SET elicitation_id = excluded.elicitation_id,
       tenant_id = excluded.tenant_id, user_id = excluded.user_id, tool_module_id = excluded.tool_module_id,
-      provider = excluded.provider, scopes = excluded.scopes, session_id = excluded.session_id,
+      provider = excluded.provider, scopes = excluded.scopes,
       code_verifier = excluded.code_verifier, created_at = excluded.created_at, expires_at = excluded.expires_at`,
   );
   const consumeAuthorization = statement(
@@ -177,7 +176,6 @@ export async function createPostgresTokenVaultPendingStore(
         r.toolModuleId,
         r.provider,
         [...r.scopes],
-        r.sessionId,
         r.message,
         r.createdAt,
         r.expiresAt,
@@ -199,7 +197,6 @@ export async function createPostgresTokenVaultPendingStore(
         r.toolModuleId,
         r.provider,
         [...r.scopes],
-        r.sessionId,
         r.codeVerifier,
         r.createdAt,
         r.expiresAt,

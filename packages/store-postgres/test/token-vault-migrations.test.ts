@@ -7,7 +7,7 @@ import { requirePostgres, useIsolatedPool } from './postgres.js';
 const available = await requirePostgres();
 
 describe.skipIf(!available)(
-  'token_vault migration 2: photon_id becomes tool_module_id, and existing rows survive',
+  'token_vault migration 2: photon_id becomes tool_module_id, session_id goes, existing rows survive',
   () => {
     const db = useIsolatedPool();
 
@@ -69,7 +69,6 @@ describe.skipIf(!available)(
         elicitationId: 'e1',
         ...key,
         scopes: ['read'],
-        sessionId: 'session-1',
         message: 'Connect GitHub',
         createdAt: 1000,
         expiresAt: 9000,
@@ -81,6 +80,7 @@ describe.skipIf(!available)(
       const names = rows.map((r) => r.column_name);
       expect(names.filter((n) => n === 'tool_module_id')).toHaveLength(3);
       expect(names).not.toContain('photon_id');
+      expect(names).not.toContain('session_id');
       // The primary key follows the renamed column: writing the same key again is an update.
       const { rows: keyColumns } = await db.pool.query<{ attname: string }>(
         `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)

@@ -109,7 +109,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
   migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
   const putElicitation = db.prepare(
     `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id,
-      provider, scopes, session_id, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      provider, scopes, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const getElicitation = db.prepare(
     'SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = ? AND expires_at > ?',
@@ -117,8 +117,8 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
   const deleteElicitation = db.prepare('DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = ?');
   const putAuthorization = db.prepare(
     `INSERT OR REPLACE INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id,
-      user_id, tool_module_id, provider, scopes, session_id, code_verifier, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      user_id, tool_module_id, provider, scopes, code_verifier, created_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const consumeAuthorization = db.prepare(
     'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
@@ -132,7 +132,6 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
         r.toolModuleId,
         r.provider,
         JSON.stringify(r.scopes),
-        r.sessionId,
         r.message,
         r.createdAt,
         r.expiresAt,
@@ -154,7 +153,6 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingA
         r.toolModuleId,
         r.provider,
         JSON.stringify(r.scopes),
-        r.sessionId,
         r.codeVerifier,
         r.createdAt,
         r.expiresAt,

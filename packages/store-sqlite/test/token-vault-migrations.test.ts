@@ -6,7 +6,7 @@ import { temporaryDatabases } from './temp-database.js';
 
 const databases = temporaryDatabases();
 
-describe('token_vault migration 2: photon_id becomes tool_module_id, and existing rows survive', () => {
+describe('token_vault migration 2: photon_id becomes tool_module_id, session_id goes, existing rows survive', () => {
   it('a grant and an elicitation written under schema version 1 read back under the new names', async () => {
     const db = databases.file();
     migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS.slice(0, 1));
@@ -65,7 +65,6 @@ describe('token_vault migration 2: photon_id becomes tool_module_id, and existin
       elicitationId: 'e1',
       ...key,
       scopes: ['read'],
-      sessionId: 'session-1',
       message: 'Connect GitHub',
       createdAt: 1000,
       expiresAt: 9000,
@@ -79,6 +78,7 @@ describe('token_vault migration 2: photon_id becomes tool_module_id, and existin
     ]) {
       expect(columns(table)).toContain('tool_module_id');
       expect(columns(table)).not.toContain('photon_id');
+      expect(columns(table)).not.toContain('session_id');
     }
     // The primary key still covers the renamed column: a second grant for the same key is an update.
     const { version: _version, ...written } = (await grants.get({ ...key, scopes: ['read', 'repo'] }))!;

@@ -19,7 +19,6 @@ const kmsVault = createKmsVault({ kms: createTestKms() });
 const storage = createMemoryStorage();
 const broker = createTokenBroker({
   baseUrl: 'https://host.example',
-  stateSecret: 'a-state-secret-of-at-least-32-bytes!!',
   vault: localVault,
   storage,
   providers: [{ id: 'github', clientId: 'c', clientSecret: 's' }],
@@ -29,7 +28,6 @@ const context: AskContext = {
   tenantId: 'tenant-a',
   userId: 'user-1',
   toolModuleId: 'module-1',
-  session: { id: 'session-1', supportsUrlElicitation: true },
 };
 const now = Date.now();
 await storage.grants.put({

@@ -1,13 +1,11 @@
 import type { Handler } from '@keyhold/core';
 import { randomToken } from '@keyhold/core';
-import { LRUCache } from 'lru-cache';
 import type { OAuthAsk } from './ask.js';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
 import { createCallbackHandler } from './handlers/callback.js';
 import { createConnectHandler } from './handlers/connect.js';
-import type { McpSessionHandle } from './mcp-session.js';
 import type { ResolvedBrokerOptions, TokenBrokerOptions } from './options.js';
 import { resolveBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
@@ -17,18 +15,18 @@ import { canonicalScopes } from './scopes.js';
 import type { GrantKey } from './storage.js';
 
 /**
- * Who is asking: the tenant, the user (`sub`), the tool module and the MCP session.
+ * Who is asking: the tenant, the user (`sub`) and the tool module. Nothing about the MCP connection: the
+ * broker answers a token or an elicitation, and the client retries the call once the user has authorized.
  *
  * @example
  * ```ts
- * const context: AskContext = { tenantId: 'demo', userId: auth.sub, toolModuleId: 'github-tools', session };
+ * const context: AskContext = { tenantId: 'demo', userId: auth.sub, toolModuleId: 'github-tools' };
  * ```
  */
 export interface AskContext {
   readonly tenantId: string;
   readonly userId: string;
   readonly toolModuleId: string;
-  readonly session: McpSessionHandle;
 }
 
 /** The outcome of {@link TokenBroker.requestToken}: a token, or the elicitation the user must complete. */
@@ -75,8 +73,6 @@ export interface TokenBroker {
 /** What the broker's handlers share with it. */
 export interface BrokerInternals {
   readonly options: ResolvedBrokerOptions;
-  /** Completion notifiers of elicitations raised in this process, by elicitation id. */
-  readonly notifiers: LRUCache<string, (elicitationId: string) => Promise<void>>;
 }
 
 /**
@@ -94,13 +90,7 @@ export interface BrokerInternals {
 export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
   const resolved = resolveBrokerOptions(options);
   const { storage, vault, clock, logger } = resolved;
-  const notifiers = new LRUCache<string, (elicitationId: string) => Promise<void>>({
-    max: 10_000,
-    ttl: resolved.elicitationTtlMs,
-    ttlResolution: 0,
-    perf: clock,
-  });
-  const internals: BrokerInternals = { options: resolved, notifiers };
+  const internals: BrokerInternals = { options: resolved };
   // In-process single-flight: concurrent asks for one grant share one refresh.
   const refreshing = new Map<string, Promise<RefreshOutcome>>();
 
@@ -110,12 +100,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     return provider;
   }
 
-  async function elicit(
-    key: GrantKey,
-    provider: Provider,
-    ask: OAuthAsk,
-    context: AskContext,
-  ): Promise<ElicitationRequiredError> {
+  async function elicit(key: GrantKey, provider: Provider, ask: OAuthAsk): Promise<ElicitationRequiredError> {
     const now = clock.now();
     const elicitationId = randomToken(16);
     const message =
@@ -127,15 +112,10 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
       toolModuleId: key.toolModuleId,
       provider: key.provider,
       scopes: key.scopes,
-      sessionId: context.session.id,
       message,
       createdAt: now,
       expiresAt: now + resolved.elicitationTtlMs,
     });
-    const notify = context.session.notifyElicitationComplete;
-    if (notify !== undefined && context.session.supportsUrlElicitation) {
-      notifiers.set(elicitationId, (id) => notify.call(context.session, id));
-    }
     const url = new URL(resolved.connectUrl);
     url.searchParams.set('elicitation_id', elicitationId);
     logger.info(
@@ -193,7 +173,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
         if (refreshed.kind === 'token') return refreshed;
       }
     }
-    return { kind: 'elicitation', error: await elicit(key, provider, ask, context) };
+    return { kind: 'elicitation', error: await elicit(key, provider, ask) };
   }
 
   async function getToken(ask: OAuthAsk, context: AskContext): Promise<string> {

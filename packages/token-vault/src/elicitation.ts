@@ -1,6 +1,34 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { TokenVaultError } from './errors.js';
+
+/**
+ * One URL-mode elicitation as MCP carries it in the data of a `-32042` error
+ * (`{ elicitations: [UrlElicitationParams] }`): a structural copy of the SDK's type, so this package needs no
+ * MCP SDK.
+ *
+ * @example
+ * ```ts
+ * const params: UrlElicitationParams = { mode: 'url', elicitationId: 'e1', url: 'https://host.example/…', message: 'Connect GitHub' };
+ * ```
+ */
+export interface UrlElicitationParams {
+  readonly mode: 'url';
+  readonly elicitationId: string;
+  readonly url: string;
+  readonly message: string;
+}
+
+/**
+ * A tool error result carrying text, in the shape of MCP's `CallToolResult` (structural: no SDK types).
+ *
+ * @example
+ * ```ts
+ * const result: ElicitationToolResult = { isError: true, content: [{ type: 'text', text: 'Open …' }] };
+ * ```
+ */
+export interface ElicitationToolResult {
+  isError: true;
+  content: { type: 'text'; text: string }[];
+}
 
 /** The fields an {@link ElicitationRequiredError} is created with. */
 export interface ElicitationDetails {
@@ -23,7 +51,7 @@ export interface ElicitationDetails {
  * @example
  * ```ts
  * try { await broker.getToken(ask, context); }
- * catch (e) { if (e instanceof ElicitationRequiredError) throw e.toMCPError(); throw e; }
+ * catch (e) { if (e instanceof ElicitationRequiredError) throw e.toMCPError(UrlElicitationRequiredError); throw e; }
  * ```
  */
 export class ElicitationRequiredError extends TokenVaultError {
@@ -41,21 +69,41 @@ export class ElicitationRequiredError extends TokenVaultError {
   }
 
   /**
-   * The SDK's own `UrlElicitationRequiredError` (JSON-RPC error -32042, data
-   * `{ elicitations: [{ mode: 'url', elicitationId, url, message }] }`). Thrown from an `McpServer` tool
-   * callback it reaches the client as a JSON-RPC error rather than a tool result, because it is an instance
-   * from the host's own SDK copy (the SDK is a peer dependency).
+   * This elicitation as MCP's URL-mode elicitation parameters, for any SDK or wire format.
    *
    * @example
    * ```ts
-   * throw error.toMCPError();
+   * const params = error.toElicitationParams(); // { mode: 'url', elicitationId, url, message }
    * ```
    */
-  toMCPError(): UrlElicitationRequiredError {
-    return new UrlElicitationRequiredError(
-      [{ mode: 'url', elicitationId: this.elicitationId, url: this.elicitationUrl, message: this.message }],
-      this.message,
-    );
+  toElicitationParams(): UrlElicitationParams {
+    return {
+      mode: 'url',
+      elicitationId: this.elicitationId,
+      url: this.elicitationUrl,
+      message: this.message,
+    };
+  }
+
+  /**
+   * Builds the host's own MCP SDK error for this elicitation (JSON-RPC `-32042`, data
+   * `{ elicitations: [{ mode: 'url', elicitationId, url, message }] }`): pass the SDK's
+   * `UrlElicitationRequiredError` class, so the instance comes from the host's SDK copy and an `McpServer`
+   * tool callback that throws it reaches the client as a JSON-RPC error rather than a tool result. The
+   * error's `.message` is set back to the plain message afterwards: SDK v1's `McpError` prefixes
+   * `MCP error -32042: ` into it, and the v1 client prefixes the received message again (SDK v2 adds no
+   * prefix, so there this changes nothing).
+   *
+   * @example
+   * ```ts
+   * import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+   * throw error.toMCPError(UrlElicitationRequiredError);
+   * ```
+   */
+  toMCPError<E extends Error>(ctor: new (elicitations: UrlElicitationParams[], message?: string) => E): E {
+    const mcpError = new ctor([this.toElicitationParams()], this.message);
+    mcpError.message = this.message;
+    return mcpError;
   }
 
   /**
@@ -67,7 +115,7 @@ export class ElicitationRequiredError extends TokenVaultError {
    * return error.toToolResult();
    * ```
    */
-  toToolResult(): CallToolResult {
+  toToolResult(): ElicitationToolResult {
     return {
       isError: true,
       content: [

@@ -1,12 +1,10 @@
 export type { OAuthAsk } from './ask.js';
 export type { AskContext, AskingMethod, RewrapSummary, TokenBroker, TokenOutcome } from './broker.js';
 export { createTokenBroker } from './broker.js';
-export type { ElicitationDetails } from './elicitation.js';
+export type { ElicitationDetails, ElicitationToolResult, UrlElicitationParams } from './elicitation.js';
 export { ElicitationRequiredError } from './elicitation.js';
 export type { TokenVaultErrorCode } from './errors.js';
 export { TokenVaultError } from './errors.js';
-export type { McpSessionHandle } from './mcp-session.js';
-export { elicitationToolResponse, mcpSessionFromServer } from './mcp-session.js';
 export {
   createMemoryGrantStore,
   createMemoryPendingAuthorizationStore,
@@ -25,8 +23,7 @@ export type {
 } from './providers.js';
 export { resolveProvider } from './providers.js';
 export { canonicalScopes } from './scopes.js';
-export type { StatePayload, StateRejection, StateVerification } from './state.js';
-export { STATE_MAX_AGE_MS, signState, verifyState } from './state.js';
+export { STATE_MAX_AGE_MS } from './state.js';
 export type {
   ElicitationRecord,
   Grant,

@@ -9,7 +9,6 @@ import type { Vault } from './vault/vault.js';
 /** Reported after a callback stored a grant; for hosts that route the completion to another instance. */
 export interface AuthorizationCompleteEvent {
   readonly elicitationId: string;
-  readonly sessionId: string;
   readonly tenantId: string;
   readonly userId: string;
   readonly toolModuleId: string;
@@ -25,8 +24,13 @@ export interface TokenBrokerOptions {
   connectUrl?: string;
   /** The redirect_uri registered at every provider (default `${baseUrl}/auth/oauth/callback`). */
   callbackUrl?: string;
-  /** The HMAC-SHA256 key of the signed state: at least 32 bytes (a string counts its UTF-8 bytes). */
-  stateSecret: string | Uint8Array;
+  /**
+   * Ignored. The state sent to providers used to be signed with this key; it is now an opaque random value
+   * referring to a record stored server-side, so no key is needed.
+   *
+   * @deprecated Accepted so existing configurations keep working; remove it from your options.
+   */
+  stateSecret?: string | Uint8Array;
   vault: Vault;
   storage: TokenVaultStorage;
   /** Built-in templates (`{ id: 'github', clientId, clientSecret }`) and custom providers. */
@@ -41,7 +45,7 @@ export interface TokenBrokerOptions {
   refreshLockTtlMs?: number;
   /** How often a process waiting for another's refresh re-reads the grant (default 50). */
   refreshPollIntervalMs?: number;
-  /** Called after each successful callback, besides the in-process completion notification. */
+  /** Called after each successful callback (for hosts that tell a client, or another instance, about it). */
   onAuthorizationComplete?: (event: AuthorizationCompleteEvent) => void | Promise<void>;
   /** Used for every request to a provider (default the global `fetch`). */
   fetch?: typeof fetch;
@@ -53,7 +57,6 @@ export interface TokenBrokerOptions {
 export interface ResolvedBrokerOptions {
   readonly connectUrl: string;
   readonly callbackUrl: string;
-  readonly stateSecret: Uint8Array;
   readonly vault: Vault;
   readonly storage: TokenVaultStorage;
   readonly providers: ReadonlyMap<string, Provider>;
@@ -99,11 +102,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 
 /** Validates broker options once, at creation; throws `ERR_INVALID_OPTIONS`. */
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
-  const stateSecret =
-    typeof options.stateSecret === 'string' ? Buffer.from(options.stateSecret, 'utf8') : options.stateSecret;
-  if (!(stateSecret instanceof Uint8Array) || stateSecret.byteLength < 32) {
-    throw invalid('stateSecret must be at least 32 bytes');
-  }
   if (options.vault === undefined || options.storage === undefined)
     throw invalid('vault and storage are required');
   const providers = new Map<string, Provider>();
@@ -121,7 +119,6 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
   return {
     connectUrl: absoluteUrl('connectUrl', options.connectUrl, options.baseUrl, '/auth/oauth/connect'),
     callbackUrl: absoluteUrl('callbackUrl', options.callbackUrl, options.baseUrl, '/auth/oauth/callback'),
-    stateSecret: new Uint8Array(stateSecret),
     vault: options.vault,
     storage: options.storage,
     providers,

@@ -1,93 +1,30 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { base64urlEncode } from '@keyhold/core';
-import * as z from 'zod';
+import { randomToken, sha256Base64url } from '@keyhold/core';
 
-/** The maximum age of a signed state (the spec's five minutes). */
+/**
+ * How long a third-party authorization may take, from the connect step's redirect to the provider until
+ * the callback (the spec's five minutes). The pending authorization's `expiresAt` is set this far ahead.
+ */
 export const STATE_MAX_AGE_MS: number = 5 * 60 * 1000;
 
-// A state minted by a host whose clock runs a little ahead still verifies; a state from the far future does not.
-const FUTURE_SKEW_MS = 60 * 1000;
-const SIGNATURE_BYTES = 32;
-const SEPARATOR = 0x7c; // '|'
-
-/** What the signed state carries through the provider's redirect. */
-export interface StatePayload {
-  readonly sessionId: string;
-  readonly elicitationId: string;
-  readonly toolModuleId: string;
-  readonly provider: string;
-  /** Single-use: the pending authorization is stored under its hash and consumed by the callback. */
-  readonly nonce: string;
-  /** When the state was minted (epoch ms). */
-  readonly timestamp: number;
-  readonly tenantId: string;
-  readonly userId: string;
-}
-
-const payloadSchema = z.strictObject({
-  sessionId: z.string(),
-  elicitationId: z.string(),
-  toolModuleId: z.string(),
-  provider: z.string(),
-  nonce: z.string().min(1),
-  timestamp: z.number().int(),
-  tenantId: z.string(),
-  userId: z.string(),
-});
-
-/** Why a state was refused. */
-export type StateRejection = 'malformed' | 'bad_signature' | 'expired';
-
-/** The outcome of {@link verifyState}. */
-export type StateVerification =
-  | { readonly ok: true; readonly payload: StatePayload }
-  | { readonly ok: false; readonly reason: StateRejection };
-
-function hmac(secret: Uint8Array, payload: Uint8Array): Buffer {
-  return createHmac('sha256', secret).update(payload).digest();
-}
+const STATE_BYTES = 32;
+// base64url without padding of 32 bytes: 43 characters.
+const OPAQUE_STATE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Signs a state: `base64url(payload | signature)`, where payload is the JSON of {@link StatePayload}, `|` one
- * byte, and signature the 32-byte HMAC-SHA256 of the payload bytes under the state secret.
- *
- * @example
- * ```ts
- * const state = signState(payload, secret);
- * ```
+ * The `state` sent to a provider: 32 random bytes, base64url. It is an opaque reference and carries nothing
+ * readable (no session, user, tenant or elicitation id); everything the callback needs is stored server-side
+ * in the pending authorization, found by {@link stateHash} and consumed once.
  */
-export function signState(payload: StatePayload, secret: Uint8Array): string {
-  const json = Buffer.from(JSON.stringify(payload), 'utf8');
-  return base64urlEncode(Buffer.concat([json, Buffer.from([SEPARATOR]), hmac(secret, json)]));
+export function createOpaqueState(): string {
+  return randomToken(STATE_BYTES);
 }
 
-/**
- * Verifies a state's signature (in constant time) and age: at most five minutes old at `now`.
- *
- * @example
- * ```ts
- * const verified = verifyState(query.state, secret, clock.now());
- * if (!verified.ok) return rejected(verified.reason);
- * ```
- */
-export function verifyState(state: string, secret: Uint8Array, now: number): StateVerification {
-  if (!/^[A-Za-z0-9_-]{1,4096}$/.test(state)) return { ok: false, reason: 'malformed' };
-  const bytes = Buffer.from(state, 'base64url');
-  const split = bytes.length - SIGNATURE_BYTES - 1;
-  if (split < 2 || bytes[split] !== SEPARATOR) return { ok: false, reason: 'malformed' };
-  const json = bytes.subarray(0, split);
-  if (!timingSafeEqual(hmac(secret, json), bytes.subarray(split + 1))) {
-    return { ok: false, reason: 'bad_signature' };
-  }
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(json.toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
-  const parsed = payloadSchema.safeParse(decoded);
-  if (!parsed.success) return { ok: false, reason: 'malformed' };
-  const age = now - parsed.data.timestamp;
-  if (age > STATE_MAX_AGE_MS || age < -FUTURE_SKEW_MS) return { ok: false, reason: 'expired' };
-  return { ok: true, payload: parsed.data };
+/** Whether a received `state` has the shape {@link createOpaqueState} produces. */
+export function isOpaqueState(state: string): boolean {
+  return OPAQUE_STATE.test(state);
+}
+
+/** The key of the pending authorization a state refers to: base64url SHA-256 of the state. */
+export function stateHash(state: string): string {
+  return sha256Base64url(state);
 }

@@ -83,19 +83,19 @@ export interface ElicitationRecord {
   readonly provider: string;
   /** Canonical scopes. */
   readonly scopes: readonly string[];
-  /** The MCP session that asked. */
-  readonly sessionId: string;
   readonly message: string;
   readonly createdAt: number;
   readonly expiresAt: number;
 }
 
 /**
- * The browser leg of an authorization, created by the connect step and consumed by the callback: it holds
- * the PKCE verifier and is found by the SHA-256 of the state's nonce, so replaying a state finds nothing.
+ * The browser leg of an authorization, created by the connect step and consumed by the callback. The
+ * `state` sent to the provider is an opaque random value; this record holds everything the callback needs
+ * (who asked, for which tool module and provider, the PKCE verifier) and is found by the SHA-256 of the
+ * state, so replaying a state finds nothing and the state itself reveals nothing.
  */
 export interface PendingAuthorization {
-  /** base64url SHA-256 of the nonce carried in the signed state. */
+  /** base64url SHA-256 of the opaque `state` (the state is the single-use nonce). */
   readonly nonceHash: string;
   readonly elicitationId: string;
   readonly tenantId: string;
@@ -103,7 +103,6 @@ export interface PendingAuthorization {
   readonly toolModuleId: string;
   readonly provider: string;
   readonly scopes: readonly string[];
-  readonly sessionId: string;
   /** The PKCE code_verifier; short-lived, and useless without the provider's code. */
   readonly codeVerifier: string;
   readonly createdAt: number;
@@ -116,7 +115,7 @@ export interface PendingAuthorization {
  *
  * @example
  * ```ts
- * const pending = await store.consumeAuthorization(sha256Base64url(state.nonce), clock.now());
+ * const pending = await store.consumeAuthorization(sha256Base64url(state), clock.now());
  * if (!pending) return replayed();
  * ```
  */

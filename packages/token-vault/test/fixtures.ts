@@ -2,17 +2,10 @@ import type { HandlerRequest, ManualClock } from '@keyhold/core';
 import { createManualClock, parseForm } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
-import type {
-  AskContext,
-  McpSessionHandle,
-  TokenBroker,
-  TokenBrokerOptions,
-  TokenVaultStorage,
-} from '../src/index.js';
+import type { AskContext, TokenBroker, TokenBrokerOptions, TokenVaultStorage } from '../src/index.js';
 import { createLocalVault, createMemoryStorage, createTokenBroker } from '../src/index.js';
 
 export const T0: number = Date.parse('2026-03-01T12:00:00Z');
-export const STATE_SECRET = 'a-state-secret-of-at-least-32-bytes!!';
 export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
 export const ACME_TOKEN = 'https://acme.example/oauth/token';
 export const GITHUB_TOKEN = 'https://github.com/login/oauth/access_token';
@@ -31,10 +24,6 @@ export interface Harness {
   readonly context: AskContext;
 }
 
-export function sessionHandle(overrides: Partial<McpSessionHandle> = {}): McpSessionHandle {
-  return { id: 'session-1', supportsUrlElicitation: true, ...overrides };
-}
-
 export function makeHarness(
   overrides: Partial<TokenBrokerOptions> = {},
   shared: { storage?: TokenVaultStorage; clock?: ManualClock } = {},
@@ -43,7 +32,6 @@ export function makeHarness(
   const storage = shared.storage ?? createMemoryStorage();
   const broker = createTokenBroker({
     baseUrl: 'https://host.example',
-    stateSecret: STATE_SECRET,
     vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
     storage,
     clock,
@@ -66,7 +54,7 @@ export function makeHarness(
     broker,
     storage,
     clock,
-    context: { tenantId: 'tenant-a', userId: 'user-1', toolModuleId: 'module-1', session: sessionHandle() },
+    context: { tenantId: 'tenant-a', userId: 'user-1', toolModuleId: 'module-1' },
   };
 }
 

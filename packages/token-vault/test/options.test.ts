@@ -4,7 +4,6 @@ import { createLocalVault, createMemoryStorage, createTokenBroker, TokenVaultErr
 
 const base: TokenBrokerOptions = {
   baseUrl: 'https://host.example',
-  stateSecret: 'a-state-secret-of-at-least-32-bytes!!',
   vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
   storage: createMemoryStorage(),
   providers: [{ id: 'github', clientId: 'c', clientSecret: 's' }],
@@ -15,9 +14,11 @@ describe('Broker options are validated once, at creation', () => {
     expect(typeof createTokenBroker(base).getToken).toBe('function');
   });
 
+  it('accepts, and ignores, the deprecated stateSecret (the state is opaque and needs no key)', () => {
+    expect(typeof createTokenBroker({ ...base, stateSecret: 'short' }).getToken).toBe('function');
+  });
+
   it.each([
-    ['a state secret under 32 bytes', { stateSecret: 'short' }],
-    ['a 31-byte binary state secret', { stateSecret: new Uint8Array(31) }],
     ['no base URL and no connect/callback URLs', { baseUrl: undefined }],
     ['a relative connect URL', { connectUrl: '/connect' }],
     ['a provider registered twice', { providers: [base.providers[0]!, base.providers[0]!] }],
@@ -46,7 +47,7 @@ describe('Broker options are validated once, at creation', () => {
     const error = await broker
       .getToken(
         { ask: 'oauth', provider: 'github', scopes: [] },
-        { tenantId: 't', userId: 'u', toolModuleId: 'p', session: { id: 's', supportsUrlElicitation: true } },
+        { tenantId: 't', userId: 'u', toolModuleId: 'p' },
       )
       .catch((e: { elicitationUrl: string }) => e);
     const url = new URL((error as { elicitationUrl: string }).elicitationUrl);

@@ -1,19 +1,20 @@
 import type { Handler } from '@keyhold/core';
-import { parseQuery, sha256Base64url } from '@keyhold/core';
+import { parseQuery } from '@keyhold/core';
 import type { BrokerInternals } from '../broker.js';
 import { page } from '../pages.js';
-import { verifyState } from '../state.js';
+import { isOpaqueState, stateHash } from '../state.js';
 import { requestTokens } from '../token-endpoint.js';
 
 /**
- * `GET /auth/oauth/callback`: verifies the signed state (signature, at most five minutes old, single use),
- * exchanges the code with the PKCE verifier, encrypts and stores the grant, and tells the MCP session the
- * elicitation completed. Every refusal is a clear page and stores nothing; a browser signed in as another
+ * `GET /auth/oauth/callback`: takes the pending authorization the opaque state refers to (stored under the
+ * state's SHA-256, at most five minutes old by the injected clock, consumed atomically so it is single use),
+ * exchanges the code with the PKCE verifier, encrypts and stores the grant, and reports the completion to
+ * `onAuthorizationComplete`; the MCP client learns of it by retrying its call. Every refusal is a clear page and stores nothing; a browser signed in as another
  * user than the asker also spends the state (logged as `callback_user_mismatch`), so the code cannot be
  * redeemed through it afterwards.
  */
 export function createCallbackHandler(internals: BrokerInternals): Handler {
-  const { options, notifiers } = internals;
+  const { options } = internals;
   const { storage, vault, clock, logger } = options;
   return async (request) => {
     if (request.method !== 'GET') {
@@ -25,34 +26,36 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
       return page(400, 'Authorization failed', `The provider's redirect was malformed: ${query.message}.`);
     const { state, code, error } = query.params;
     if (state === undefined) return page(400, 'Authorization failed', 'The redirect carries no state.');
-    const verified = verifyState(state, options.stateSecret, clock.now());
-    if (!verified.ok) {
-      logger.warn({ reason: verified.reason }, 'token-vault: callback state refused');
-      return verified.reason === 'expired'
-        ? page(
-            400,
-            'Authorization expired',
-            'The authorization took longer than five minutes. Run the tool again.',
-          )
-        : page(400, 'Authorization failed', 'The authorization response could not be verified.');
+    if (!isOpaqueState(state)) {
+      logger.warn({ reason: 'malformed' }, 'token-vault: callback state refused');
+      return page(400, 'Authorization failed', 'The authorization response could not be verified.');
     }
-    const payload = verified.payload;
     // The browser finishing the authorization must be signed in as the user who asked: otherwise a provider
-    // link forwarded by an attacker would attach the victim's provider account to the attacker's grant.
+    // link forwarded by an attacker would attach the victim's provider account to the attacker's grant. A
+    // browser that is not signed in leaves the state unspent, so the asker can sign in and reload the page.
     if (request.userId === undefined) {
       return page(401, 'Sign in first', 'Sign in to this service in this browser, then run the tool again.');
     }
-    if (request.userId !== payload.userId) {
-      // Spend the state: the provider's code in this URL must not stay redeemable for the asker's browser
+    // Taken before the user is compared: whatever happens next, this state cannot be used again.
+    const pending = await storage.pending.consumeAuthorization(stateHash(state), clock.now());
+    if (pending === undefined) {
+      logger.warn({ reason: 'unknown' }, 'token-vault: callback state unknown, already used or expired');
+      return page(
+        400,
+        'Authorization failed',
+        'This authorization response is unknown, already used or expired (an authorization must finish within five minutes). Run the tool again.',
+      );
+    }
+    if (request.userId !== pending.userId) {
+      // The state is spent: the provider's code in this URL must not stay redeemable for the asker's browser
       // (the account it would attach is the wrong one). The asker runs the tool again for a new link.
-      const spent = await storage.pending.consumeAuthorization(sha256Base64url(payload.nonce), clock.now());
       logger.warn(
         {
           event: 'callback_user_mismatch',
-          tenantId: payload.tenantId,
-          elicitationId: payload.elicitationId,
-          provider: payload.provider,
-          stateConsumed: spent !== undefined,
+          tenantId: pending.tenantId,
+          elicitationId: pending.elicitationId,
+          provider: pending.provider,
+          stateConsumed: true,
         },
         'token-vault: callback opened by another account; authorization cancelled',
       );
@@ -60,26 +63,6 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
         403,
         'Wrong account',
         'This authorization was started by another account, so it has been cancelled. The account that ran the tool can run it again.',
-      );
-    }
-    const pending = await storage.pending.consumeAuthorization(sha256Base64url(payload.nonce), clock.now());
-    if (
-      pending === undefined ||
-      pending.elicitationId !== payload.elicitationId ||
-      pending.tenantId !== payload.tenantId ||
-      pending.userId !== payload.userId ||
-      pending.toolModuleId !== payload.toolModuleId ||
-      pending.provider !== payload.provider ||
-      pending.sessionId !== payload.sessionId
-    ) {
-      logger.warn(
-        { elicitationId: payload.elicitationId },
-        'token-vault: callback state already used or unknown',
-      );
-      return page(
-        400,
-        'Authorization failed',
-        'This authorization response was already used. Run the tool again.',
       );
     }
     const log = {
@@ -159,21 +142,10 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
     await storage.pending.deleteElicitation(pending.elicitationId);
     logger.info(log, 'token-vault: grant stored');
 
-    const notify = notifiers.get(pending.elicitationId);
-    notifiers.delete(pending.elicitationId);
-    if (notify !== undefined) {
-      try {
-        await notify(pending.elicitationId);
-      } catch (cause) {
-        // The session may have closed since the ask; the client retries on its own then.
-        logger.debug({ ...log, cause: String(cause) }, 'token-vault: completion notification not delivered');
-      }
-    }
     if (options.onAuthorizationComplete !== undefined) {
       try {
         await options.onAuthorizationComplete({
           elicitationId: pending.elicitationId,
-          sessionId: pending.sessionId,
           tenantId: pending.tenantId,
           userId: pending.userId,
           toolModuleId: pending.toolModuleId,

@@ -1,21 +1,15 @@
 import type { Handler } from '@keyhold/core';
-import {
-  isAllowedOrigin,
-  originOf,
-  parseQuery,
-  randomToken,
-  redirectResult,
-  sha256Base64url,
-} from '@keyhold/core';
+import { isAllowedOrigin, originOf, parseQuery, redirectResult } from '@keyhold/core';
 import type { BrokerInternals } from '../broker.js';
 import { page } from '../pages.js';
 import { createPkcePair } from '../pkce.js';
-import { STATE_MAX_AGE_MS, signState } from '../state.js';
+import { createOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../state.js';
 
 /**
  * The connect step, where the elicitation URL points. It refuses a browser user other than the user who asked
  * (the MCP spec's phishing rule: a link forwarded to someone else must not attach their account to the
- * asker's session), then redirects to the provider with PKCE (S256) and a signed, single-use state. A
+ * asker's session), then redirects to the provider with PKCE (S256) and an opaque, single-use state (32 random bytes; what the callback needs stays in the
+ * pending authorization, stored under the state's SHA-256 for five minutes). A
  * request carrying an `Origin` other than the host's own (a cross-site fetch or form) is refused with 403.
  */
 export function createConnectHandler(internals: BrokerInternals): Handler {
@@ -76,35 +70,20 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
       return page(404, 'Unknown provider', 'The provider of this link is no longer configured.');
     }
     const pkce = createPkcePair();
-    const nonce = randomToken(32);
+    const state = createOpaqueState();
     await storage.pending.putAuthorization({
-      nonceHash: sha256Base64url(nonce),
+      nonceHash: stateHash(state),
       elicitationId,
       tenantId: elicitation.tenantId,
       userId: elicitation.userId,
       toolModuleId: elicitation.toolModuleId,
       provider: elicitation.provider,
       scopes: elicitation.scopes,
-      sessionId: elicitation.sessionId,
       codeVerifier: pkce.codeVerifier,
       createdAt: now,
-      // The state's age check is what enforces five minutes; the record outlives it a little so the two
-      // limits never disagree at the boundary, and is purged soon after.
-      expiresAt: now + STATE_MAX_AGE_MS + 60_000,
+      // The five-minute limit: the callback's consume refuses the record from this instant on.
+      expiresAt: now + STATE_MAX_AGE_MS,
     });
-    const state = signState(
-      {
-        sessionId: elicitation.sessionId,
-        elicitationId,
-        toolModuleId: elicitation.toolModuleId,
-        provider: elicitation.provider,
-        nonce,
-        timestamp: now,
-        tenantId: elicitation.tenantId,
-        userId: elicitation.userId,
-      },
-      options.stateSecret,
-    );
     const url = new URL(provider.authorizationUrl);
     const scopes = [...new Set([...elicitation.scopes, ...provider.additionalScopes])];
     for (const [name, value] of Object.entries({

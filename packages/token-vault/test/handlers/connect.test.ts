@@ -1,8 +1,8 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
-import { s256Challenge, verifyState } from '../../src/index.js';
-import { ACME_AUTHORIZE, getRequest, makeHarness, STATE_SECRET } from '../fixtures.js';
+import { s256Challenge } from '../../src/index.js';
+import { ACME_AUTHORIZE, getRequest, makeHarness } from '../fixtures.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -16,7 +16,7 @@ async function raise(harness: ReturnType<typeof makeHarness>): Promise<Elicitati
     .catch((e: unknown) => e)) as ElicitationRequiredError;
 }
 
-describe('The connect step redirects the asking user to the provider with PKCE S256 and a signed state', () => {
+describe('The connect step redirects the asking user to the provider with PKCE S256 and an opaque state', () => {
   it('builds the authorization request', async () => {
     const harness = makeHarness();
     const error = await raise(harness);
@@ -31,32 +31,74 @@ describe('The connect step redirects the asking user to the provider with PKCE S
     expect(url.searchParams.get('scope')).toBe('read');
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const state = verifyState(url.searchParams.get('state')!, Buffer.from(STATE_SECRET), harness.clock.now());
-    expect(state.ok).toBe(true);
-    if (state.ok) {
-      expect(state.payload).toMatchObject({
-        sessionId: 'session-1',
-        elicitationId: error.elicitationId,
-        toolModuleId: 'module-1',
-        provider: 'acme',
-        tenantId: 'tenant-a',
-        userId: 'user-1',
-        timestamp: harness.clock.now(),
-      });
-      expect(state.payload.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    }
+    expect(url.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('stores the PKCE verifier whose S256 challenge was sent, under the hash of the state nonce', async () => {
+  describe('Issue 15 item 7: the third-party state carries no readable session or user id', () => {
+    it('the state is exactly 43 base64url characters (32 random bytes) and names no user, tenant or elicitation', async () => {
+      const harness = makeHarness();
+      const error = await raise(harness);
+      const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+      const state = new URL(result.headers.location!).searchParams.get('state')!;
+      expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(Buffer.from(state, 'base64url')).toHaveLength(32);
+      // Neither as sent nor decoded (base64url, base64, as UTF-8 or Latin-1) does it carry an identifier.
+      const readings = [
+        state,
+        Buffer.from(state, 'base64url').toString('utf8'),
+        Buffer.from(state, 'base64url').toString('latin1'),
+        Buffer.from(state, 'base64').toString('utf8'),
+        decodeURIComponent(state),
+      ];
+      for (const secret of ['user-1', 'tenant-a', error.elicitationId, 'module-1', 'acme']) {
+        for (const reading of readings) expect(reading).not.toContain(secret);
+      }
+      expect(() => JSON.parse(Buffer.from(state, 'base64url').toString('utf8'))).toThrow();
+    });
+
+    it('two connects of one elicitation get unrelated states', async () => {
+      const harness = makeHarness();
+      const error = await raise(harness);
+      const stateOf = async () =>
+        new URL(
+          (await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'))).headers.location!,
+        ).searchParams.get('state');
+      expect(await stateOf()).not.toBe(await stateOf());
+    });
+
+    it('everything the callback needs is stored server-side under the SHA-256 of the state, for five minutes', async () => {
+      const harness = makeHarness();
+      const error = await raise(harness);
+      const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
+      const url = new URL(result.headers.location!);
+      const { sha256Base64url } = await import('@keyhold/core');
+      const pending = await harness.storage.pending.consumeAuthorization(
+        sha256Base64url(url.searchParams.get('state')!),
+        harness.clock.now(),
+      );
+      expect(pending).toEqual({
+        nonceHash: sha256Base64url(url.searchParams.get('state')!),
+        elicitationId: error.elicitationId,
+        tenantId: 'tenant-a',
+        userId: 'user-1',
+        toolModuleId: 'module-1',
+        provider: 'acme',
+        scopes: ['read'],
+        codeVerifier: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        createdAt: harness.clock.now(),
+        expiresAt: harness.clock.now() + 5 * 60_000,
+      });
+    });
+  });
+
+  it('stores the PKCE verifier whose S256 challenge was sent, under the hash of the state', async () => {
     const harness = makeHarness();
     const error = await raise(harness);
     const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
     const url = new URL(result.headers.location!);
-    const state = verifyState(url.searchParams.get('state')!, Buffer.from(STATE_SECRET), harness.clock.now());
-    if (!state.ok) throw new Error('state did not verify');
     const { sha256Base64url } = await import('@keyhold/core');
     const pending = await harness.storage.pending.consumeAuthorization(
-      sha256Base64url(state.payload.nonce),
+      sha256Base64url(url.searchParams.get('state')!),
       harness.clock.now(),
     );
     expect(pending?.codeVerifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
