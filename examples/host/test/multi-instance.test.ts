@@ -263,9 +263,9 @@ describe.skipIf(!available)('two host processes sharing PostgreSQL and Redis', (
       "SELECT count(*) AS n FROM keyhold_oauth_refresh_tokens WHERE tenant = 'provider' AND revoked_at IS NOT NULL",
     );
     expect(Number(revokedAtProvider.rows[0].n)).toBe(0);
-    const refreshes = await refreshesAtProvider();
-    expect(refreshes).toBeGreaterThanOrEqual(1);
-    expect(refreshes).toBeLessThanOrEqual(2);
+    // How many refreshes happen depends on timing (an ask arriving after a refresh finished refreshes again,
+    // with the new token); what must hold is that there was one and that none replayed a token.
+    expect(await refreshesAtProvider()).toBeGreaterThanOrEqual(1);
     await Promise.all(clients.map((client) => client.close()));
   });
 });
