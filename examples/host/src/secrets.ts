@@ -6,8 +6,6 @@ import { join } from 'node:path';
 export interface HostSecrets {
   /** Signs the development session cookie. */
   readonly sessionSecret: string;
-  /** Signs third-party OAuth state (token-vault). */
-  readonly stateSecret: string;
   /** Master key of the local vault (token-vault), base64. */
   readonly vaultMasterKey: string;
   /** Client secret of the host's own confidential client at the provider tenant. */
@@ -18,7 +16,6 @@ export interface HostSecrets {
 
 const ENV_OVERRIDES = {
   sessionSecret: 'KEYHOLD_SESSION_SECRET',
-  stateSecret: 'KEYHOLD_STATE_SECRET',
   vaultMasterKey: 'KEYHOLD_VAULT_MASTER_KEY',
   mcpStateSecret: 'KEYHOLD_MCP_STATE_SECRET',
 } as const;
@@ -33,7 +30,9 @@ export function loadSecrets(dataDir: string, env: Readonly<Record<string, string
   const stored: Partial<Record<keyof HostSecrets, string>> = existsSync(path)
     ? JSON.parse(readFileSync(path, 'utf8'))
     : {};
-  const generated = { ...stored };
+  // A `stateSecret` kept by older versions (token-vault no longer signs third-party state) is dropped.
+  const { stateSecret: _unused, ...kept } = stored as typeof stored & { stateSecret?: string };
+  const generated: Partial<Record<keyof HostSecrets, string>> = { ...kept };
   const pick = (name: keyof HostSecrets, make: () => string): string => {
     const override =
       name in ENV_OVERRIDES ? env[ENV_OVERRIDES[name as keyof typeof ENV_OVERRIDES]] : undefined;
@@ -44,12 +43,11 @@ export function loadSecrets(dataDir: string, env: Readonly<Record<string, string
   const fresh = (): string => randomBytes(32).toString('base64url');
   const secrets: HostSecrets = {
     sessionSecret: pick('sessionSecret', fresh),
-    stateSecret: pick('stateSecret', fresh),
     vaultMasterKey: pick('vaultMasterKey', () => randomBytes(32).toString('base64')),
     providerClientSecret: pick('providerClientSecret', fresh),
     mcpStateSecret: pick('mcpStateSecret', fresh),
   };
-  if (Object.keys(generated).length !== Object.keys(stored).length) {
+  if (Object.keys(generated).length !== Object.keys(stored).length || 'stateSecret' in stored) {
     writeFileSync(path, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });
   }
   return secrets;

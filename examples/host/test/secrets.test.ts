@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,5 +38,17 @@ describe('loadSecrets: generated once, kept 0600, environment values never writt
     utimesSync(path, past, past);
     loadSecrets(dir, {});
     expect(statSync(path).mtime.getTime()).toBe(past.getTime());
+  });
+
+  it('drops the state secret older versions kept and keeps every other stored value', () => {
+    const dir = temp();
+    const first = loadSecrets(dir, {});
+    const path = join(dir, 'secrets.json');
+    const stored = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+    writeFileSync(path, JSON.stringify({ ...stored, stateSecret: 'left-by-an-older-version' }), {
+      mode: 0o600,
+    });
+    expect(loadSecrets(dir, {})).toEqual(first);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(stored);
   });
 });
