@@ -86,6 +86,34 @@ describe('the SDK v2 client in the 2026-07-28 era against the example host', () 
     await client.close();
   });
 
+  it('refuses a tampered requestState and a replayed one (before the user has connected the provider)', async () => {
+    const client = new Client({ name: 'modern-manual', version: '1.0.0' }, {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { url: {} } },
+      inputRequired: { autoFulfill: false },
+    } as never);
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider as never }));
+    const call = { name: 'who_am_i', arguments: {} };
+    const first = (await client.callTool(call, { allowInputRequired: true } as never)) as unknown as {
+      resultType: string;
+      requestState: string;
+    };
+    expect(first.resultType).toBe('input_required');
+    const retry = (requestState: string, action: string) =>
+      client.callTool(
+        { ...call, inputResponses: { authorization: { action } }, requestState } as never,
+        { allowInputRequired: true } as never,
+      );
+    const flipped = `${first.requestState.slice(0, -2)}${first.requestState.at(-2) === 'A' ? 'B' : 'A'}${first.requestState.at(-1)}`;
+    await expect(retry(flipped, 'decline')).rejects.toThrow(/Invalid or expired requestState/);
+    // The genuine state is answered once (the user declined, so the tool did not run) and never again.
+    const declined = await retry(first.requestState, 'decline');
+    expect(declined.isError).toBe(true);
+    expect((declined.content as { text: string }[])[0]!.text).toContain('was not given');
+    await expect(retry(first.requestState, 'decline')).rejects.toThrow(/Invalid or expired requestState/);
+    await client.close();
+  });
+
   it('runs the brokered tool through its URL elicitation (InputRequiredResult) and the retry', async () => {
     const opened: string[] = [];
     const client = await modernClient({
