@@ -4,7 +4,7 @@ import { ClaimCodesError } from './errors.js';
 import { resolveScopeDir } from './scope.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
 
-/** 24 hours, the spec's default claim lifetime. */
+/** 24 hours, the default claim lifetime. */
 const DEFAULT_TTL_SECONDS = 24 * 60 * 60;
 /** 365 days. */
 const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;

@@ -1,3 +1,4 @@
+import manifest from '../package.json' with { type: 'json' };
 import { type CliIo, EXIT, type ExitCode } from './io.js';
 
 /** A `keyhold` subcommand: receives the arguments after its name. */
@@ -9,6 +10,10 @@ Commands:
   claim       create, list and revoke claim codes
   clients     provision, list and remove the host's OAuth clients
   providers   list, get, search and add MCP providers from the registry
+
+Options:
+  -h, --help     show this help
+  -v, --version  print the version of @keyhold/cli
 
 Run "keyhold <command> --help" for a command's options.
 `;
@@ -30,6 +35,10 @@ export async function runCli(
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(USAGE);
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(`${manifest.version}\n`);
+    return EXIT.ok;
   }
   const command = commands[name];
   if (command === undefined) {

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, EXIT } from '../src/io.js';
 import { runCli } from '../src/main.js';
@@ -24,6 +26,20 @@ describe('keyhold: command dispatch', () => {
     const io = memoryIo();
     expect(await runCli(['--help'], io)).toBe(EXIT.ok);
     expect(io.out).toContain('Usage: keyhold');
+  });
+
+  it('prints the package version and exits 0 on --version and -v', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      const io = memoryIo();
+      expect(await runCli([flag], io)).toBe(EXIT.ok);
+      expect(io.out).toBe(`${version}\n`);
+    }
+    // The built bin, as a user runs it.
+    const bin = new URL('../dist/bin.js', import.meta.url).pathname;
+    expect(execFileSync(process.execPath, [bin, '--version'], { encoding: 'utf8' })).toBe(`${version}\n`);
   });
 
   it('exits 2 with usage when no command is given', async () => {

@@ -70,7 +70,7 @@ export interface TenantLookup {
 }
 
 /**
- * Options of {@link createAuthorizationServer}. Lifetimes are in seconds; the defaults are the spec's.
+ * Options of {@link createAuthorizationServer}. Lifetimes are in seconds, each default documented with its option.
  *
  * @example
  * ```ts

@@ -16,11 +16,11 @@ export interface RegistryClientOptions {
   registryUrl?: string;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
-  /** Time allowed until the response headers arrive, in ms (default 5000, SPEC Limits). */
+  /** Time allowed until the response headers arrive, in ms (default 5000). */
   connectTimeoutMs?: number;
-  /** Time allowed to read the response body once the headers arrived, in ms (default 5000, SPEC Limits). */
+  /** Time allowed to read the response body once the headers arrived, in ms (default 5000). */
   readTimeoutMs?: number;
-  /** Receives the reason for every fallback, only when `debug` is true (SPEC area E rule 3). */
+  /** Receives the reason for every fallback, only when `debug` is true. */
   logger?: Logger;
   /** Log fallbacks through `logger.debug` (default false). */
   debug?: boolean;
@@ -54,7 +54,7 @@ export type FallbackReason =
 export interface LocalSource {
   readonly source: 'local';
   readonly reason: FallbackReason;
-  /** Tell the user: "the local registry is in use" (SPEC area E rule 3). */
+  /** Tell the user: "the local registry is in use". */
   readonly note: string;
 }
 
@@ -63,7 +63,7 @@ export type ProviderLookup =
   | { readonly kind: 'found'; readonly source: 'remote'; readonly provider: Provider }
   | ({ readonly kind: 'found'; readonly provider: Provider } & LocalSource)
   | {
-      /** Unknown remotely and locally: the caller tells the user to add it by hand (SPEC area E rule 4). */
+      /** Unknown remotely and locally: the caller tells the user to add it by hand. */
       readonly kind: 'manual';
       readonly providerId: string;
       readonly note: string;
@@ -138,7 +138,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Creates a {@link RegistryClient} (SPEC area E, client behaviour). It sends `User-Agent:
+ * Creates a {@link RegistryClient}. It sends `User-Agent:
  * keyhold-cli/<version>` and `Accept: application/json`, enforces the connect timeout (until the response
  * headers) and the read timeout (the body) separately, and keeps one in-memory cache for its own lifetime
  * (one CLI run); nothing is written to disk. Network errors, timeouts, invalid JSON and unexpected shapes
@@ -236,7 +236,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
 
   function readList(json: unknown): ProviderMap | undefined {
     if (!isPlainObject(json)) return undefined;
-    // Both shapes of SPEC area E: the map itself, or { providers: map }.
+    // Both shapes of a providers file: the map itself, or { providers: map }.
     const wrapped = isPlainObject(json['providers']) && !parseProvider(json['providers']).ok;
     const map = wrapped ? (json['providers'] as Record<string, unknown>) : json;
     const providers: Record<string, Provider> = Object.create(null);
@@ -346,7 +346,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         return searchLocal(query, fallback(fetched.reason, fetched.message, '/api/providers/search'));
       }
       if (fetched.status === 404) {
-        // The search endpoint is optional (SPEC area E): search the remote list here instead.
+        // The search endpoint is optional: search the remote list here instead.
         const list = await fetchList();
         if ('local' in list) return searchLocal(query, list.local);
         const results = createProviderIndex(list.remote).search(query);

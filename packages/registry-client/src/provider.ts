@@ -53,7 +53,7 @@ export interface HttpConfig {
 }
 
 /**
- * One MCP provider of the registry (SPEC area E): how to launch or reach it, and how to set it up.
+ * One MCP provider of the registry: how to launch or reach it, and how to set it up.
  *
  * @example
  * ```ts
@@ -106,7 +106,7 @@ const httpSchema = z.object({
 
 /**
  * The zod schema of a {@link Provider}. Unknown fields are dropped rather than rejected, so an older client
- * keeps reading a registry that has grown new fields (SPEC area E, Versioning 4). The recommended
+ * keeps reading a registry that has grown new fields. The recommended
  * transport's configuration must be present.
  *
  * @example

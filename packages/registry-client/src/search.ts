@@ -46,7 +46,7 @@ function rank(entry: Entry, query: string): number {
 }
 
 /**
- * Builds a {@link ProviderIndex}. Matching is case-insensitive on id, name and description (SPEC area E);
+ * Builds a {@link ProviderIndex}. Matching is case-insensitive on id, name and description;
  * id and name matches rank first, then description matches; ties sort by id.
  *
  * @example

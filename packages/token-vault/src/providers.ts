@@ -24,7 +24,7 @@ export interface BuiltInProviderRegistration {
 }
 
 /**
- * A custom OAuth 2.0 provider: the spec's fields plus optional wire details.
+ * A custom OAuth 2.0 provider: its endpoints and client fields plus optional wire details.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@ import { randomToken, sha256Base64url } from '@keyhold/core';
 
 /**
  * How long a third-party authorization may take, from the connect step's redirect to the provider until
- * the callback (the spec's five minutes). The pending authorization's `expiresAt` is set this far ahead.
+ * the callback (five minutes). The pending authorization's `expiresAt` is set this far ahead.
  */
 export const STATE_MAX_AGE_MS: number = 5 * 60 * 1000;
 

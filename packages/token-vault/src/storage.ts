@@ -21,7 +21,7 @@ export interface GrantKey {
 }
 
 /**
- * A third-party grant as the broker writes it: the spec's fields plus the user, the encrypted refresh token
+ * A third-party grant as the broker writes it: the provider grant's fields plus the user, the encrypted refresh token
  * and a status. Encrypted values are vault ciphertexts bound to (tenant, user, toolModuleId, provider).
  */
 export interface Grant extends GrantKey {

@@ -25,11 +25,11 @@ export interface RegistryApiOptions {
   providers?: unknown;
   /** Counter store for the per-IP limit (default: {@link createMemoryRateLimiter}). */
   rateLimiter?: RateLimiter;
-  /** Requests allowed per client IP per window (default 100, SPEC Limits). */
+  /** Requests allowed per client IP per window (default 100). */
   rateLimitPerWindow?: number;
   /** Length of the rate-limit window in seconds (default 60). */
   rateLimitWindowSeconds?: number;
-  /** `max-age` of the `Cache-Control` header on provider answers, in seconds (default 300, SPEC Limits). */
+  /** `max-age` of the `Cache-Control` header on provider answers, in seconds (default 300). */
   cacheMaxAgeSeconds?: number;
   /** `Access-Control-Allow-Origin` value (default `*`: the data is public and read-only). */
   corsOrigin?: string;
@@ -67,7 +67,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * Creates the registry HTTP API (SPEC area E) as one Keyhold {@link Handler}. It routes the full paths
+ * Creates the registry HTTP API as one Keyhold {@link Handler}. It routes the full paths
  * itself: `GET /api/providers`, `/api/providers/search?q=`, `/api/providers/<id>` and `/health`, so a host
  * mounts it under `/api/*` and `/health`. Answers carry `ETag` (304 on `If-None-Match`), `Cache-Control:
  * public, max-age=300` and CORS headers; each client IP (`request.ip`, which the adapter derives, trusting a

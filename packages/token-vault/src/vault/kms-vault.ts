@@ -42,7 +42,7 @@ export interface KeyManagementService {
 /** Options of {@link createKmsVault}. */
 export interface KmsVaultOptions {
   kms: KeyManagementService;
-  /** How long a data key is used and cached (default 3600: one hour, the spec's limit). */
+  /** How long a data key is used and cached (default 3600: one hour). */
   dataKeyTtlSeconds?: number;
   /** How many values one data key encrypts before a new one is generated (default 100 000). */
   dataKeyMaxUses?: number;
