@@ -3,6 +3,7 @@ import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
+import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { OAuthError } from './errors.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
@@ -90,6 +91,19 @@ export interface AuthorizationServer {
    * ```
    */
   tokenVerifier(tenantSlug: string, options?: { readonly resource?: string }): OAuthTokenVerifier;
+  /**
+   * A pending authorization as data with its `approve()` and `deny()`, for a host that serves its own
+   * consent page (option `consent.pageUrl`). `userId` is the host's logged-in user (omit it in single-user
+   * mode); a request another user started is `wrong_user` and must not be shown. The host's page must
+   * protect its own form against cross-site requests.
+   *
+   * @example
+   * ```ts
+   * const found = await server.consentRequest('demo', requestId, session.userId);
+   * if (found.kind === 'pending') console.log(found.request.client.name, found.request.scopes);
+   * ```
+   */
+  consentRequest(tenantSlug: string, requestId: string, userId?: string): Promise<ConsentLookup>;
   /** The issuer of a tenant: `{baseUrl}/tenant/<slug>`. */
   issuer(tenantSlug: string): string;
   /**
@@ -228,6 +242,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return verifyForResource(context, tenant, token, verifierOptions.resource);
       },
     }),
+    async consentRequest(tenantSlug, requestId, userId) {
+      const tenant = await resolveTenant(context, keyCache, tenantSlug);
+      if (!tenant) return { kind: 'unknown_tenant' };
+      return lookUpConsentRequest(context, tenant, requestId, userId, (status, event) =>
+        record('consent', status, event),
+      );
+    },
     issuer: (tenantSlug) => `${context.baseUrl}/tenant/${encodeURIComponent(tenantSlug)}`,
     clients: createClientAdministration({
       storage: context.storage,

@@ -20,6 +20,14 @@ export type {
 export { createClientAdministration } from './client-administration.js';
 export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
 export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
+export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
+export type {
+  ConsentDetails,
+  ConsentRecipient,
+  ConsentStrings,
+  ConsentView,
+} from './consent-screen.js';
+export { DEFAULT_CONSENT_STRINGS, renderConsentPage } from './consent-screen.js';
 export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 export type { OAuthErrorCode } from './errors.js';
 export { OAuthError } from './errors.js';
@@ -41,7 +49,13 @@ export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
 export { noopMetrics } from './metrics-types.js';
-export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './options.js';
+export type {
+  AuthorizationServerOptions,
+  ConsentOptions,
+  RenderedConsentPage,
+  TenantConfig,
+  TenantLookup,
+} from './options.js';
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 export type {

@@ -1,6 +1,12 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { originOf, silentLogger, systemClock } from '@keyhold/core';
 import type { CimdResolver } from './cimd/types.js';
+import {
+  type ConsentStrings,
+  type ConsentView,
+  DEFAULT_CONSENT_STRINGS,
+  renderConsentPage,
+} from './consent-screen.js';
 import { OAuthError } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import type { AuthMetrics } from './metrics-types.js';
@@ -131,6 +137,48 @@ export interface AuthorizationServerOptions {
    * access token of the tenant.
    */
   readonly registrationPolicy?: RegistrationPolicy;
+  /**
+   * The consent screen: the built-in page with replaced strings, a page the host renders, or a page the
+   * host serves itself (see {@link ConsentOptions}). Default: the built-in English page at
+   * `{issuer}/consent`.
+   */
+  readonly consent?: ConsentOptions;
+}
+
+/**
+ * A page a consent renderer returns: the whole HTML document, optionally with the
+ * `Content-Security-Policy` it needs (default: nothing external, inline styles only, forms to the server
+ * and the client's redirect target).
+ */
+export type RenderedConsentPage = string | { readonly html: string; readonly contentSecurityPolicy?: string };
+
+/**
+ * How the consent step looks and where it lives. Three levels, each optional:
+ * - `strings`: replace any sentence of the built-in page (a translation, a product name);
+ * - `render`: render the page yourself from a {@link ConsentView}; the server still serves it at
+ *   `{issuer}/consent`, sets the anti-forgery cookie and checks the posted decision;
+ * - `pageUrl`: send the browser to your own page instead; it reads the request with
+ *   `server.consentRequest(tenant, requestId, userId)` and answers with its `approve()` or `deny()`, and
+ *   your page owns its anti-forgery protection.
+ *
+ * @example
+ * ```ts
+ * const consent: ConsentOptions = {
+ *   pageUrl: ({ tenant, requestId }) => `https://app.example/consent?tenant=${tenant}&req=${requestId}`,
+ * };
+ * ```
+ */
+export interface ConsentOptions {
+  readonly strings?: Partial<ConsentStrings>;
+  readonly render?: (
+    view: ConsentView,
+    strings: ConsentStrings,
+  ) => RenderedConsentPage | Promise<RenderedConsentPage>;
+  readonly pageUrl?: (request: {
+    readonly tenant: string;
+    readonly requestId: string;
+    readonly issuer: string;
+  }) => string;
 }
 
 /** The validated options the handlers share. */
@@ -158,6 +206,11 @@ export interface ServerContext {
   readonly authenticatedClientCheck?: AuthenticatedClientCheck;
   readonly unusedClientTtlMs: number;
   readonly registrationPolicy: RegistrationPolicy;
+  readonly consent: {
+    readonly strings: ConsentStrings;
+    readonly render: NonNullable<ConsentOptions['render']>;
+    readonly pageUrl?: NonNullable<ConsentOptions['pageUrl']>;
+  };
 }
 
 function ttl(name: string, value: number | undefined, fallback: number): number {
@@ -229,6 +282,17 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     throw new OAuthError('invalid_options', 'resourcePath must be an absolute path without a trailing slash');
   }
   const allowedOrigins = resolveAllowedOrigins(options.allowedOrigins);
+  const consent = options.consent ?? {};
+  for (const name of ['render', 'pageUrl'] as const) {
+    if (consent[name] !== undefined && typeof consent[name] !== 'function') {
+      throw new OAuthError('invalid_options', `consent.${name} must be a function`);
+    }
+  }
+  for (const [name, value] of Object.entries(consent.strings ?? {})) {
+    if (!(name in DEFAULT_CONSENT_STRINGS) || typeof value !== 'string') {
+      throw new OAuthError('invalid_options', `consent.strings.${name} is not a replaceable string`);
+    }
+  }
   return {
     // One exact issuer spelling everywhere: no trailing slash.
     baseUrl: base.href.replace(/\/+$/, ''),
@@ -252,5 +316,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
     unusedClientTtlMs: ttl('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
     registrationPolicy: options.registrationPolicy ?? defaultRegistrationPolicy,
+    consent: {
+      strings: { ...DEFAULT_CONSENT_STRINGS, ...consent.strings },
+      render: consent.render ?? renderConsentPage,
+      ...(consent.pageUrl ? { pageUrl: consent.pageUrl } : {}),
+    },
   };
 }

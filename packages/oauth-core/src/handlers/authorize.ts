@@ -211,7 +211,8 @@ export async function authorizeHandler(
     ...authorization,
     expiresAt: context.clock.now() + context.pendingAuthorizationTtlMs,
   });
-  return redirectResult(`${tenant.issuer}/consent?req=${encodeURIComponent(id)}`);
+  const pageUrl = context.consent.pageUrl?.({ tenant: tenant.slug, requestId: id, issuer: tenant.issuer });
+  return redirectResult(pageUrl ?? `${tenant.issuer}/consent?req=${encodeURIComponent(id)}`);
 }
 
 function shown(event: RequestEvent, error: OAuthError): HandlerResult {

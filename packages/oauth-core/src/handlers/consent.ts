@@ -1,6 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import {
   constantTimeEqual,
+  htmlResult,
   isAllowedOrigin,
   mediaType,
   parseForm,
@@ -8,10 +9,16 @@ import {
   randomToken,
   sha256Base64url,
 } from '@keyhold/core';
+import {
+  type ConsentDetails,
+  type ConsentView,
+  consentRecipient,
+  formActionSource,
+} from '../consent-screen.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
-import { consentPage, errorPage } from '../responses.js';
+import { errorPage } from '../responses.js';
 import type { PendingAuthorizationRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { errorRedirect, issueCode } from './authorize.js';
@@ -67,7 +74,7 @@ type Lookup =
   | { readonly ok: true; readonly pending: PendingAuthorizationRecord }
   | { readonly ok: false; readonly result: HandlerResult };
 
-async function findPending(
+export async function findPending(
   context: ServerContext,
   tenant: Tenant,
   request: HandlerRequest,
@@ -111,30 +118,63 @@ export async function consentPageHandler(
   const { pending } = found;
   // One secret per browser, reused while it lives, so two consent tabs both keep working.
   const secret = cookieValues(request.headers.cookie, CONSENT_COOKIE)[0] ?? randomToken(32);
-  let clientWebsiteHost: string | undefined;
+  const details = await consentDetails(context, tenant, pending);
+  const view: ConsentView = {
+    ...details,
+    form: {
+      action: `${tenant.issuer}/consent`,
+      fields: { req: pending.id, csrf_token: consentFormToken(secret, pending.id) },
+      decisionField: 'decision',
+      approveValue: 'approve',
+      denyValue: 'deny',
+    },
+  };
+  const rendered = await context.consent.render(view, context.consent.strings);
+  const html = typeof rendered === 'string' ? rendered : rendered.html;
+  const csp =
+    (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formActionSource(pending.redirectUri)}; frame-ancestors 'none'`;
+  return htmlResult(200, html, {
+    // Browsers apply form-action to the redirect that follows the POST, so the client's redirect target
+    // must be allowed next to 'self'. `same-origin` referrers make the form POST carry the real `Origin`
+    // (with `no-referrer` browsers send `Origin: null`), and still give the client no Referer.
+    'content-security-policy': csp,
+    'referrer-policy': 'same-origin',
+    'set-cookie': consentCookie(context, tenant, secret),
+  });
+}
+
+/** What the consent screen shows about a pending authorization. */
+export async function consentDetails(
+  context: ServerContext,
+  tenant: Tenant,
+  pending: PendingAuthorizationRecord,
+): Promise<ConsentDetails> {
+  let websiteHost: string | undefined;
   if (pending.clientType === 'registered') {
     const record = await context.storage.clients.get(tenant.slug, pending.clientId);
     if (record?.clientUri !== undefined) {
       try {
-        clientWebsiteHost = new URL(record.clientUri).host || undefined;
+        websiteHost = new URL(record.clientUri).host || undefined;
       } catch {
-        clientWebsiteHost = undefined;
+        websiteHost = undefined;
       }
     }
   }
-  return consentPage({
-    action: `${tenant.issuer}/consent`,
-    req: pending.id,
-    csrfToken: consentFormToken(secret, pending.id),
-    setCookie: consentCookie(context, tenant, secret),
-    clientName: pending.clientName,
-    clientType: pending.clientType,
-    clientId: pending.clientId,
-    ...(clientWebsiteHost === undefined ? {} : { clientWebsiteHost }),
-    ...(pending.clientType === 'metadata_document' ? { documentHost: pending.clientHost } : {}),
+  return {
+    tenant: tenant.slug,
+    requestId: pending.id,
+    client: {
+      id: pending.clientId,
+      name: pending.clientName,
+      type: pending.clientType,
+      ...(websiteHost === undefined ? {} : { websiteHost }),
+      ...(pending.clientType === 'metadata_document' ? { documentHost: pending.clientHost } : {}),
+    },
     scopes: pending.scope === '' ? [] : pending.scope.split(' '),
     redirectUri: pending.redirectUri,
-  });
+    recipient: consentRecipient(pending.redirectUri),
+  };
 }
 
 /**
@@ -188,8 +228,22 @@ export async function consentDecisionHandler(
   }
   const found = await findPending(context, tenant, request, req, event);
   if (!found.ok) return found.result;
-  // Taken atomically: of two concurrent decisions only one proceeds.
-  const pending = await context.storage.pendingAuthorizations.consume(tenant.slug, found.pending.id);
+  return decideConsent(context, tenant, found.pending.id, decision, event);
+}
+
+/**
+ * Carries out the user's decision on a pending authorization whose user was already checked: taken
+ * atomically (of two concurrent decisions only one proceeds), then a redirect to the client with a code or
+ * `access_denied`.
+ */
+export async function decideConsent(
+  context: ServerContext,
+  tenant: Tenant,
+  pendingId: string,
+  decision: 'approve' | 'deny',
+  event: RequestEvent,
+): Promise<HandlerResult> {
+  const pending = await context.storage.pendingAuthorizations.consume(tenant.slug, pendingId);
   if (!pending) {
     event.error_code = EXPIRED.code;
     return errorPage(400, EXPIRED);

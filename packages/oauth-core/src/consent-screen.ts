@@ -1,0 +1,234 @@
+import { escapeHtml } from '@keyhold/core';
+import { htmlDocument } from './responses.js';
+
+/**
+ * Where the authorization code goes after the user approves, as data a page can put in words.
+ * `web`: an https (or plain http) host; `loopback`: a program on this device; `app`: whatever application
+ * registered a private-use URI scheme (`cursor:`, `vscode:`).
+ */
+export type ConsentRecipient =
+  | { readonly kind: 'web'; readonly host: string; readonly unencrypted: boolean }
+  | { readonly kind: 'loopback'; readonly host: string; readonly unencrypted: boolean }
+  | { readonly kind: 'app'; readonly scheme: string };
+
+/**
+ * What a consent screen has to show: who asks (self-asserted, never verified), for which scopes, and where
+ * the code goes. The same data reaches a host's own renderer and {@link ConsentRequest}.
+ *
+ * @example
+ * ```ts
+ * const line = (view: ConsentDetails) => `${view.client.name} asks for ${view.scopes.join(', ')}`;
+ * ```
+ */
+export interface ConsentDetails {
+  readonly tenant: string;
+  /** The pending authorization's id (`req`). */
+  readonly requestId: string;
+  readonly client: {
+    readonly id: string;
+    /** Self-asserted by the client. */
+    readonly name: string;
+    readonly type: 'registered' | 'metadata_document';
+    /** Registered clients: the host of the `client_uri` they supplied (self-asserted). */
+    readonly websiteHost?: string;
+    /** Metadata-document clients: the host that publishes the document (their client_id). */
+    readonly documentHost?: string;
+  };
+  readonly scopes: readonly string[];
+  readonly redirectUri: string;
+  readonly recipient: ConsentRecipient;
+}
+
+/**
+ * A consent screen to render: {@link ConsentDetails} plus the form the built-in `POST /consent` route
+ * accepts. A renderer must post every field of `form.fields` unchanged, plus `decision` = `approve` or
+ * `deny`; the server sets the anti-forgery cookie and the security headers itself.
+ *
+ * @example
+ * ```ts
+ * const render = (view: ConsentView) =>
+ *   `<form method="post" action="${view.form.action}">…</form>`;
+ * ```
+ */
+export interface ConsentView extends ConsentDetails {
+  readonly form: {
+    readonly action: string;
+    readonly fields: { readonly req: string; readonly csrf_token: string };
+    readonly decisionField: 'decision';
+    readonly approveValue: 'approve';
+    readonly denyValue: 'deny';
+  };
+}
+
+/**
+ * Every sentence of the built-in consent page. `{name}`-style placeholders are filled with escaped values;
+ * the strings themselves are escaped too, so they are text, never markup.
+ *
+ * @example
+ * ```ts
+ * const german: Partial<ConsentStrings> = { lang: 'de', approve: 'Erlauben', deny: 'Ablehnen' };
+ * ```
+ */
+export interface ConsentStrings {
+  readonly lang: string;
+  readonly title: string;
+  readonly heading: string;
+  /** Placeholders `{name}`, `{website}` (empty, or `clientWebsite` filled in). */
+  readonly clientClaim: string;
+  /** Placeholder `{host}`. */
+  readonly clientWebsite: string;
+  /** Placeholders `{host}`, `{clientId}`. */
+  readonly documentIdentity: string;
+  /** Placeholder `{host}`. */
+  readonly recipientWeb: string;
+  /** Placeholder `{scheme}`. */
+  readonly recipientApp: string;
+  /** Placeholder `{uri}`. */
+  readonly redirectAddress: string;
+  readonly warningLoopback: string;
+  readonly warningUnencrypted: string;
+  /** Placeholder `{scheme}`. */
+  readonly warningScheme: string;
+  readonly scopesIntro: string;
+  readonly noScopes: string;
+  readonly approve: string;
+  readonly deny: string;
+  /** Accessible names of the lists and the recipient section. */
+  readonly scopesLabel: string;
+  readonly warningsLabel: string;
+  readonly recipientLabel: string;
+}
+
+/** The built-in English strings. */
+export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
+  lang: 'en',
+  title: 'Authorize an application',
+  heading: 'Allow an application to access your account?',
+  clientClaim:
+    'The client says it is {name}{website}. The client supplied this itself; it has not been verified.',
+  clientWebsite: ', and that its website is at {host}',
+  documentIdentity: 'Its client ID is a metadata document published by {host}: {clientId}.',
+  recipientWeb: 'After you approve, {host} receives the authorization code.',
+  recipientApp:
+    'After you approve, the application on this device that handles {scheme} addresses receives the authorization code.',
+  redirectAddress: 'Redirect address: {uri}',
+  warningLoopback:
+    'The code goes to a program on this device (a loopback address), and any program on this device can listen there. Approve only if you just started this sign-in from an application on this device.',
+  warningUnencrypted: 'The code is sent over an unencrypted connection (http, not https).',
+  warningScheme:
+    'Any application on this device can register the {scheme} scheme. Approve only if you just started this sign-in from the application you expect.',
+  scopesIntro: 'It asks for these permissions:',
+  noScopes: 'It asks for no specific permissions.',
+  approve: 'Allow',
+  deny: 'Deny',
+  scopesLabel: 'Requested permissions',
+  warningsLabel: 'Warnings',
+  recipientLabel: 'Who receives the authorization code',
+});
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Classifies a redirect URI for the consent screen. */
+export function consentRecipient(redirectUri: string): ConsentRecipient {
+  const url = new URL(redirectUri);
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    const loopback = LOOPBACK_NAMES.has(url.hostname) || /^127\./.test(url.hostname);
+    return { kind: loopback ? 'loopback' : 'web', host: url.host, unencrypted: url.protocol === 'http:' };
+  }
+  return { kind: 'app', scheme: url.protocol };
+}
+
+/** Escapes `template` and fills its `{key}` placeholders with the given (already safe) HTML. */
+function fill(template: string, values: Readonly<Record<string, string>> = {}): string {
+  return template
+    .split(/(\{[A-Za-z]+\})/)
+    .map((part) => {
+      const key = /^\{([A-Za-z]+)\}$/.exec(part)?.[1];
+      return key !== undefined && key in values ? values[key]! : escapeHtml(part);
+    })
+    .join('');
+}
+
+/**
+ * The built-in consent page as a whole HTML document. Every value is escaped. What the client says about
+ * itself is labelled as its claim; where the code goes is shown prominently, with warnings for loopback,
+ * unencrypted and private-use-scheme redirect URIs.
+ *
+ * @example
+ * ```ts
+ * const html = renderConsentPage(view, { ...DEFAULT_CONSENT_STRINGS, approve: 'Continue' });
+ * ```
+ */
+export function renderConsentPage(
+  view: ConsentView,
+  strings: ConsentStrings = DEFAULT_CONSENT_STRINGS,
+): string {
+  const { client, recipient } = view;
+  const scopes =
+    view.scopes.length === 0
+      ? `<p>${fill(strings.noScopes)}</p>`
+      : `<p>${fill(strings.scopesIntro)}</p>
+<ul aria-label="${escapeHtml(strings.scopesLabel)}">
+${view.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('\n')}
+</ul>`;
+  const website =
+    client.websiteHost === undefined
+      ? ''
+      : fill(strings.clientWebsite, { host: `<strong>${escapeHtml(client.websiteHost)}</strong>` });
+  const identity =
+    client.type === 'metadata_document' && client.documentHost !== undefined
+      ? `<p>${fill(strings.documentIdentity, {
+          host: `<strong>${escapeHtml(client.documentHost)}</strong>`,
+          clientId: `<code>${escapeHtml(client.id)}</code>`,
+        })}</p>`
+      : '';
+  const warnings: string[] = [];
+  let who: string;
+  if (recipient.kind === 'app') {
+    warnings.push(fill(strings.warningScheme, { scheme: escapeHtml(recipient.scheme) }));
+    who = fill(strings.recipientApp, {
+      scheme: `<strong class="recipient-host">${escapeHtml(recipient.scheme)}</strong>`,
+    });
+  } else {
+    if (recipient.kind === 'loopback') warnings.push(fill(strings.warningLoopback));
+    if (recipient.unencrypted) warnings.push(fill(strings.warningUnencrypted));
+    who = fill(strings.recipientWeb, {
+      host: `<strong class="recipient-host">${escapeHtml(recipient.host)}</strong>`,
+    });
+  }
+  const warningList =
+    warnings.length === 0
+      ? ''
+      : `<ul class="warnings" aria-label="${escapeHtml(strings.warningsLabel)}">
+${warnings.map((warning) => `<li>&#9888; ${warning}</li>`).join('\n')}
+</ul>`;
+  return htmlDocument(
+    strings.title,
+    `<h1>${fill(strings.heading)}</h1>
+<p>${fill(strings.clientClaim, { name: `<strong class="client-name">${escapeHtml(client.name)}</strong>`, website })}</p>
+${identity}
+<section class="recipient" aria-label="${escapeHtml(strings.recipientLabel)}">
+<p>${who}</p>
+<p>${fill(strings.redirectAddress, { uri: `<code>${escapeHtml(view.redirectUri)}</code>` })}</p>
+${warningList}
+</section>
+${scopes}
+<form method="post" action="${escapeHtml(view.form.action)}">
+<input type="hidden" name="req" value="${escapeHtml(view.form.fields.req)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(view.form.fields.csrf_token)}">
+<div class="actions">
+<button type="submit" name="decision" value="approve">${escapeHtml(strings.approve)}</button>
+<button type="submit" name="decision" value="deny">${escapeHtml(strings.deny)}</button>
+</div>
+</form>`,
+    strings.lang,
+  );
+}
+
+/** The `form-action` CSP source of a redirect URI: browsers apply it to the redirect after the POST. */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:'
+    ? `${url.protocol}//${url.host}`
+    : url.protocol;
+}
