@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler, HandlerResult, Logger } from '@keyhold/core';
 import { jsonResult, silentLogger } from '@keyhold/core';
-import { BodyTimeoutError, BodyTooLargeError, type ReadRequestOptions, readRequest } from './request.js';
+import {
+  BodyAlreadyConsumedError,
+  BodyTimeoutError,
+  BodyTooLargeError,
+  type ReadRequestOptions,
+  readRequest,
+} from './request.js';
 
 /** Options of {@link createNodeListener}. */
 export interface NodeListenerOptions extends ReadRequestOptions {
@@ -58,6 +64,10 @@ export function createNodeListener(
             { error: 'request_timeout', error_description: error.message },
             { connection: 'close' },
           );
+        } else if (error instanceof BodyAlreadyConsumedError) {
+          // A host set-up mistake, not the client's: say what to change, in the answer and in the log.
+          logger.error({ method: request.method, path: request.url?.split('?', 1)[0] }, error.message);
+          result = jsonResult(500, { error: 'server_error', error_description: error.message });
         } else {
           logger.error(
             { err: error, method: request.method, path: request.url?.split('?', 1)[0] },

@@ -83,12 +83,70 @@ export function clientIp(
   return candidate;
 }
 
+/**
+ * The request's body was read by something before Keyhold (a global `express.json()` or `urlencoded()`)
+ * and what it left in `req.body` cannot be turned back into the body that was sent. The listener answers
+ * 500 and logs this message, which names the fix.
+ */
+export class BodyAlreadyConsumedError extends Error {
+  constructor(detail: string) {
+    super(
+      `the request body was already read by another middleware (${detail}); mount Keyhold before global body parsers such as express.json() and express.urlencoded(), or leave req.body as the parser's plain object`,
+    );
+    this.name = 'BodyAlreadyConsumedError';
+  }
+}
+
+/**
+ * The body a framework's parser left in `req.body`, encoded back as the client sent it: a string or buffer
+ * as is, a plain object as JSON or as a form (by the request's content type). Flat forms only: a nested
+ * value (a "qs" extended parse) cannot be re-encoded faithfully.
+ */
+function preParsedBody(request: IncomingMessage): string | undefined {
+  const parsed = (request as { body?: unknown }).body;
+  if (parsed === undefined || parsed === null) return undefined;
+  if (typeof parsed === 'string') return parsed;
+  if (parsed instanceof Uint8Array) return Buffer.from(parsed).toString('utf8');
+  if (typeof parsed !== 'object') return undefined;
+  const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return JSON.stringify(parsed);
+  if (type === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item !== 'string')
+          throw new BodyAlreadyConsumedError(`field "${name}" was parsed into a nested value`);
+        form.append(name, item);
+      }
+    }
+    return form.toString();
+  }
+  return undefined;
+}
+
 function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     return Promise.reject(new BodyTooLargeError(limitBytes));
   }
-  if (request.readableEnded) return Promise.resolve('');
+  if (request.readableEnded) {
+    let body: string | undefined;
+    try {
+      body = preParsedBody(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (body !== undefined) {
+      return Buffer.byteLength(body) > limitBytes
+        ? Promise.reject(new BodyTooLargeError(limitBytes))
+        : Promise.resolve(body);
+    }
+    // A GET, or a body that was empty: nothing was lost. A declared body that is gone was consumed.
+    if (Number.isFinite(declared) && declared > 0) {
+      return Promise.reject(new BodyAlreadyConsumedError('req.body is not set'));
+    }
+    return Promise.resolve('');
+  }
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

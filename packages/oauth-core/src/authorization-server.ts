@@ -1,10 +1,12 @@
-import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import type { FetchHandler, HandlerRequest, HandlerResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
 import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
+import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
+import { createOAuthFetch } from './fetch-handler.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
 import { introspectHandler } from './handlers/introspect.js';
@@ -50,6 +52,17 @@ export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Pro
  * ```
  */
 export interface AuthorizationServer {
+  /**
+   * Every endpoint of every tenant as one web-standard handler: `{base}/tenant/<slug>/…`, the RFC 8414 and
+   * RFC 9728 well-known forms (derived from `baseUrl` and `resourcePath`), CORS preflights on the JSON
+   * endpoints. Anything else is 404. `info.userId` (or the `resolveUserId` option) names the host's user.
+   *
+   * @example
+   * ```ts
+   * Bun.serve({ fetch: (request) => server.fetch(request) });
+   * ```
+   */
+  readonly fetch: FetchHandler;
   /** GET /authorize. */
   readonly authorize: TenantHandler;
   /** GET /consent?req=…: the consent screen. */
@@ -191,9 +204,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         }
       }
       record(name, result.status, event);
-      // The JSON endpoints use no cookies, so any origin may call them: browser-based MCP clients need this.
+      // The JSON endpoints use no cookies, so by default any origin may read their answers: browser-based
+      // MCP clients need this. (Registration's preflight follows the origins allowed to register; its
+      // answers stay readable so a refused page can see why.)
       if (!html && result.headers['access-control-allow-origin'] === undefined) {
-        result = { ...result, headers: { ...result.headers, 'access-control-allow-origin': '*' } };
+        result = { ...result, headers: { ...result.headers, ...corsHeaders(request, context.corsOrigins) } };
       }
       return result;
     };
@@ -209,7 +224,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     });
   }
 
-  return {
+  const handlers = {
     authorize: endpoint('authorize', true, authorizeHandler, 'authorize'),
     // The consent page only reads the pending request; the decision (which saves consent and issues a code)
     // is what the consent rule counts.
@@ -226,6 +241,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       protectedResourceMetadata(tenant),
     ),
     jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
+  };
+
+  return {
+    ...handlers,
+    fetch: createOAuthFetch(context, handlers),
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
       const tenant = await resolveTenant(context, keyCache, tenantSlug);
       if (!tenant) {

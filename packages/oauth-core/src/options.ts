@@ -143,6 +143,21 @@ export interface AuthorizationServerOptions {
    * `{issuer}/consent`.
    */
   readonly consent?: ConsentOptions;
+  /**
+   * Cross-origin calls from browser-based clients to the JSON endpoints (token, revocation, introspection,
+   * metadata, JWKS): `allowedOrigins` (`'any'`, the default: these endpoints use no cookies, so `*` exposes
+   * nothing ambient; or a list, answered with the origin itself) and `maxAgeSeconds` for preflight caching
+   * (default 600). Registration follows `allowedOrigins` of the server instead, as its 403 does.
+   */
+  readonly cors?: { readonly allowedOrigins?: readonly string[] | 'any'; readonly maxAgeSeconds?: number };
+  /**
+   * The user of the host's session, for `fetch` (the route handlers take `HandlerRequest.userId`). A
+   * `userId` passed to `fetch(request, { userId })` wins. Default: no user (login is then required, or
+   * single-user mode applies).
+   */
+  readonly resolveUserId?: (request: Request) => string | undefined | Promise<string | undefined>;
+  /** Largest request body `fetch` reads, in bytes. Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
 }
 
 /**
@@ -206,6 +221,10 @@ export interface ServerContext {
   readonly authenticatedClientCheck?: AuthenticatedClientCheck;
   readonly unusedClientTtlMs: number;
   readonly registrationPolicy: RegistrationPolicy;
+  readonly corsOrigins: readonly string[] | 'any';
+  readonly corsMaxAgeSeconds: number;
+  readonly resolveUserId?: (request: Request) => string | undefined | Promise<string | undefined>;
+  readonly bodyLimitBytes: number;
   readonly consent: {
     readonly strings: ConsentStrings;
     readonly render: NonNullable<ConsentOptions['render']>;
@@ -293,6 +312,18 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
       throw new OAuthError('invalid_options', `consent.strings.${name} is not a replaceable string`);
     }
   }
+  if (options.resolveUserId !== undefined && typeof options.resolveUserId !== 'function') {
+    throw new OAuthError('invalid_options', 'resolveUserId must be a function');
+  }
+  const corsMaxAgeSeconds = options.cors?.maxAgeSeconds ?? 600;
+  if (!Number.isInteger(corsMaxAgeSeconds) || corsMaxAgeSeconds < 0) {
+    throw new OAuthError('invalid_options', 'cors.maxAgeSeconds must be a whole number of seconds');
+  }
+  const bodyLimitBytes = options.bodyLimitBytes ?? 1024 * 1024;
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) {
+    throw new OAuthError('invalid_options', 'bodyLimitBytes must be a positive whole number');
+  }
+  const corsOrigins = resolveAllowedOrigins(options.cors?.allowedOrigins ?? 'any');
   return {
     // One exact issuer spelling everywhere: no trailing slash.
     baseUrl: base.href.replace(/\/+$/, ''),
@@ -316,6 +347,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
     unusedClientTtlMs: ttl('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
     registrationPolicy: options.registrationPolicy ?? defaultRegistrationPolicy,
+    corsOrigins,
+    corsMaxAgeSeconds,
+    ...(options.resolveUserId ? { resolveUserId: options.resolveUserId } : {}),
+    bodyLimitBytes,
     consent: {
       strings: { ...DEFAULT_CONSENT_STRINGS, ...consent.strings },
       render: consent.render ?? renderConsentPage,

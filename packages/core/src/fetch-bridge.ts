@@ -1,0 +1,117 @@
+import type { HandlerRequest, HandlerResult } from './handler.js';
+import { jsonResult } from './results.js';
+
+/**
+ * What a runtime or framework knows about a request beyond the web `Request`: the client address and the
+ * user of the host's session. Bun, Deno and workerd have no socket on the `Request`; the adapter or the
+ * host passes what it knows.
+ *
+ * @example
+ * ```ts
+ * const info: FetchRequestInfo = { ip: '203.0.113.7', userId: session.userId };
+ * ```
+ */
+export interface FetchRequestInfo {
+  readonly ip?: string;
+  readonly userId?: string;
+}
+
+/**
+ * A web-standard handler, the shape every Keyhold area's `fetch` has: mount it on any runtime that speaks
+ * `Request`/`Response` (Bun, Deno, workerd, Hono, Next.js route handlers) or on Node through
+ * `@keyhold/adapter-node`.
+ *
+ * @example
+ * ```ts
+ * const fetch: FetchHandler = async () => new Response(null, { status: 204 });
+ * ```
+ */
+export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Promise<Response>;
+
+/** Thrown by {@link readHandlerRequest} when the body is larger than allowed (answer 413). */
+export class PayloadTooLargeError extends Error {
+  override readonly name = 'PayloadTooLargeError';
+}
+
+async function readBody(request: Request, limitBytes: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    throw new PayloadTooLargeError(`the body is larger than ${limitBytes} bytes`);
+  }
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limitBytes) {
+      await reader.cancel().catch(() => {});
+      throw new PayloadTooLargeError(`the body is larger than ${limitBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(body);
+}
+
+/**
+ * Turns a web `Request` into the {@link HandlerRequest} Keyhold's handlers take: upper-case method, raw
+ * path and query, lower-cased headers, the body as text (at most `bodyLimitBytes`, default 1 MiB, else
+ * {@link PayloadTooLargeError}).
+ *
+ * @example
+ * ```ts
+ * const handlerRequest = await readHandlerRequest(request, { userId: 'user-1' });
+ * ```
+ */
+export async function readHandlerRequest(
+  request: Request,
+  info: FetchRequestInfo = {},
+  options: { readonly bodyLimitBytes?: number } = {},
+): Promise<HandlerRequest> {
+  const url = new URL(request.url);
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  return {
+    method: request.method.toUpperCase(),
+    path: url.pathname,
+    query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
+    headers,
+    body: hasBody ? await readBody(request, options.bodyLimitBytes ?? 1024 * 1024) : '',
+    ...(info.userId === undefined ? {} : { userId: info.userId }),
+    ...(info.ip === undefined ? {} : { ip: info.ip }),
+  };
+}
+
+/**
+ * Turns a {@link HandlerResult} into a web `Response`.
+ *
+ * @example
+ * ```ts
+ * const response = toResponse({ status: 204, headers: {} });
+ * ```
+ */
+export function toResponse(result: HandlerResult): Response {
+  const nullBody = result.status === 204 || result.status === 304 || result.status < 200;
+  return new Response(nullBody ? null : (result.body ?? null), {
+    status: result.status,
+    headers: result.headers,
+  });
+}
+
+/** The 413 answer to a {@link PayloadTooLargeError}, as JSON an OAuth client can read. */
+export function payloadTooLargeResponse(): Response {
+  return toResponse(
+    jsonResult(413, { error: 'invalid_request', error_description: 'The request body is too large.' }),
+  );
+}
