@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createNodeListener, createRouter, type RouteHandler } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter, toNodeListener } from '@keyhold/adapter-node';
 import {
   createClaimAttemptGate,
   createClaims,
@@ -16,14 +16,13 @@ import {
   systemClock,
 } from '@keyhold/core';
 import { createMcpEndpoint } from '@keyhold/mcp';
-import { toNodeListener } from '@keyhold/mcp/node';
+import { toNodeListener as toMcpNodeListener } from '@keyhold/mcp/node';
 import {
   type AuthorizationServer,
   type CimdFetch,
   createAuthorizationServer,
   createCimdResolver,
   createSafeFetch,
-  DISCOVERY_ROUTES,
   type TenantConfig,
   wellKnownUrl,
 } from '@keyhold/oauth-core';
@@ -212,7 +211,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     clock,
     logger,
   });
-  const mcpListener = toNodeListener(mcp);
+  const mcpListener = toMcpNodeListener(mcp);
 
   const webhooks = createWebhookHandler({
     // The same tool modules MCP serves; the toolModuleId is the URL segment: /webhook/notes/…, /webhook/activity/….
@@ -229,55 +228,41 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     logger,
   });
 
-  const tenantRoute =
-    (
-      handler: (request: Parameters<RouteHandler>[0], tenant: string) => ReturnType<RouteHandler>,
-    ): RouteHandler =>
-    (request, params) =>
-      handler(request, params['tenant'] ?? '');
-
   const router = createRouter()
     .on('GET', '/health', (request) => registry(request))
     .on(['GET', 'OPTIONS'], '/api/*', (request) => registry(request))
-    .on('GET', '/tenant/:tenant/authorize', tenantRoute(oauth.authorize))
-    .on('GET', '/tenant/:tenant/consent', tenantRoute(oauth.consentPage))
-    .on('POST', '/tenant/:tenant/consent', tenantRoute(oauth.consent))
-    .on('POST', '/tenant/:tenant/token', tenantRoute(oauth.token))
-    .on('POST', '/tenant/:tenant/register', tenantRoute(oauth.register))
-    .on('POST', '/tenant/:tenant/revoke', tenantRoute(oauth.revoke))
-    .on('POST', '/tenant/:tenant/introspect', tenantRoute(oauth.introspect))
     .on(['GET', 'POST'], '/tenant/:tenant/login', (request) => devLogin(request))
-    .on('GET', DISCOVERY_ROUTES.jwks, tenantRoute(oauth.jwks))
     .on('POST', '/webhook/*', (request) => webhooks(request))
     .on('GET', '/auth/oauth/connect', (request) => broker.connect(request))
     .on('GET', '/auth/oauth/callback', (request) => broker.callback(request));
-  for (const path of DISCOVERY_ROUTES.authorizationServerMetadata) {
-    router.on('GET', path, tenantRoute(oauth.authorizationServerMetadata));
-  }
-  for (const path of DISCOVERY_ROUTES.protectedResourceMetadata) {
-    router.on('GET', path, tenantRoute(oauth.protectedResourceMetadata));
-  }
   // Anything else under /webhook gets the webhook handler's own 405/404 answers.
   router.on(['GET', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
 
   // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
   const trustedProxies = new Set(config.trustedProxies);
   const trustProxy = trustedProxies.size > 0 ? (address: string) => trustedProxies.has(address) : undefined;
-  const handlerListener = createNodeListener(router.handle, {
+  const nodeOptions = {
     logger,
     ...(trustProxy ? { trustProxy } : {}),
-    resolveUserId: (request) => {
+    resolveUserId: (request: IncomingMessage) => {
       // Single-user mode: every browser is the tenant owner, as /authorize assumes.
       if (config.singleUser) return config.ownerUserId;
       const cookie = request.headers.cookie;
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },
-  });
+  };
+  const handlerListener = createNodeListener(router.handle, nodeOptions);
+  // Every endpoint of the authorization server, discovery included, through its one fetch handler.
+  const oauthListener = toNodeListener(oauth.fetch, nodeOptions);
   return {
     oauth,
     listener: (request, response) => {
       const path = (request.url ?? '/').split('?', 1)[0];
-      if (path !== mcp.path) return handlerListener(request, response);
+      if (path !== mcp.path) {
+        return oauth.ownsPath(path ?? '/')
+          ? oauthListener(request, response)
+          : handlerListener(request, response);
+      }
       // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
       void mcpListener(request, response);
     },

@@ -63,6 +63,16 @@ export interface AuthorizationServer {
    * ```
    */
   readonly fetch: FetchHandler;
+  /**
+   * Whether `fetch` serves this path (any method), for a host that routes by path before choosing a
+   * handler.
+   *
+   * @example
+   * ```ts
+   * if (server.ownsPath(new URL(request.url).pathname)) return server.fetch(request);
+   * ```
+   */
+  ownsPath(pathname: string): boolean;
   /** GET /authorize. */
   readonly authorize: TenantHandler;
   /** GET /consent?req=…: the consent screen. */
@@ -243,9 +253,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
   };
 
+  const routed = createOAuthFetch(context, handlers);
   return {
     ...handlers,
-    fetch: createOAuthFetch(context, handlers),
+    fetch: routed.fetch,
+    ownsPath: routed.ownsPath,
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
       const tenant = await resolveTenant(context, keyCache, tenantSlug);
       if (!tenant) {

@@ -116,10 +116,14 @@ export function matchRoute(
 export function createOAuthFetch(
   context: ServerContext,
   handlers: RoutedHandlers,
-): (request: Request, info?: FetchRequestInfo) => Promise<Response> {
+): {
+  readonly fetch: (request: Request, info?: FetchRequestInfo) => Promise<Response>;
+  readonly ownsPath: (pathname: string) => boolean;
+} {
   const table = oauthRoutes(context, handlers);
   const basePath = new URL(context.baseUrl).pathname.replace(/\/+$/, '');
-  return async (request, info = {}) => {
+  const ownsPath = (pathname: string): boolean => matchRoute(table, basePath, pathname) !== undefined;
+  const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
     const path = new URL(request.url).pathname;
     const found = matchRoute(table, basePath, path);
     if (found === undefined) {
@@ -164,6 +168,7 @@ export function createOAuthFetch(
     }
     return toResponse(await handler(handlerRequest, tenant));
   };
+  return { fetch, ownsPath };
 }
 
 /** A preflight carries no body; only its `Origin` matters. */
