@@ -51,7 +51,7 @@ Options:
 
 const REVOKE_USAGE = `Usage: keyhold claim revoke <code> [--json] [--data-dir <dir>]
 
-Removes a claim code; sessions using it lose their scope on their next request.
+Removes a claim code; a session that presents it is refused from its next request on (never widened).
 
 Options:
   --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
@@ -202,7 +202,10 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
     case 'revoked': {
       const code = formatClaimCode(result.claim.code);
       if (context.json) print(context, { revoked: true, code });
-      else context.io.stdout(`Revoked ${code}. Sessions using it lose their scope on their next request.\n`);
+      else
+        context.io.stdout(
+          `Revoked ${code}. A session that presents it is refused from its next request on.\n`,
+        );
       return EXIT.ok;
     }
   }
