@@ -22,10 +22,10 @@ import {
   type CimdFetch,
   createAuthorizationServer,
   createCimdResolver,
-  createSafeFetch,
   type TenantConfig,
   wellKnownUrl,
 } from '@keyhold/oauth-core';
+import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';

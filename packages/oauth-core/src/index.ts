@@ -3,13 +3,12 @@ export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 // CIMD, metrics and federated login
-export { isForbiddenAddress } from './cimd/address.js';
 export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
 export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
+export type { CimdFetch } from './cimd/fetch-contract.js';
+export { ForbiddenAddressError } from './cimd/fetch-contract.js';
 export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
-export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
-export { createSafeFetch, ForbiddenAddressError } from './cimd/safe-fetch.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
 export type {
   ClientAdministration,

@@ -6,8 +6,7 @@ import { noopMetrics } from '../metrics-types.js';
 import { cacheLifetimeSeconds } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
-import type { CimdFetch } from './safe-fetch.js';
-import { createSafeFetch, ForbiddenAddressError } from './safe-fetch.js';
+import { type CimdFetch, ForbiddenAddressError } from './fetch-contract.js';
 import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './types.js';
 
 /**
@@ -19,7 +18,11 @@ import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocumen
  * ```
  */
 export interface CimdResolverOptions {
-  /** The network. Default: {@link createSafeFetch}, the SSRF-safe fetcher. A replacement owns the address checks. */
+  /**
+   * The network. Default: `createSafeFetch()` of `@keyhold/oauth-core/node`, the SSRF-safe fetcher, loaded on
+   * first use (so the main entry runs where `node:dns` and `node:https` do not exist, when a fetch is given).
+   * A replacement owns the address checks.
+   */
   readonly fetch?: CimdFetch;
   /** Time source for cache expiry. Default: `systemClock`. */
   readonly clock?: Clock;
@@ -113,6 +116,18 @@ function forbiddenAddressIn(error: unknown): ForbiddenAddressError | undefined {
   return undefined;
 }
 
+/**
+ * The SSRF-safe fetcher, imported on first use: it needs `node:dns`, `node:net` and `node:https`, which worker
+ * runtimes lack, and a resolver given its own `fetch` never loads it.
+ */
+function lazySafeFetch(): CimdFetch {
+  let loaded: Promise<CimdFetch> | undefined;
+  return async (url, init) => {
+    loaded ??= import('./safe-fetch.js').then((module) => module.createSafeFetch());
+    return (await loaded)(url, init);
+  };
+}
+
 // The timeout holds even against a fetch (or a body stream) that ignores its abort signal.
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -178,7 +193,7 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
  * ```
  */
 export function createCimdResolver(options: CimdResolverOptions = {}): CimdResolver {
-  const fetchDocument = options.fetch ?? createSafeFetch();
+  const fetchDocument = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? noopMetrics;

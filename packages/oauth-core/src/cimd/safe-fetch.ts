@@ -5,17 +5,7 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { isForbiddenAddress } from './address.js';
-
-/**
- * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does {@link createSafeFetch}.
- * Replacing it (tests, a host's egress proxy) replaces the network; the SSRF checks are then the replacement's job.
- *
- * @example
- * ```ts
- * const fetchDocument: CimdFetch = (url, init) => fetch(url, init);
- * ```
- */
-export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
+import { type CimdFetch, ForbiddenAddressError } from './fetch-contract.js';
 
 /**
  * Resolves a host name to every address it has. The default is `dns.promises.lookup(host, { all: true })`.
@@ -42,27 +32,6 @@ export interface SafeFetchOptions {
   readonly allowedAddresses?: readonly string[];
   /** Extra trust anchors (PEM) besides the system's: for a test server with its own certificate. Default: none. */
   readonly ca?: string;
-}
-
-/**
- * The error {@link createSafeFetch} rejects with when a host resolves to, or connects to, a forbidden address.
- *
- * @example
- * ```ts
- * try { await safeFetch(url, {}); } catch (e) { if (e instanceof ForbiddenAddressError) e.address; }
- * ```
- */
-export class ForbiddenAddressError extends Error {
-  /** A stable machine-readable code, in the style of Node's system errors. */
-  readonly code: 'ERR_FORBIDDEN_ADDRESS' = 'ERR_FORBIDDEN_ADDRESS';
-  /** The refused address. */
-  readonly address: string;
-
-  constructor(hostname: string, address: string) {
-    super(`${hostname} resolves to ${address}, which is not a public address`);
-    this.name = 'ForbiddenAddressError';
-    this.address = address;
-  }
 }
 
 const defaultLookup: DnsLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });

@@ -3,9 +3,10 @@ import type { Server } from 'node:https';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ForbiddenAddressError } from '../../src/cimd/fetch-contract.js';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import type { DnsLookup } from '../../src/cimd/safe-fetch.js';
-import { createSafeFetch, ForbiddenAddressError } from '../../src/cimd/safe-fetch.js';
+import { createSafeFetch } from '../../src/cimd/safe-fetch.js';
 
 // A real TLS server on loopback with a certificate for cimd.test: the fetcher talks to it for real; the
 // injected lookup plays DNS. Loopback is refused unless a test exempts 127.0.0.1 explicitly.

@@ -1,0 +1,33 @@
+// Runtime-neutral: what the CIMD resolver needs from a network, and the error a safe one refuses with.
+
+/**
+ * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does {@link createSafeFetch}.
+ * Replacing it (tests, a host's egress proxy) replaces the network; the SSRF checks are then the replacement's job.
+ *
+ * @example
+ * ```ts
+ * const fetchDocument: CimdFetch = (url, init) => fetch(url, init);
+ * ```
+ */
+export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * The error `createSafeFetch` (`@keyhold/oauth-core/node`) rejects with when a host resolves to, or connects to, a forbidden address.
+ *
+ * @example
+ * ```ts
+ * try { await safeFetch(url, {}); } catch (e) { if (e instanceof ForbiddenAddressError) e.address; }
+ * ```
+ */
+export class ForbiddenAddressError extends Error {
+  /** A stable machine-readable code, in the style of Node's system errors. */
+  readonly code: 'ERR_FORBIDDEN_ADDRESS' = 'ERR_FORBIDDEN_ADDRESS';
+  /** The refused address. */
+  readonly address: string;
+
+  constructor(hostname: string, address: string) {
+    super(`${hostname} resolves to ${address}, which is not a public address`);
+    this.name = 'ForbiddenAddressError';
+    this.address = address;
+  }
+}
