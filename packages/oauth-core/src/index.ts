@@ -53,8 +53,12 @@ export type {
 } from './registration-policy.js';
 export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
 export type {
+  ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
+  ClientAssertionReplayStore,
+  ClientJwk,
+  ClientJwks,
   ClientListOptions,
   ClientRecord,
   ClientRegistration,
