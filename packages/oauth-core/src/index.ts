@@ -6,6 +6,8 @@ export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 export { isForbiddenAddress } from './cimd/address.js';
 export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
 export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
+export type { JwksResolution, JwksResolver, JwksResolverOptions } from './cimd/jwks-resolver.js';
+export { createJwksResolver } from './cimd/jwks-resolver.js';
 export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdFetch, DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
@@ -18,6 +20,9 @@ export type {
   ProvisionedClient,
 } from './client-administration.js';
 export { createClientAdministration } from './client-administration.js';
+export { CLIENT_ASSERTION_TYPE_JWT_BEARER } from './client-assertion.js';
+export type { ClientAssertionAlgorithm } from './client-keys.js';
+export { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
 export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
 export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
 export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
@@ -41,9 +46,15 @@ export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
 export { noopMetrics } from './metrics-types.js';
-export type { AuthorizationServerOptions, TenantConfig, TenantLookup } from './options.js';
+export type {
+  AuthorizationServerOptions,
+  ClientAssertionOptions,
+  TenantConfig,
+  TenantLookup,
+} from './options.js';
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
+export { inferApplicationType } from './redirect-uri.js';
 export type {
   InitialAccessTokenConfig,
   PresentedInitialAccessToken,
