@@ -179,7 +179,7 @@ export function checkClientMetadata(
     if (redirectUri.length > CLIENT_METADATA_LIMITS.uriLength) {
       throw new OAuthError('invalid_redirect_uri', 'redirect_uri is too long');
     }
-    const problem = redirectUriProblem(redirectUri);
+    const problem = redirectUriProblem(redirectUri, metadata.applicationType);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
   }
   const applicationType = metadata.applicationType ?? inferApplicationType(redirectUris);

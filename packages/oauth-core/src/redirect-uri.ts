@@ -51,8 +51,10 @@ const FORBIDDEN_SCHEMES = new Set([
 /**
  * Why a redirect URI may not be registered, or `undefined` when it may: it must be absolute and without a
  * fragment; `https`, `http` on a loopback host, or a private-use scheme containing a dot (RFC 8252 §7.1).
+ * A client that states `application_type: "native"` may also use a private-use scheme without a dot
+ * (`cursor://…`, `vscode://…`, as MCP desktop clients do).
  */
-export function redirectUriProblem(uri: string): string | undefined {
+export function redirectUriProblem(uri: string, statedApplicationType?: ApplicationType): string | undefined {
   if (uri.length > 2048) return 'is longer than 2048 characters';
   const url = parse(uri);
   if (!url) return 'is not an absolute URI';
@@ -62,8 +64,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (url.protocol === 'http:')
     return isLoopbackRedirect(url) ? undefined : 'uses http on a non-loopback host';
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `uses the forbidden scheme ${url.protocol}`;
-  if (!url.protocol.slice(0, -1).includes('.'))
-    return 'uses a private-use scheme without a dot (RFC 8252 §7.1)';
+  if (!url.protocol.slice(0, -1).includes('.') && statedApplicationType !== 'native')
+    return 'uses a private-use scheme without a dot (RFC 8252 §7.1; allowed when application_type is "native")';
   return undefined;
 }
 

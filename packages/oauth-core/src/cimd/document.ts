@@ -17,7 +17,8 @@ const documentSchema = z.object({
   redirect_uris: z
     // The same rules as dynamic registration: https, loopback http or a dotted private-use scheme.
     .array(
-      z.string().refine((uri) => redirectUriProblem(uri) === undefined, {
+      // Checked again below with the document's application_type (dotless private-use schemes need "native").
+      z.string().refine((uri) => redirectUriProblem(uri, 'native') === undefined, {
         error: 'is not an acceptable redirect URI',
       }),
     )
@@ -122,7 +123,8 @@ export function checkMetadataDocument(value: unknown, clientId: string): Documen
   }
   const applicationType = fields.application_type ?? inferApplicationType(fields.redirect_uris);
   for (const uri of fields.redirect_uris) {
-    const problem = applicationTypeProblem(uri, applicationType);
+    const problem =
+      redirectUriProblem(uri, fields.application_type) ?? applicationTypeProblem(uri, applicationType);
     if (problem) {
       return {
         ok: false,
