@@ -167,8 +167,10 @@ export async function verifyClientAssertion(
       clockTolerance: skew,
     }));
   } catch (error) {
-    const description = describeJoseFailure(error);
-    if (description === undefined) throw error;
+    // Anything else jose throws here (a TypeError for an RSA key under 2048 bits, say) comes from what the
+    // client published, so it is the client's failure too, never a 500.
+    const description =
+      describeJoseFailure(error) ?? 'the client assertion cannot be verified with the client key';
     context.logger.info(
       { tenant: tenant.slug, clientId: client.clientId, reason: description },
       'client assertion refused',

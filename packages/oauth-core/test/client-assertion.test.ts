@@ -270,6 +270,42 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     );
   });
 
+  it('refuses a key jose will not verify with (RSA under 2048 bits) as invalid_client, not a 500', async () => {
+    // jose will not generate or sign with such a key, so WebCrypto does both.
+    const weak = await crypto.subtle.generateKey(
+      {
+        name: 'RSASSA-PKCS1-v1_5',
+        modulusLength: 1024,
+        publicExponent: new Uint8Array([1, 0, 1]),
+        hash: 'SHA-256',
+      },
+      true,
+      ['sign', 'verify'],
+    );
+    const { kty, n, e } = await crypto.subtle.exportKey('jwk', weak.publicKey);
+    const t = await createTestServer();
+    const created = await t.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [{ kty: String(kty), n, e, kid: 'weak' }] },
+    });
+    const clientId = created.clientId;
+    const now = Math.floor(t.clock.now() / 1000);
+    const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = { iss: clientId, sub: clientId, aud: TOKEN_ENDPOINT, exp: now + 60, jti: 'weak-1' };
+    const input = `${part({ alg: 'RS256', kid: 'weak' })}.${part(claims)}`;
+    const signature = await crypto.subtle.sign(
+      'RSASSA-PKCS1-v1_5',
+      weak.privateKey,
+      new TextEncoder().encode(input),
+    );
+    const assertion = `${input}.${Buffer.from(signature).toString('base64url')}`;
+    await expectInvalidClient(
+      t.server.token(machineRequest(assertion), 'demo'),
+      /cannot be verified|cannot be used/,
+    );
+  });
+
   it('selects the key by kid; without kid, the one suitable key; several suitable keys need a kid', async () => {
     const es = await keyPair('ES256', 'es');
     const rsa = await keyPair('RS256', 'rsa');
