@@ -13,7 +13,16 @@ import {
   createMemoryStorage,
 } from '../src/index.js';
 import type { TestServer } from './helpers.js';
-import { basic, createTestServer, ISSUER, json, postForm } from './helpers.js';
+import {
+  basic,
+  createTestServer,
+  ISSUER,
+  json,
+  obtainCode,
+  postForm,
+  REDIRECT_URI,
+  registerClient,
+} from './helpers.js';
 
 const TOKEN_ENDPOINT = `${ISSUER}/token`;
 
@@ -419,6 +428,56 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
         expect(lines.join('\n')).not.toContain(part);
       }
     }
+  });
+});
+
+describe('RFC 7591 + RFC 7523: a dynamically registered private_key_jwt client through authorization_code and refresh', () => {
+  it('registers with its keys, redeems the code and refreshes with assertions; the secret-less client needs them', async () => {
+    const key = await keyPair('ES256', 'dcr-1');
+    const t = await createTestServer();
+    const client = await registerClient(t.server, {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.jwk] },
+    });
+    expect(client.client_secret).toBeUndefined();
+    const { code, verifier } = await obtainCode(t, client.client_id, { scope: 'mcp:tools' });
+    const codeForm = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+    };
+    const tokens = await t.server.token(
+      postForm('/tenant/demo/token', {
+        ...codeForm,
+        client_assertion_type: CLIENT_ASSERTION_TYPE_JWT_BEARER,
+        client_assertion: await assertionFor(t, client.client_id, key),
+      }),
+      'demo',
+    );
+    expect(tokens.status, tokens.body).toBe(200);
+    const refreshToken = String(json(tokens).refresh_token);
+    await expectInvalidClient(
+      t.server.token(
+        postForm('/tenant/demo/token', {
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: client.client_id,
+        }),
+        'demo',
+      ),
+      /authenticates with private_key_jwt/,
+    );
+    const refreshed = await t.server.token(
+      postForm('/tenant/demo/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_assertion_type: CLIENT_ASSERTION_TYPE_JWT_BEARER,
+        client_assertion: await assertionFor(t, client.client_id, key, { aud: ISSUER }),
+      }),
+      'demo',
+    );
+    expect(refreshed.status, refreshed.body).toBe(200);
   });
 });
 
