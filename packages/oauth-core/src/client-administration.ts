@@ -39,6 +39,8 @@ export interface ClientProvisionInput {
   readonly jwksUri?: string;
   /** `private_key_jwt` clients: their public keys by value; exclusive with `jwksUri`. */
   readonly jwks?: ClientJwks;
+  /** `private_key_jwt` clients: the one algorithm they sign assertions with. Default: any accepted one. */
+  readonly tokenEndpointAuthSigningAlg?: string;
   /** `web` or `native`; default: inferred from the redirect URIs. */
   readonly applicationType?: ApplicationType;
 }
@@ -153,6 +155,9 @@ export function createClientAdministration(options: ClientAdministrationOptions)
           : { tokenExchangeAudiences: input.tokenExchangeAudiences }),
         ...(input.jwksUri === undefined ? {} : { jwksUri: input.jwksUri }),
         ...(input.jwks === undefined ? {} : { jwks: input.jwks }),
+        ...(input.tokenEndpointAuthSigningAlg === undefined
+          ? {}
+          : { tokenEndpointAuthSigningAlg: input.tokenEndpointAuthSigningAlg }),
         ...(input.applicationType === undefined ? {} : { applicationType: input.applicationType }),
       };
       const metadata = checkClientMetadata(draft, scopesSupported);
@@ -226,6 +231,9 @@ export function clientRecord(
       : { tokenExchangeAudiences: metadata.tokenExchangeAudiences }),
     ...(metadata.jwksUri === undefined ? {} : { jwksUri: metadata.jwksUri }),
     ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+    ...(metadata.tokenEndpointAuthSigningAlg === undefined
+      ? {}
+      : { tokenEndpointAuthSigningAlg: metadata.tokenEndpointAuthSigningAlg }),
     ...(metadata.applicationType === undefined ? {} : { applicationType: metadata.applicationType }),
   };
 }

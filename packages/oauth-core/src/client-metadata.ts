@@ -1,4 +1,4 @@
-import { parseClientJwks } from './client-keys.js';
+import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from './client-keys.js';
 import { OAuthError } from './errors.js';
 import { applicationTypeProblem, inferApplicationType, redirectUriProblem } from './redirect-uri.js';
 import { formatScope, parseScope } from './scopes.js';
@@ -102,6 +102,8 @@ export interface ClientMetadata {
   readonly jwksUri?: string;
   /** `private_key_jwt` only, exclusive with `jwksUri`: the client's public keys by value. */
   readonly jwks?: ClientJwks;
+  /** `private_key_jwt` only: the one algorithm the client signs with (one of `CLIENT_ASSERTION_ALGORITHMS`). */
+  readonly tokenEndpointAuthSigningAlg?: string;
   /**
    * `web` (https redirect URIs only) or `native` (loopback http and private-use schemes too). Absent: inferred
    * from the redirect URIs (`native` when any is loopback or private-use); the checked metadata always has it.
@@ -149,7 +151,17 @@ export function checkClientMetadata(
   }
   let jwksUri: string | undefined;
   let jwks: ClientJwks | undefined;
+  let signingAlg: string | undefined;
   if (authMethod === 'private_key_jwt') {
+    signingAlg = metadata.tokenEndpointAuthSigningAlg;
+    if (
+      signingAlg !== undefined &&
+      !(CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(signingAlg)
+    ) {
+      throw invalid(
+        `token_endpoint_auth_signing_alg must be one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+      );
+    }
     if ((metadata.jwksUri === undefined) === (metadata.jwks === undefined)) {
       throw invalid('private_key_jwt needs the client keys: give jwks_uri or jwks (exactly one)');
     }
@@ -254,6 +266,7 @@ export function checkClientMetadata(
     ...(audiences === undefined ? {} : { tokenExchangeAudiences: audiences }),
     ...(jwksUri === undefined ? {} : { jwksUri }),
     ...(jwks === undefined ? {} : { jwks }),
+    ...(signingAlg === undefined ? {} : { tokenEndpointAuthSigningAlg: signingAlg }),
     applicationType,
   };
 }

@@ -1,4 +1,5 @@
 import type { ClientMetadataDocument } from './cimd/types.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { RateLimitedError } from './rate-limits.js';
@@ -57,16 +58,20 @@ export function negotiateDocumentAuthMethod(
       ? [document.token_endpoint_auth_method]
       : (document.token_endpoint_auth_methods_supported ?? ['none']);
   const hasKeys = document.jwks_uri !== undefined || document.jwks !== undefined;
+  const alg = document.token_endpoint_auth_signing_alg;
+  const algAccepted = alg === undefined || (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg);
   const usable = (method: (typeof DOCUMENT_METHOD_PREFERENCE)[number]): boolean =>
-    listed.includes(method) && (method === 'none' || (privateKeyJwtOffered && hasKeys));
+    listed.includes(method) && (method === 'none' || (privateKeyJwtOffered && hasKeys && algAccepted));
   const chosen = DOCUMENT_METHOD_PREFERENCE.find(usable);
   if (chosen !== undefined) return chosen;
   if (listed.includes('private_key_jwt')) {
     throw new OAuthError(
       'invalid_client',
-      privateKeyJwtOffered
-        ? 'the metadata document names private_key_jwt but publishes no jwks_uri or jwks'
-        : 'this server does not accept private_key_jwt client authentication',
+      !privateKeyJwtOffered
+        ? 'this server does not accept private_key_jwt client authentication'
+        : !hasKeys
+          ? 'the metadata document names private_key_jwt but publishes no jwks_uri or jwks'
+          : `the metadata document's token_endpoint_auth_signing_alg is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
     );
   }
   throw new OAuthError(
@@ -191,6 +196,9 @@ export async function resolveClient(
     expiresWhenUnused: record.registration !== 'provisioned',
     ...(record.jwksUri === undefined ? {} : { jwksUri: record.jwksUri }),
     ...(record.jwks === undefined ? {} : { jwks: record.jwks }),
+    ...(record.tokenEndpointAuthSigningAlg === undefined
+      ? {}
+      : { signingAlg: record.tokenEndpointAuthSigningAlg }),
     applicationType: record.applicationType ?? inferApplicationType(record.redirectUris),
   };
 }

@@ -106,6 +106,8 @@ export interface ClientRecord {
   readonly jwksUri?: string;
   /** `private_key_jwt` clients: their public keys by value. Exclusive with `jwksUri`. */
   readonly jwks?: ClientJwks;
+  /** `private_key_jwt` clients: the one assertion algorithm they use (`token_endpoint_auth_signing_alg`), if stated. */
+  readonly tokenEndpointAuthSigningAlg?: string;
   /**
    * `web` or `native`. Absent on records written before this field existed; those read as what their
    * redirect URIs imply (see `inferApplicationType`).

@@ -153,6 +153,7 @@ export function describeOAuthStorageConformance(
         const byUri = client({
           tokenEndpointAuthMethod: 'private_key_jwt',
           jwksUri: 'https://app.example/jwks.json',
+          tokenEndpointAuthSigningAlg: 'RS256',
           applicationType: 'web',
         });
         const { clientSecretHash: _, ...withoutSecret } = client({

@@ -239,6 +239,22 @@ describe('metadata-document clients: the token endpoint auth method is negotiate
     expect(String(noStore.body.error_description)).toMatch(/does not accept private_key_jwt/);
   });
 
+  it('a document declaring a signing alg the server refuses cannot use private_key_jwt', async () => {
+    const fallback = await negotiate({
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: KEYS,
+    });
+    expect(fallback.body).toMatchObject({ error: 'invalid_grant' });
+    const only = await negotiate({
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: KEYS,
+    });
+    expect(only.status).toBe(401);
+    expect(String(only.body.error_description)).toMatch(/token_endpoint_auth_signing_alg is not one of/);
+  });
+
   it('a document listing only methods the server cannot use for it is invalid_client', async () => {
     const { status, body } = await negotiate({ token_endpoint_auth_methods_supported: ['tls_client_auth'] });
     expect(status).toBe(401);

@@ -315,6 +315,24 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     );
   });
 
+  it('a client that registered token_endpoint_auth_signing_alg may sign with that alg only', async () => {
+    const es = await keyPair('ES256', 'es');
+    const rsa = await keyPair('RS256', 'rsa');
+    const t = await createTestServer();
+    const created = await t.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      tokenEndpointAuthSigningAlg: 'RS256',
+      jwks: { keys: [es.jwk, rsa.jwk] },
+    });
+    const ok = await t.server.token(machineRequest(await assertionFor(t, created.clientId, rsa)), 'demo');
+    expect(ok.status, ok.body).toBe(200);
+    await expectInvalidClient(
+      t.server.token(machineRequest(await assertionFor(t, created.clientId, es)), 'demo'),
+      /declared token_endpoint_auth_signing_alg RS256, not ES256/,
+    );
+  });
+
   it('selects the key by kid; without kid, the one suitable key; several suitable keys need a kid', async () => {
     const es = await keyPair('ES256', 'es');
     const rsa = await keyPair('RS256', 'rsa');

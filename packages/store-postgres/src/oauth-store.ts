@@ -10,7 +10,7 @@ import { statement } from './statements.js';
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
 const CLIENT_COLUMNS =
-  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences, jwks_uri, jwks, application_type';
+  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg, application_type';
 const CODE_COLUMNS =
   'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at';
 const PENDING_COLUMNS =
@@ -48,8 +48,9 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'oauth_create_client',
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
         response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, application_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
+        application_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     ),
     deleteClient: statement(
       pool,
@@ -212,6 +213,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           c.tokenExchangeAudiences ?? null,
           c.jwksUri ?? null,
           c.jwks === undefined ? null : JSON.stringify(c.jwks),
+          c.tokenEndpointAuthSigningAlg ?? null,
           c.applicationType ?? null,
         ]);
       },

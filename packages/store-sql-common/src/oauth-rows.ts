@@ -64,6 +64,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           jwksUri: c.optionalText(row, 'jwks_uri'),
           // JSON text in both dialects: a key set is read whole, never queried into.
           jwks: parseJwks(c.optionalText(row, 'jwks')),
+          tokenEndpointAuthSigningAlg: c.optionalText(row, 'token_endpoint_auth_signing_alg'),
           applicationType: c.optionalText(row, 'application_type') as ApplicationType | undefined,
         },
       ),

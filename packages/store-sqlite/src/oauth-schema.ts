@@ -98,6 +98,7 @@ ALTER TABLE keyhold_oauth_codes ADD COLUMN consumed_at INTEGER;
     sql: `
 ALTER TABLE keyhold_oauth_clients ADD COLUMN jwks_uri TEXT;
 ALTER TABLE keyhold_oauth_clients ADD COLUMN jwks TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN token_endpoint_auth_signing_alg TEXT;
 ALTER TABLE keyhold_oauth_clients ADD COLUMN application_type TEXT;
 CREATE TABLE keyhold_oauth_client_assertion_jtis (
   tenant TEXT NOT NULL, client_id TEXT NOT NULL, jti TEXT NOT NULL, expires_at INTEGER NOT NULL,

@@ -28,8 +28,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     createClient: db.prepare(
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
         response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, application_type)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
+        application_type)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
     listClients: db.prepare(
@@ -137,6 +138,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           c.tokenExchangeAudiences === undefined ? null : JSON.stringify(c.tokenExchangeAudiences),
           c.jwksUri ?? null,
           c.jwks === undefined ? null : JSON.stringify(c.jwks),
+          c.tokenEndpointAuthSigningAlg ?? null,
           c.applicationType ?? null,
         );
       },

@@ -26,6 +26,7 @@ const metadataSchema = z.looseObject({
   jwks_uri: z.string().min(1).max(L.uriLength).optional(),
   // The key set's own rules are checkMetadataDocument's and checkClientMetadata's (parseClientJwks).
   jwks: z.unknown().optional(),
+  token_endpoint_auth_signing_alg: z.string().max(32).optional(),
   application_type: z.enum(['web', 'native']).optional(),
   grant_types: z.array(z.enum(CLIENT_GRANT_TYPES)).max(8).optional(),
   response_types: z.array(z.literal('code')).max(1).optional(),
@@ -117,6 +118,9 @@ export async function registerHandler(
       ...(wire.scope === undefined ? {} : { scope: wire.scope }),
       ...(wire.jwks_uri === undefined ? {} : { jwksUri: wire.jwks_uri }),
       ...(wire.jwks === undefined ? {} : { jwks: wire.jwks as ClientJwks }),
+      ...(wire.token_endpoint_auth_signing_alg === undefined
+        ? {}
+        : { tokenEndpointAuthSigningAlg: wire.token_endpoint_auth_signing_alg }),
       ...(wire.application_type === undefined ? {} : { applicationType: wire.application_type }),
     },
     tenant.scopesSupported,
@@ -181,6 +185,9 @@ export async function registerHandler(
       ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
       ...(metadata.jwksUri === undefined ? {} : { jwks_uri: metadata.jwksUri }),
       ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+      ...(metadata.tokenEndpointAuthSigningAlg === undefined
+        ? {}
+        : { token_endpoint_auth_signing_alg: metadata.tokenEndpointAuthSigningAlg }),
       ...(metadata.applicationType === undefined ? {} : { application_type: metadata.applicationType }),
     },
     NO_STORE_HEADERS,

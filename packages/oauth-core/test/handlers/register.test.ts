@@ -533,6 +533,28 @@ describe('POST /register: private_key_jwt clients (RFC 7591 §2 jwks_uri / jwks,
     expect(String(body.error_description)).toMatch(message);
   });
 
+  it('keeps a token_endpoint_auth_signing_alg it accepts, refuses another', async () => {
+    const { t, result, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: { keys: [EC_PUBLIC] },
+    });
+    expect(result.status, result.body).toBe(201);
+    expect(body.token_endpoint_auth_signing_alg).toBe('ES256');
+    expect((await t.storage.clients.get('demo', String(body.client_id)))?.tokenEndpointAuthSigningAlg).toBe(
+      'ES256',
+    );
+    const refused = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: { keys: [EC_PUBLIC] },
+    });
+    expect(refused.result.status).toBe(400);
+    expect(String(refused.body.error_description)).toMatch(/token_endpoint_auth_signing_alg must be one of/);
+  });
+
   it('keys sent with another method are not kept', async () => {
     const { t, body } = await register({
       redirect_uris: ['https://app.example/cb'],
