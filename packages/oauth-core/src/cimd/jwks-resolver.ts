@@ -240,6 +240,12 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
           { jwks_uri: jwksUri, ...(resolution.detail === undefined ? {} : { detail: resolution.detail }) },
           `client JWK Set refused: ${resolution.description}`,
         );
+        // A refresh that fails (the host is down for a moment) keeps the set that is still fresh: losing it
+        // would lock the client out over a kid nobody has; the throttle counts from this attempt.
+        if (entry?.resolution.ok && entry.freshUntil > clock.now()) {
+          cache.set(jwksUri, { ...entry, fetchedAt: clock.now() });
+          return { ...entry.resolution, cached: true };
+        }
       }
       return resolution;
     },

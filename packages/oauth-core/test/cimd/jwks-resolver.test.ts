@@ -123,6 +123,17 @@ describe('createJwksResolver: caching and the refetch throttle', () => {
     expect(fetches()).toBe(2);
   });
 
+  it('a failed refresh keeps the fresh set it would have replaced', async () => {
+    serve({ keys: [KEY] }, { headers: { 'cache-control': 'max-age=3600' } });
+    const { resolver, clock, fetches } = setup({ refetchThrottleSeconds: 30 });
+    await resolver.resolve(URI);
+    network.use(http.get(URI, () => new HttpResponse(null, { status: 503 })));
+    clock.advance(30_000);
+    expect(await resolver.resolve(URI, { refresh: true })).toEqual({ ok: true, keys: [KEY], cached: true });
+    expect(await resolver.resolve(URI, { refresh: true })).toMatchObject({ ok: true, cached: true });
+    expect(fetches()).toBe(2);
+  });
+
   it('remembers a failure for failureTtlSeconds, even against refresh', async () => {
     network.use(http.get(URI, () => new HttpResponse(null, { status: 500 })));
     const { resolver, clock, fetches } = setup({ failureTtlSeconds: 10 });
