@@ -167,7 +167,10 @@ export function checkClientMetadata(
     }
     if (metadata.jwksUri !== undefined) {
       httpUrl(metadata.jwksUri, 'jwks_uri');
-      if (!metadata.jwksUri.startsWith('https://')) throw invalid('jwks_uri must be an https URL');
+      const url = new URL(metadata.jwksUri);
+      if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') {
+        throw invalid('jwks_uri must be an https URL without user information or fragment');
+      }
       jwksUri = metadata.jwksUri;
     } else {
       const check = parseClientJwks(metadata.jwks);

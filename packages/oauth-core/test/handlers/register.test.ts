@@ -514,6 +514,11 @@ describe('POST /register: private_key_jwt clients (RFC 7591 §2 jwks_uri / jwks,
       /exactly one/,
     ],
     ['an http jwks_uri', { jwks_uri: 'http://app.example/jwks.json' }, /jwks_uri must be an https URL/],
+    [
+      'a jwks_uri with a fragment',
+      { jwks_uri: 'https://app.example/jwks.json#k' },
+      /without user information or fragment/,
+    ],
     ['a private key in jwks', { jwks: { keys: [{ ...EC_PUBLIC, d: 'secret' }] } }, /private key material/],
     [
       'a symmetric key in jwks',
