@@ -35,8 +35,17 @@ const form = { 'content-type': 'application/x-www-form-urlencoded' };
 describe('toNodeListener: any fetch handler on node:http', () => {
   it('passes method, full URL, body, client address and the host user to fetch', async () => {
     const url = await listen(toNodeListener(echo, { resolveUserId: () => 'user-1' }));
-    const answer = await fetch(`${url}/tenant/demo/token?x=1`, { method: 'POST', headers: form, body: 'a=1&b=2' });
-    const seen = (await answer.json()) as { method: string; url: string; body: string; info: FetchRequestInfo };
+    const answer = await fetch(`${url}/tenant/demo/token?x=1`, {
+      method: 'POST',
+      headers: form,
+      body: 'a=1&b=2',
+    });
+    const seen = (await answer.json()) as {
+      method: string;
+      url: string;
+      body: string;
+      info: FetchRequestInfo;
+    };
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe(`${url}/tenant/demo/token?x=1`);
     expect(seen.body).toBe('a=1&b=2');

@@ -5,7 +5,14 @@ import { checkClientMetadata } from './client-metadata.js';
 import { OAuthError } from './errors.js';
 import type { TenantLookup } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
-import type { ClientListOptions, ClientRecord, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+import type {
+  ApplicationType,
+  ClientJwks,
+  ClientListOptions,
+  ClientRecord,
+  OAuthStorage,
+  TokenEndpointAuthMethod,
+} from './storage.js';
 import { isTenantSlug } from './tenant.js';
 
 /**
@@ -28,6 +35,14 @@ export interface ClientProvisionInput {
   readonly scope?: string;
   /** The exact audiences the client may ask a token exchange for; required for token exchange to work. */
   readonly tokenExchangeAudiences?: readonly string[];
+  /** `private_key_jwt` clients: where their public keys are published (https); exclusive with `jwks`. */
+  readonly jwksUri?: string;
+  /** `private_key_jwt` clients: their public keys by value; exclusive with `jwksUri`. */
+  readonly jwks?: ClientJwks;
+  /** `private_key_jwt` clients: the one algorithm they sign assertions with. Default: any accepted one. */
+  readonly tokenEndpointAuthSigningAlg?: string;
+  /** `web` or `native`; default: inferred from the redirect URIs. */
+  readonly applicationType?: ApplicationType;
 }
 
 /**
@@ -138,10 +153,16 @@ export function createClientAdministration(options: ClientAdministrationOptions)
         ...(input.tokenExchangeAudiences === undefined
           ? {}
           : { tokenExchangeAudiences: input.tokenExchangeAudiences }),
+        ...(input.jwksUri === undefined ? {} : { jwksUri: input.jwksUri }),
+        ...(input.jwks === undefined ? {} : { jwks: input.jwks }),
+        ...(input.tokenEndpointAuthSigningAlg === undefined
+          ? {}
+          : { tokenEndpointAuthSigningAlg: input.tokenEndpointAuthSigningAlg }),
+        ...(input.applicationType === undefined ? {} : { applicationType: input.applicationType }),
       };
       const metadata = checkClientMetadata(draft, scopesSupported);
       const clientId = pooledRandomToken(16);
-      const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : pooledRandomToken();
+      const clientSecret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
       const record = clientRecord(metadata, {
         clientId,
         clientSecret,
@@ -175,6 +196,11 @@ export function createClientAdministration(options: ClientAdministrationOptions)
   };
 }
 
+/** Whether clients of a method get a secret (those of `none` and `private_key_jwt` do not). */
+export function usesSecret(method: TokenEndpointAuthMethod): boolean {
+  return method === 'client_secret_basic' || method === 'client_secret_post';
+}
+
 /** Builds the stored record of a client from checked metadata. */
 export function clientRecord(
   metadata: ClientMetadata,
@@ -203,5 +229,11 @@ export function clientRecord(
     ...(metadata.tokenExchangeAudiences === undefined
       ? {}
       : { tokenExchangeAudiences: metadata.tokenExchangeAudiences }),
+    ...(metadata.jwksUri === undefined ? {} : { jwksUri: metadata.jwksUri }),
+    ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+    ...(metadata.tokenEndpointAuthSigningAlg === undefined
+      ? {}
+      : { tokenEndpointAuthSigningAlg: metadata.tokenEndpointAuthSigningAlg }),
+    ...(metadata.applicationType === undefined ? {} : { applicationType: metadata.applicationType }),
   };
 }

@@ -1,13 +1,25 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { constantTimeEqual, sha256Base64url } from '@keyhold/core';
+import {
+  CLIENT_ASSERTION_TYPE_JWT_BEARER,
+  unverifiedAssertionSubject,
+  verifyClientAssertion,
+} from './client-assertion.js';
 import type { ResolvedClient } from './clients.js';
 import { renewClientOnUse, resolveClient } from './clients.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import type { Tenant } from './tenant.js';
 
-/** How the caller authenticated: with a secret in a Basic header, with one in the body, or not at all. */
-export type ClientAuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+/**
+ * How the caller authenticated: with a secret in a Basic header, with one in the body, with a signed JWT
+ * assertion (RFC 7523), or not at all.
+ */
+export type ClientAuthenticationMethod =
+  | 'client_secret_basic'
+  | 'client_secret_post'
+  | 'private_key_jwt'
+  | 'none';
 
 /** An authenticated (or, for public clients, identified) client. */
 export interface AuthenticatedClient {
@@ -46,7 +58,10 @@ function readBasic(header: string): { clientId: string; secret: string } {
 export interface AuthenticateClientOptions {
   /** Public clients are identified by client_id alone; when false they are refused. */
   readonly allowPublic: boolean;
-  /** The spec requires HTTP Basic of confidential clients on the authorization_code grant. */
+  /**
+   * The spec requires HTTP Basic of confidential clients with a secret on the authorization_code grant
+   * (`private_key_jwt` clients use their assertion).
+   */
   readonly requireBasic?: boolean;
   /** Counts as a use of the client: renews a dynamic client's expiry (the token endpoint sets it). */
   readonly renew?: boolean;
@@ -54,8 +69,10 @@ export interface AuthenticateClientOptions {
 
 /**
  * Authenticates the client of a token, revocation or introspection request (RFC 6749 §2.3): HTTP Basic or
- * `client_secret_post` for confidential clients, client_id alone for public ones. Using two methods at once
- * is `invalid_request`; every failure to authenticate is `invalid_client`.
+ * `client_secret_post` for clients with a secret, a JWT assertion (`private_key_jwt`, RFC 7523 §2.2) for
+ * clients with keys, client_id alone for public ones. A client must use the method it registered (or that
+ * its metadata document negotiated). Using two methods at once is `invalid_request`; every failure to
+ * authenticate is `invalid_client`.
  */
 export async function authenticateClient(
   context: ServerContext,
@@ -65,10 +82,38 @@ export async function authenticateClient(
   options: AuthenticateClientOptions,
 ): Promise<AuthenticatedClient> {
   const authorization = request.headers.authorization;
+  const assertionType = params.client_assertion_type;
+  const assertion = params.client_assertion;
   let clientId: string | undefined;
   let secret: string | undefined;
   let method: ClientAuthenticationMethod;
-  if (authorization !== undefined && /^basic /i.test(authorization)) {
+  if (assertionType !== undefined || assertion !== undefined) {
+    // RFC 7521 §4.2: the assertion is the client's credential, so no other one may come with it.
+    if (
+      (authorization !== undefined && /^basic /i.test(authorization)) ||
+      params.client_secret !== undefined
+    ) {
+      throw new OAuthError('invalid_request', 'use only one client authentication method');
+    }
+    if (assertionType === undefined || assertion === undefined) {
+      throw new OAuthError('invalid_request', 'client_assertion_type and client_assertion go together');
+    }
+    if (assertionType !== CLIENT_ASSERTION_TYPE_JWT_BEARER) {
+      throw new OAuthError(
+        'invalid_client',
+        `client_assertion_type must be ${CLIENT_ASSERTION_TYPE_JWT_BEARER}`,
+      );
+    }
+    const subject = unverifiedAssertionSubject(assertion);
+    if (subject === undefined)
+      throw new OAuthError('invalid_client', 'client_assertion is not a JWT with a sub');
+    // RFC 7521 §4.2: client_id is optional; when present it must name the client the assertion is for.
+    if (params.client_id !== undefined && params.client_id !== subject) {
+      throw new OAuthError('invalid_client', 'client_id does not match the client assertion sub');
+    }
+    clientId = subject;
+    method = 'private_key_jwt';
+  } else if (authorization !== undefined && /^basic /i.test(authorization)) {
     const basic = readBasic(authorization);
     if (params.client_secret !== undefined) {
       throw new OAuthError('invalid_request', 'use only one client authentication method');
@@ -86,6 +131,21 @@ export async function authenticateClient(
   }
   if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
   const client = await resolveClient(context, tenant, clientId);
+  if (client.authMethod === 'private_key_jwt' || method === 'private_key_jwt') {
+    if (client.authMethod !== 'private_key_jwt') {
+      throw new OAuthError('invalid_client', 'this client does not authenticate with private_key_jwt');
+    }
+    if (method !== 'private_key_jwt' || assertion === undefined) {
+      throw new OAuthError(
+        'invalid_client',
+        'this client authenticates with private_key_jwt: send client_assertion_type and client_assertion',
+      );
+    }
+    await verifyClientAssertion(context, tenant, client, assertion);
+    await context.authenticatedClientCheck?.(tenant.slug, client.clientId);
+    if (options.renew) await renewClientOnUse(context, tenant, client);
+    return { client, method };
+  }
   if (client.authMethod === 'none' || client.secretHash === undefined) {
     if (method !== 'none')
       throw new OAuthError('invalid_client', 'this is a public client and has no secret');

@@ -1,7 +1,8 @@
+import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from './client-keys.js';
 import { OAuthError } from './errors.js';
-import { redirectUriProblem } from './redirect-uri.js';
+import { applicationTypeProblem, inferApplicationType, redirectUriProblem } from './redirect-uri.js';
 import { formatScope, parseScope } from './scopes.js';
-import type { TokenEndpointAuthMethod } from './storage.js';
+import type { ApplicationType, ClientJwks, TokenEndpointAuthMethod } from './storage.js';
 
 /** The RFC 8693 grant type (also exported, with its token type, from `grants/token-exchange.ts`). */
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -97,6 +98,17 @@ export interface ClientMetadata {
   readonly scope?: string;
   /** The exact audiences the client may ask a token exchange for (needed for token exchange). */
   readonly tokenExchangeAudiences?: readonly string[];
+  /** `private_key_jwt` only, exclusive with `jwks`: an https URL publishing the client's public keys. */
+  readonly jwksUri?: string;
+  /** `private_key_jwt` only, exclusive with `jwksUri`: the client's public keys by value. */
+  readonly jwks?: ClientJwks;
+  /** `private_key_jwt` only: the one algorithm the client signs with (one of `CLIENT_ASSERTION_ALGORITHMS`). */
+  readonly tokenEndpointAuthSigningAlg?: string;
+  /**
+   * `web` (https redirect URIs only) or `native` (loopback http and private-use schemes too). Absent: inferred
+   * from the redirect URIs (`native` when any is loopback or private-use); the checked metadata always has it.
+   */
+  readonly applicationType?: ApplicationType;
 }
 
 function invalid(description: string): OAuthError {
@@ -134,9 +146,39 @@ export function checkClientMetadata(
   }
   if (grantTypes.length === 0) throw invalid('grant_types must name at least one grant type');
   const authMethod = metadata.tokenEndpointAuthMethod;
-  if (!['none', 'client_secret_basic', 'client_secret_post'].includes(authMethod)) {
+  if (!['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'].includes(authMethod)) {
     throw invalid('token_endpoint_auth_method is not supported');
   }
+  let jwksUri: string | undefined;
+  let jwks: ClientJwks | undefined;
+  let signingAlg: string | undefined;
+  if (authMethod === 'private_key_jwt') {
+    signingAlg = metadata.tokenEndpointAuthSigningAlg;
+    if (
+      signingAlg !== undefined &&
+      !(CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(signingAlg)
+    ) {
+      throw invalid(
+        `token_endpoint_auth_signing_alg must be one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+      );
+    }
+    if ((metadata.jwksUri === undefined) === (metadata.jwks === undefined)) {
+      throw invalid('private_key_jwt needs the client keys: give jwks_uri or jwks (exactly one)');
+    }
+    if (metadata.jwksUri !== undefined) {
+      httpUrl(metadata.jwksUri, 'jwks_uri');
+      const url = new URL(metadata.jwksUri);
+      if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') {
+        throw invalid('jwks_uri must be an https URL without user information or fragment');
+      }
+      jwksUri = metadata.jwksUri;
+    } else {
+      const check = parseClientJwks(metadata.jwks);
+      if (!check.ok) throw invalid(`jwks: ${check.description}`);
+      jwks = check.jwks;
+    }
+  }
+  // Keys given with another method are not kept: nothing would use them.
   const usesCode = grantTypes.includes('authorization_code');
   const redirectUris = [...new Set(metadata.redirectUris)];
   if (redirectUris.length > CLIENT_METADATA_LIMITS.redirectUris) {
@@ -152,7 +194,15 @@ export function checkClientMetadata(
     if (redirectUri.length > CLIENT_METADATA_LIMITS.uriLength) {
       throw new OAuthError('invalid_redirect_uri', 'redirect_uri is too long');
     }
-    const problem = redirectUriProblem(redirectUri);
+    const problem = redirectUriProblem(redirectUri, metadata.applicationType);
+    if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
+  }
+  const applicationType = metadata.applicationType ?? inferApplicationType(redirectUris);
+  if (applicationType !== 'web' && applicationType !== 'native') {
+    throw invalid('application_type must be "web" or "native"');
+  }
+  for (const redirectUri of redirectUris) {
+    const problem = applicationTypeProblem(redirectUri, applicationType);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
   }
   if (grantTypes.includes('refresh_token') && !usesCode) {
@@ -217,5 +267,9 @@ export function checkClientMetadata(
     ...(metadata.logoUri === undefined ? {} : { logoUri: metadata.logoUri }),
     ...(scope === undefined ? {} : { scope }),
     ...(audiences === undefined ? {} : { tokenExchangeAudiences: audiences }),
+    ...(jwksUri === undefined ? {} : { jwksUri }),
+    ...(jwks === undefined ? {} : { jwks }),
+    ...(signingAlg === undefined ? {} : { tokenEndpointAuthSigningAlg: signingAlg }),
+    applicationType,
   };
 }

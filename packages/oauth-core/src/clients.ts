@@ -1,8 +1,11 @@
+import type { ClientMetadataDocument } from './cimd/types.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { RateLimitedError } from './rate-limits.js';
+import { inferApplicationType } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
-import type { ClientType, TokenEndpointAuthMethod } from './storage.js';
+import type { ApplicationType, ClientJwks, ClientType, TokenEndpointAuthMethod } from './storage.js';
 import type { Tenant } from './tenant.js';
 
 /** A client as the handlers see it, whichever way it arrived. */
@@ -24,6 +27,57 @@ export interface ResolvedClient {
   readonly expiresAt?: number;
   /** Registered clients only: whether the client expires when unused. */
   readonly expiresWhenUnused?: boolean;
+  /** `private_key_jwt` clients: where their keys are published. */
+  readonly jwksUri?: string;
+  /** `private_key_jwt` clients: their keys by value. */
+  readonly jwks?: ClientJwks;
+  /** The one assertion algorithm the client declared (`token_endpoint_auth_signing_alg`), if any. */
+  readonly signingAlg?: string;
+  /** Stated by the client, or inferred from its redirect URIs. */
+  readonly applicationType: ApplicationType;
+}
+
+/**
+ * The methods a metadata-document client may end up with, best first: a signed assertion proves the client,
+ * `none` only names it.
+ */
+const DOCUMENT_METHOD_PREFERENCE = ['private_key_jwt', 'none'] as const;
+
+/**
+ * Picks the authentication method of a metadata-document client: from its `token_endpoint_auth_method`, or
+ * else from its `token_endpoint_auth_methods_supported` (ChatGPT's shape), or else `none`; the best the server
+ * supports wins (`private_key_jwt` when the server offers it and the document publishes keys, else `none`).
+ * Throws `invalid_client` when nothing fits.
+ */
+export function negotiateDocumentAuthMethod(
+  document: ClientMetadataDocument,
+  privateKeyJwtOffered: boolean,
+): 'none' | 'private_key_jwt' {
+  const listed =
+    document.token_endpoint_auth_method !== undefined
+      ? [document.token_endpoint_auth_method]
+      : (document.token_endpoint_auth_methods_supported ?? ['none']);
+  const hasKeys = document.jwks_uri !== undefined || document.jwks !== undefined;
+  const alg = document.token_endpoint_auth_signing_alg;
+  const algAccepted = alg === undefined || (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg);
+  const usable = (method: (typeof DOCUMENT_METHOD_PREFERENCE)[number]): boolean =>
+    listed.includes(method) && (method === 'none' || (privateKeyJwtOffered && hasKeys && algAccepted));
+  const chosen = DOCUMENT_METHOD_PREFERENCE.find(usable);
+  if (chosen !== undefined) return chosen;
+  if (listed.includes('private_key_jwt')) {
+    throw new OAuthError(
+      'invalid_client',
+      !privateKeyJwtOffered
+        ? 'this server does not accept private_key_jwt client authentication'
+        : !hasKeys
+          ? 'the metadata document names private_key_jwt but publishes no jwks_uri or jwks'
+          : `the metadata document's token_endpoint_auth_signing_alg is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+    );
+  }
+  throw new OAuthError(
+    'invalid_client',
+    `the metadata document names no authentication method this server supports for it (${DOCUMENT_METHOD_PREFERENCE.join(', ')}): ${listed.join(', ')}`,
+  );
 }
 
 /** Renewal on use writes at most this often per client, so the hot path rarely writes. */
@@ -99,13 +153,7 @@ export async function resolveClient(
       throw new OAuthError('invalid_client', resolution.description);
     }
     const document = resolution.document;
-    const method = document.token_endpoint_auth_method ?? 'none';
-    if (method !== 'none') {
-      throw new OAuthError(
-        'invalid_client',
-        `metadata-document clients must use token_endpoint_auth_method "none", not "${method}"`,
-      );
-    }
+    const method = negotiateDocumentAuthMethod(document, context.clientAssertions !== undefined);
     const scopes = document.scope === undefined ? undefined : parseScope(document.scope);
     return {
       clientId,
@@ -114,8 +162,16 @@ export async function resolveClient(
       host: new URL(clientId).host,
       redirectUris: document.redirect_uris,
       grantTypes: document.grant_types ?? ['authorization_code', 'refresh_token'],
-      authMethod: 'none',
+      authMethod: method,
       ...(scopes ? { scopes } : {}),
+      ...(method === 'private_key_jwt' && document.jwks_uri !== undefined
+        ? { jwksUri: document.jwks_uri }
+        : {}),
+      ...(method === 'private_key_jwt' && document.jwks !== undefined ? { jwks: document.jwks } : {}),
+      ...(method === 'private_key_jwt' && document.token_endpoint_auth_signing_alg !== undefined
+        ? { signingAlg: document.token_endpoint_auth_signing_alg }
+        : {}),
+      applicationType: document.application_type ?? inferApplicationType(document.redirect_uris),
     };
   }
   const record = await context.storage.clients.get(tenant.slug, clientId);
@@ -138,5 +194,11 @@ export async function resolveClient(
     ...(record.tokenExchangeAudiences ? { tokenExchangeAudiences: record.tokenExchangeAudiences } : {}),
     ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
     expiresWhenUnused: record.registration !== 'provisioned',
+    ...(record.jwksUri === undefined ? {} : { jwksUri: record.jwksUri }),
+    ...(record.jwks === undefined ? {} : { jwks: record.jwks }),
+    ...(record.tokenEndpointAuthSigningAlg === undefined
+      ? {}
+      : { signingAlg: record.tokenEndpointAuthSigningAlg }),
+    applicationType: record.applicationType ?? inferApplicationType(record.redirectUris),
   };
 }

@@ -7,6 +7,8 @@ export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
 export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
 export type { CimdFetch } from './cimd/fetch-contract.js';
 export { ForbiddenAddressError } from './cimd/fetch-contract.js';
+export type { JwksResolution, JwksResolver, JwksResolverOptions } from './cimd/jwks-resolver.js';
+export { createJwksResolver } from './cimd/jwks-resolver.js';
 export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
@@ -17,6 +19,9 @@ export type {
   ProvisionedClient,
 } from './client-administration.js';
 export { createClientAdministration } from './client-administration.js';
+export { CLIENT_ASSERTION_TYPE_JWT_BEARER } from './client-assertion.js';
+export type { ClientAssertionAlgorithm } from './client-keys.js';
+export { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
 export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
 export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
 export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
@@ -50,6 +55,7 @@ export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './me
 export { noopMetrics } from './metrics-types.js';
 export type {
   AuthorizationServerOptions,
+  ClientAssertionOptions,
   ConsentOptions,
   RenderedConsentPage,
   TenantConfig,
@@ -57,6 +63,7 @@ export type {
 } from './options.js';
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
+export { inferApplicationType } from './redirect-uri.js';
 export type {
   InitialAccessTokenConfig,
   PresentedInitialAccessToken,
@@ -66,8 +73,12 @@ export type {
 } from './registration-policy.js';
 export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
 export type {
+  ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
+  ClientAssertionReplayStore,
+  ClientJwk,
+  ClientJwks,
   ClientListOptions,
   ClientRecord,
   ClientRegistration,

@@ -14,9 +14,15 @@ function key(tenant: string, ...parts: readonly string[]): string {
 
 function copy<T extends object>(record: T): T {
   // Callers get their own copy, as they would from a database, so mutating it never edits the store.
-  // Records are flat apart from arrays of strings, so a shallow copy with copied arrays is a full copy.
+  // Records are flat apart from arrays of strings and a client's `jwks`, which is cloned whole.
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(record)) out[name] = Array.isArray(value) ? [...value] : value;
+  for (const [name, value] of Object.entries(record)) {
+    out[name] = Array.isArray(value)
+      ? [...value]
+      : typeof value === 'object' && value !== null
+        ? structuredClone(value)
+        : value;
+  }
   return out as T;
 }
 
@@ -41,7 +47,9 @@ export function createMemoryStorage(): OAuthStorage {
   const families = new Map<string, Set<string>>();
   const consents = new Map<string, Map<string, ConsentRecord>>();
   const revoked = new Map<string, number>();
+  const assertionJtis = new Map<string, number>();
   let consumes = 0;
+  let assertionConsumes = 0;
 
   return {
     clients: {
@@ -157,6 +165,19 @@ export function createMemoryStorage(): OAuthStorage {
       },
       async delete(tenant, userId, clientId) {
         consents.delete(key(tenant, userId, clientId));
+      },
+    },
+    clientAssertionReplays: {
+      async consume(tenant, clientId, jti, expiresAt, now) {
+        assertionConsumes += 1;
+        if (assertionConsumes % PRUNE_EVERY === 0) {
+          for (const [k, until] of assertionJtis) if (until <= now) assertionJtis.delete(k);
+        }
+        const k = key(tenant, clientId, jti);
+        const until = assertionJtis.get(k);
+        if (until !== undefined && until > now) return false;
+        assertionJtis.set(k, expiresAt);
+        return true;
       },
     },
     revokedAccessTokens: {

@@ -1,5 +1,7 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { originOf, silentLogger, systemClock } from '@keyhold/core';
+import type { JwksResolver } from './cimd/jwks-resolver.js';
+import { createJwksResolver } from './cimd/jwks-resolver.js';
 import type { CimdResolver } from './cimd/types.js';
 import {
   type ConsentStrings,
@@ -14,7 +16,7 @@ import { noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
-import type { OAuthStorage } from './storage.js';
+import type { ClientAssertionReplayStore, OAuthStorage } from './storage.js';
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.
@@ -73,6 +75,35 @@ export interface TenantConfig {
  */
 export interface TenantLookup {
   get(slug: string): TenantConfig | undefined | Promise<TenantConfig | undefined>;
+}
+
+/**
+ * How `private_key_jwt` client assertions (RFC 7523 §2.2) are checked. The method is offered when the
+ * storage has `clientAssertionReplays`.
+ *
+ * @example
+ * ```ts
+ * const clientAssertions: ClientAssertionOptions = { maxLifetimeSeconds: 300, clockSkewSeconds: 60 };
+ * ```
+ */
+export interface ClientAssertionOptions {
+  /**
+   * Fetches the `jwks_uri` key sets. Default: the `cimdResolver`'s `jwks` (the same SSRF-safe fetch as the
+   * documents), else `createJwksResolver({ clock, logger })`.
+   */
+  readonly jwksResolver?: JwksResolver;
+  /** The longest an assertion may live: `exp` at most this far past `iat` and past now. Default 300 (5 minutes). */
+  readonly maxLifetimeSeconds?: number;
+  /** Tolerance for the client's clock on `exp`, `nbf` and `iat`. Default 60. */
+  readonly clockSkewSeconds?: number;
+}
+
+/** The resolved {@link ClientAssertionOptions} the handlers share (present when `private_key_jwt` is on). */
+export interface ClientAssertionSettings {
+  readonly replays: ClientAssertionReplayStore;
+  readonly jwks: JwksResolver;
+  readonly maxLifetimeSeconds: number;
+  readonly clockSkewSeconds: number;
 }
 
 /**
@@ -158,6 +189,11 @@ export interface AuthorizationServerOptions {
   readonly resolveUserId?: (request: Request) => string | undefined | Promise<string | undefined>;
   /** Largest request body `fetch` reads, in bytes. Default 1 MiB. */
   readonly bodyLimitBytes?: number;
+  /**
+   * `private_key_jwt` client authentication (RFC 7523), on when `storage.clientAssertionReplays` exists:
+   * where key sets come from, the longest assertion lifetime and the clock skew allowed.
+   */
+  readonly clientAssertions?: ClientAssertionOptions;
 }
 
 /**
@@ -230,6 +266,8 @@ export interface ServerContext {
     readonly render: NonNullable<ConsentOptions['render']>;
     readonly pageUrl?: NonNullable<ConsentOptions['pageUrl']>;
   };
+  /** Present when `private_key_jwt` is offered (the storage has `clientAssertionReplays`). */
+  readonly clientAssertions?: ClientAssertionSettings;
 }
 
 function ttl(name: string, value: number | undefined, fallback: number): number {
@@ -324,6 +362,39 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     throw new OAuthError('invalid_options', 'bodyLimitBytes must be a positive whole number');
   }
   const corsOrigins = resolveAllowedOrigins(options.cors?.allowedOrigins ?? 'any');
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const assertionOptions = options.clientAssertions ?? {};
+  if (
+    assertionOptions.jwksResolver !== undefined &&
+    typeof assertionOptions.jwksResolver.resolve !== 'function'
+  ) {
+    throw new OAuthError('invalid_options', 'clientAssertions.jwksResolver must have a resolve method');
+  }
+  const maxLifetimeSeconds = ttl(
+    'clientAssertions.maxLifetimeSeconds',
+    assertionOptions.maxLifetimeSeconds,
+    300,
+  );
+  const clockSkewSeconds = assertionOptions.clockSkewSeconds ?? 60;
+  if (!Number.isInteger(clockSkewSeconds) || clockSkewSeconds < 0 || clockSkewSeconds > 600) {
+    throw new OAuthError(
+      'invalid_options',
+      'clientAssertions.clockSkewSeconds must be a whole number from 0 to 600',
+    );
+  }
+  const replays = options.storage.clientAssertionReplays;
+  const clientAssertions: ClientAssertionSettings | undefined = replays
+    ? {
+        replays,
+        jwks:
+          assertionOptions.jwksResolver ??
+          options.cimdResolver?.jwks ??
+          createJwksResolver({ clock, logger }),
+        maxLifetimeSeconds,
+        clockSkewSeconds,
+      }
+    : undefined;
   return {
     // One exact issuer spelling everywhere: no trailing slash.
     baseUrl: base.href.replace(/\/+$/, ''),
@@ -331,8 +402,8 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     registrationOrigins: allowedOrigins === 'any' ? 'any' : [base.origin, ...allowedOrigins],
     tenants: options.tenants,
     storage: options.storage,
-    clock: options.clock ?? systemClock,
-    logger: options.logger ?? silentLogger,
+    clock,
+    logger,
     metrics: options.metrics ?? noopMetrics,
     ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
@@ -356,5 +427,6 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
       render: consent.render ?? renderConsentPage,
       ...(consent.pageUrl ? { pageUrl: consent.pageUrl } : {}),
     },
+    ...(clientAssertions ? { clientAssertions } : {}),
   };
 }

@@ -1,12 +1,56 @@
 /**
- * How a client authenticates at the token endpoint (RFC 7591 §2). `none` marks a public client.
+ * How a client authenticates at the token endpoint (RFC 7591 §2). `none` marks a public client;
+ * `private_key_jwt` (RFC 7523 §2.2) signs a JWT assertion with a key from the client's `jwks_uri` or `jwks`.
  *
  * @example
  * ```ts
  * const isPublic = (method: TokenEndpointAuthMethod) => method === 'none';
  * ```
  */
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+export type TokenEndpointAuthMethod =
+  | 'none'
+  | 'client_secret_basic'
+  | 'client_secret_post'
+  | 'private_key_jwt';
+
+/**
+ * The OpenID Connect Dynamic Client Registration `application_type`: `web` clients redirect to https only;
+ * `native` clients may also use loopback http and private-use URI schemes (RFC 8252).
+ *
+ * @example
+ * ```ts
+ * const desktop: ApplicationType = 'native';
+ * ```
+ */
+export type ApplicationType = 'web' | 'native';
+
+/**
+ * One public key of a client's JWK Set (RFC 7517), as the client published it. Private members are refused.
+ *
+ * @example
+ * ```ts
+ * const key: ClientJwk = { kty: 'EC', crv: 'P-256', x: '…', y: '…', kid: 'k1', alg: 'ES256' };
+ * ```
+ */
+export interface ClientJwk {
+  readonly kty: string;
+  readonly kid?: string;
+  readonly alg?: string;
+  readonly use?: string;
+  readonly [member: string]: unknown;
+}
+
+/**
+ * A client's JWK Set given by value (RFC 7591 `jwks`).
+ *
+ * @example
+ * ```ts
+ * const jwks: ClientJwks = { keys: [publicJwk] };
+ * ```
+ */
+export interface ClientJwks {
+  readonly keys: readonly ClientJwk[];
+}
 
 /**
  * How a registered client came to exist: `dynamic` through RFC 7591 registration (expires when unused),
@@ -58,6 +102,17 @@ export interface ClientRecord {
    * client may not use token exchange, whatever its grant types say.
    */
   readonly tokenExchangeAudiences?: readonly string[];
+  /** `private_key_jwt` clients: where their public keys are published (https). Exclusive with `jwks`. */
+  readonly jwksUri?: string;
+  /** `private_key_jwt` clients: their public keys by value. Exclusive with `jwksUri`. */
+  readonly jwks?: ClientJwks;
+  /** `private_key_jwt` clients: the one assertion algorithm they use (`token_endpoint_auth_signing_alg`), if stated. */
+  readonly tokenEndpointAuthSigningAlg?: string;
+  /**
+   * `web` or `native`. Absent on records written before this field existed; those read as what their
+   * redirect URIs imply (see `inferApplicationType`).
+   */
+  readonly applicationType?: ApplicationType;
 }
 
 /**
@@ -297,6 +352,26 @@ export interface RevokedAccessTokenStore {
 }
 
 /**
+ * The `jti` values of `private_key_jwt` client assertions already accepted (RFC 7523 §3 item 7), so each
+ * assertion is used once. `consume` is the one atomic operation: "first use wins".
+ *
+ * @example
+ * ```ts
+ * const first = await store.clientAssertionReplays.consume('demo', clientId, claims.jti, claims.exp * 1000, now);
+ * if (!first) throw new OAuthError('invalid_client', 'the client assertion was already used');
+ * ```
+ */
+export interface ClientAssertionReplayStore {
+  /**
+   * Records `jti` for the client until `expiresAt` (epoch ms) and answers `true`, or answers `false` when
+   * the same (tenant, client, jti) is already recorded with an `expiresAt` after `now`. Of any number of
+   * concurrent callers with one unexpired jti, exactly one gets `true`. An expired record counts as absent
+   * (and is replaced).
+   */
+  consume(tenant: string, clientId: string, jti: string, expiresAt: number, now: number): Promise<boolean>;
+}
+
+/**
  * Everything the authorization server stores. Every method is tenant-scoped; a store may partition by it.
  *
  * @example
@@ -311,4 +386,10 @@ export interface OAuthStorage {
   readonly refreshTokens: RefreshTokenStore;
   readonly consents: ConsentStore;
   readonly revokedAccessTokens: RevokedAccessTokenStore;
+  /**
+   * Single use of `private_key_jwt` assertions. Without it the server does not offer `private_key_jwt`
+   * (every client authenticating that way is refused). The memory, SQLite and PostgreSQL stores provide
+   * one; `@keyhold/store-redis` has one to put here when several instances share Redis.
+   */
+  readonly clientAssertionReplays?: ClientAssertionReplayStore;
 }

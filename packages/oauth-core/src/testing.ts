@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type {
   AuthorizationCodeRecord,
+  ClientAssertionReplayStore,
   ClientRecord,
   OAuthStorage,
   PendingAuthorizationRecord,
@@ -145,6 +146,40 @@ export function describeOAuthStorageConformance(
         expect(await store.clients.get('t1', provisioned.clientId)).toEqual(provisioned);
         const found = await store.clients.get('t1', provisioned.clientId);
         expect(found && 'expiresAt' in found).toBe(false);
+      });
+
+      it('keeps private_key_jwt keys (jwks_uri or jwks) and application_type', async () => {
+        const store = await makeStorage();
+        const byUri = client({
+          tokenEndpointAuthMethod: 'private_key_jwt',
+          jwksUri: 'https://app.example/jwks.json',
+          tokenEndpointAuthSigningAlg: 'RS256',
+          applicationType: 'web',
+        });
+        const { clientSecretHash: _, ...withoutSecret } = client({
+          tokenEndpointAuthMethod: 'private_key_jwt',
+          applicationType: 'native',
+          jwks: {
+            keys: [
+              {
+                kty: 'EC',
+                crv: 'P-256',
+                x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+                kid: 'k1',
+                alg: 'ES256',
+                use: 'sig',
+              },
+              { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' },
+            ],
+          },
+        });
+        await store.clients.create('t1', byUri);
+        await store.clients.create('t1', withoutSecret);
+        expect(await store.clients.get('t1', byUri.clientId)).toEqual(byUri);
+        expect(await store.clients.get('t1', withoutSecret.clientId)).toEqual(withoutSecret);
+        const found = await store.clients.get('t1', byUri.clientId);
+        expect(found && 'jwks' in found).toBe(false);
       });
 
       it('get returns an expired client as stored (the server compares expiresAt)', async () => {
@@ -392,6 +427,14 @@ export function describeOAuthStorageConformance(
       });
     });
 
+    describeClientAssertionReplayStoreConformance(name, async () => {
+      const store = await makeStorage();
+      if (!store.clientAssertionReplays) {
+        throw new Error('the storage has no clientAssertionReplays store (private_key_jwt needs one)');
+      }
+      return store.clientAssertionReplays;
+    });
+
     describe('revoked access tokens', () => {
       it('a revoked jti is revoked until its expiry, and no other jti is', async () => {
         const store = await makeStorage();
@@ -400,6 +443,57 @@ export function describeOAuthStorageConformance(
         expect(await store.revokedAccessTokens.isRevoked('t1', 'jti-2', NOW)).toBe(false);
         expect(await store.revokedAccessTokens.isRevoked('t2', 'jti-1', NOW)).toBe(false);
       });
+    });
+  });
+}
+
+/**
+ * The conformance suite of a {@link ClientAssertionReplayStore} (single use of `private_key_jwt` assertion
+ * `jti` values, RFC 7523 §3). {@link describeOAuthStorageConformance} runs it on `clientAssertionReplays`;
+ * call it directly for a standalone store (Redis). `makeStore` is called once per test.
+ *
+ * @example
+ * ```ts
+ * import { describeClientAssertionReplayStoreConformance } from '@keyhold/oauth-core/testing';
+ * describeClientAssertionReplayStoreConformance('redis', () => createRedisClientAssertionReplayStore(redis));
+ * ```
+ */
+export function describeClientAssertionReplayStoreConformance(
+  name: string,
+  makeStore: () => ClientAssertionReplayStore | Promise<ClientAssertionReplayStore>,
+): void {
+  describe(`ClientAssertionReplayStore conformance (RFC 7523 §3: a jti is used once): ${name}`, () => {
+    it('the first consume of a jti wins; the next ones lose until it expires', async () => {
+      const store = await makeStore();
+      const jti = unique('jti');
+      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
+      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW + 1)).toBe(false);
+      expect(await store.consume('t1', 'client-1', jti, NOW + 120_000, NOW + 59_999)).toBe(false);
+    });
+
+    it('scopes a jti by tenant and by client', async () => {
+      const store = await makeStore();
+      const jti = unique('jti');
+      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
+      expect(await store.consume('t2', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
+      expect(await store.consume('t1', 'client-2', jti, NOW + 60_000, NOW)).toBe(true);
+    });
+
+    it('an expired record counts as absent and is replaced', async () => {
+      const store = await makeStore();
+      const jti = unique('jti');
+      expect(await store.consume('t1', 'client-1', jti, NOW + 1000, NOW)).toBe(true);
+      expect(await store.consume('t1', 'client-1', jti, NOW + 5000, NOW + 1000)).toBe(true);
+      expect(await store.consume('t1', 'client-1', jti, NOW + 9000, NOW + 4999)).toBe(false);
+    });
+
+    it('exactly one of 50 concurrent consumers of one jti wins', async () => {
+      const store = await makeStore();
+      const jti = unique('jti');
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)),
+      );
+      expect(results.filter((won) => won)).toHaveLength(1);
     });
   });
 }

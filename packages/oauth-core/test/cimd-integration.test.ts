@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
+import { CLIENT_ASSERTION_TYPE_JWT_BEARER, createMemoryStorage } from '../src/index.js';
 import {
   consentFormFields,
   createTestServer,
@@ -182,3 +183,120 @@ describe('metadata-document clients through the CimdResolver', () => {
     expect(fake.calls).toHaveLength(0);
   });
 });
+
+describe('metadata-document clients: the token endpoint auth method is negotiated (private_key_jwt over none)', () => {
+  const KEYS = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] };
+
+  async function negotiate(document: Partial<ClientMetadataDocument>, withReplayStore = true) {
+    const fake = fakeResolver(document);
+    const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
+    const t = await createTestServer({
+      cimdResolver: fake.resolver,
+      tenant: { allowedCimdDomains: ['app.example'] },
+      ...(withReplayStore ? {} : { options: { storage: withoutReplays } }),
+    });
+    // A refresh request identifies the client before the token is looked at: what it answers shows the method.
+    const result = await t.server.token(
+      postForm('/tenant/demo/token', {
+        grant_type: 'refresh_token',
+        refresh_token: 'x',
+        client_id: CLIENT_ID,
+      }),
+      'demo',
+    );
+    return { status: result.status, body: json(result) };
+  }
+
+  it('a document listing none and private_key_jwt with keys must use private_key_jwt', async () => {
+    const { status, body } = await negotiate({
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      jwks_uri: 'https://app.example/jwks.json',
+    });
+    expect(status).toBe(401);
+    expect(String(body.error_description)).toMatch(/authenticates with private_key_jwt/);
+  });
+
+  it('a single token_endpoint_auth_method of private_key_jwt (keys by value) must use it too', async () => {
+    const { status, body } = await negotiate({ token_endpoint_auth_method: 'private_key_jwt', jwks: KEYS });
+    expect(status).toBe(401);
+    expect(String(body.error_description)).toMatch(/authenticates with private_key_jwt/);
+  });
+
+  it('falls back to none when the server keeps no assertion jtis, or the document publishes no keys', async () => {
+    const listed = { token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'] } as const;
+    const withoutStore = await negotiate({ ...listed, jwks_uri: 'https://app.example/jwks.json' }, false);
+    expect(withoutStore.body).toMatchObject({ error: 'invalid_grant' });
+    const withoutKeys = await negotiate(listed);
+    expect(withoutKeys.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('private_key_jwt alone is invalid_client when the document has no keys or the server cannot verify', async () => {
+    const noKeys = await negotiate({ token_endpoint_auth_method: 'private_key_jwt' });
+    expect(noKeys.status).toBe(401);
+    expect(String(noKeys.body.error_description)).toMatch(/publishes no jwks_uri or jwks/);
+    const noStore = await negotiate({ token_endpoint_auth_method: 'private_key_jwt', jwks: KEYS }, false);
+    expect(noStore.status).toBe(401);
+    expect(String(noStore.body.error_description)).toMatch(/does not accept private_key_jwt/);
+  });
+
+  it('a document declaring a signing alg the server refuses cannot use private_key_jwt', async () => {
+    const fallback = await negotiate({
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: KEYS,
+    });
+    expect(fallback.body).toMatchObject({ error: 'invalid_grant' });
+    const only = await negotiate({
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: KEYS,
+    });
+    expect(only.status).toBe(401);
+    expect(String(only.body.error_description)).toMatch(/token_endpoint_auth_signing_alg is not one of/);
+  });
+
+  it('a document listing only methods the server cannot use for it is invalid_client', async () => {
+    const { status, body } = await negotiate({ token_endpoint_auth_methods_supported: ['tls_client_auth'] });
+    expect(status).toBe(401);
+    expect(String(body.error_description)).toMatch(/names no authentication method this server supports/);
+  });
+
+  it('a jwks_uri on a host outside the tenant allowlist is refused before any fetch', async () => {
+    const fake = fakeResolver({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://keys.elsewhere.example/jwks.json',
+    });
+    let fetches = 0;
+    const t = await createTestServer({
+      cimdResolver: fake.resolver,
+      tenant: { allowedCimdDomains: ['app.example'] },
+      options: {
+        clientAssertions: {
+          jwksResolver: {
+            resolve: async () => {
+              fetches += 1;
+              return { ok: false, description: 'unreachable' };
+            },
+          },
+        },
+      },
+    });
+    const result = await t.server.token(
+      postForm('/tenant/demo/token', {
+        grant_type: 'refresh_token',
+        refresh_token: 'x',
+        client_assertion_type: CLIENT_ASSERTION_TYPE_JWT_BEARER,
+        client_assertion: unsignedAssertion(CLIENT_ID),
+      }),
+      'demo',
+    );
+    expect(result.status).toBe(401);
+    expect(String(json(result).error_description)).toMatch(/keys.elsewhere.example is not allowed/);
+    expect(fetches).toBe(0);
+  });
+});
+
+function unsignedAssertion(clientId: string): string {
+  const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'ES256', kid: 'k1' })}.${part({ iss: clientId, sub: clientId })}.c2ln`;
+}

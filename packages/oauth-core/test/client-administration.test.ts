@@ -27,6 +27,7 @@ describe('server.clients: clients provisioned by the host', () => {
       scope: 'reports:read',
       createdAt: t.clock.now(),
       registration: 'provisioned',
+      applicationType: 'web',
     });
     expect(await t.storage.clients.get('demo', created.clientId)).toEqual(created.record);
     const token = await t.server.token(

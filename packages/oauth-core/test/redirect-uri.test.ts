@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { redirectUriMatches, redirectUriProblem, withQuery } from '../src/redirect-uri.js';
+import {
+  applicationTypeProblem,
+  inferApplicationType,
+  redirectUriMatches,
+  redirectUriProblem,
+  withQuery,
+} from '../src/redirect-uri.js';
 
 describe('redirect_uri matching: exact, except loopback ports (RFC 8252 §7.3)', () => {
   it.each([
@@ -45,5 +51,34 @@ describe('registrable redirect URIs', () => {
     expect(withQuery('https://a.example/cb?keep=1', { code: 'c', state: undefined })).toBe(
       'https://a.example/cb?keep=1&code=c',
     );
+  });
+});
+
+describe('application_type and redirect URIs (OIDC Registration §2, RFC 8252)', () => {
+  it.each([
+    [['https://app.example/cb'], 'web'],
+    [['https://app.example/cb', 'http://127.0.0.1/cb'], 'native'],
+    [['http://[::1]:8080/cb'], 'native'],
+    [['http://localhost/cb'], 'native'],
+    [['com.example.app:/cb'], 'native'],
+    [[], 'web'],
+  ])('%j without a stated type is %s', (uris, expected) => {
+    expect(inferApplicationType(uris)).toBe(expected);
+  });
+
+  it('web allows https only; native allows https, loopback http and private-use schemes', () => {
+    expect(applicationTypeProblem('https://app.example/cb', 'web')).toBeUndefined();
+    expect(applicationTypeProblem('http://127.0.0.1/cb', 'web')).toMatch(/https for a web client/);
+    expect(applicationTypeProblem('com.example.app:/cb', 'web')).toMatch(/https for a web client/);
+    for (const uri of ['https://app.example/cb', 'http://127.0.0.1/cb', 'com.example.app:/cb']) {
+      expect(applicationTypeProblem(uri, 'native')).toBeUndefined();
+    }
+  });
+
+  it('a dotless private-use scheme needs a stated native type', () => {
+    expect(redirectUriProblem('vscode://vscode.github-authentication/cb')).toMatch(/without a dot/);
+    expect(redirectUriProblem('vscode://vscode.github-authentication/cb', 'web')).toMatch(/without a dot/);
+    expect(redirectUriProblem('vscode://vscode.github-authentication/cb', 'native')).toBeUndefined();
+    expect(redirectUriProblem('javascript:alert(1)', 'native')).toMatch(/forbidden scheme/);
   });
 });

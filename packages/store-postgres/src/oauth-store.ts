@@ -10,7 +10,7 @@ import { statement } from './statements.js';
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
 const CLIENT_COLUMNS =
-  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences';
+  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg, application_type';
 const CODE_COLUMNS =
   'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at';
 const PENDING_COLUMNS =
@@ -48,8 +48,9 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'oauth_create_client',
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
         response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
+        application_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     ),
     deleteClient: statement(
       pool,
@@ -169,6 +170,16 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
        ON CONFLICT (tenant, jti) DO UPDATE
        SET expires_at = GREATEST(keyhold_oauth_revoked_access_tokens.expires_at, excluded.expires_at)`,
     ),
+    // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
+    // One statement: the primary key serialises concurrent callers, so exactly one gets a row.
+    consumeAssertionJti: statement(
+      pool,
+      'oauth_consume_assertion_jti',
+      `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
+       WHERE keyhold_oauth_client_assertion_jtis.expires_at <= $5
+       RETURNING 1`,
+    ),
     isRevoked: statement(
       pool,
       'oauth_is_revoked',
@@ -200,6 +211,10 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           c.registration ?? null,
           c.expiresAt ?? null,
           c.tokenExchangeAudiences ?? null,
+          c.jwksUri ?? null,
+          c.jwks === undefined ? null : JSON.stringify(c.jwks),
+          c.tokenEndpointAuthSigningAlg ?? null,
+          c.applicationType ?? null,
         ]);
       },
       async delete(tenant, clientId) {
@@ -319,6 +334,11 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async delete(tenant, userId, clientId) {
         await q.deleteConsents([tenant, userId, clientId]);
+      },
+    },
+    clientAssertionReplays: {
+      async consume(tenant, clientId, jti, expiresAt, now) {
+        return (await q.consumeAssertionJti([tenant, clientId, jti, expiresAt, now])).rowCount === 1;
       },
     },
     revokedAccessTokens: {

@@ -66,3 +66,36 @@ describe.skipIf(!available)('oauth migration 3 on PostgreSQL (forward-only)', ()
     expect((await storage.clients.list('t2')).map((c) => c.clientId)).toEqual(['live', 'provisioned']);
   });
 });
+
+describe.skipIf(!available)(
+  'oauth migration 4 on PostgreSQL (private_key_jwt keys, application_type)',
+  () => {
+    const db = useIsolatedPool();
+
+    it('a client stored at version 3 reads back without the new fields; new clients keep them', async () => {
+      await migratePostgres(db.pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS.slice(0, 3));
+      await db.pool.query(
+        `INSERT INTO keyhold_oauth_clients (tenant, client_id, redirect_uris, grant_types, response_types,
+        token_endpoint_auth_method, created_at, registration, expires_at)
+       VALUES ('t1', 'v3', '{https://app.example/cb}', '{authorization_code}', '{code}', 'none', $1, 'dynamic', $2)`,
+        [NOW, NOW + 1000],
+      );
+      const storage = await createPostgresOAuthStorage(db.pool);
+      expect(await storage.clients.get('t1', 'v3')).toEqual(
+        client('v3', {
+          grantTypes: ['authorization_code'],
+          createdAt: NOW,
+          registration: 'dynamic',
+          expiresAt: NOW + 1000,
+        }),
+      );
+      const signed = client('signed', {
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] },
+        applicationType: 'native',
+      });
+      await storage.clients.create('t1', signed);
+      expect(await storage.clients.get('t1', 'signed')).toEqual(signed);
+    });
+  },
+);

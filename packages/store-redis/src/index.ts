@@ -1,3 +1,5 @@
+export type { RedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
+export { createRedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
 export type { RedisClient } from './connection.js';
 export { createRedisClient } from './connection.js';
 export type { RedisRateLimiter } from './rate-limiter.js';

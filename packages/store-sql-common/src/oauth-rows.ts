@@ -1,5 +1,7 @@
 import type {
+  ApplicationType,
   AuthorizationCodeRecord,
+  ClientJwks,
   ClientRecord,
   ClientRegistration,
   ClientType,
@@ -12,6 +14,10 @@ import type {
 } from '@keyhold/oauth-core';
 import type { ColumnReader, Row } from './column-reader.js';
 import { splitScopes, withOptional } from './column-reader.js';
+
+function parseJwks(text: string | undefined): ClientJwks | undefined {
+  return text === undefined ? undefined : (JSON.parse(text) as ClientJwks);
+}
 
 /** Row → record for every table of the `oauth` schema, in either dialect. */
 export interface OAuthRowMappers {
@@ -55,6 +61,11 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           registration: c.optionalText(row, 'registration') as ClientRegistration | undefined,
           expiresAt: c.optionalInteger(row, 'expires_at'),
           tokenExchangeAudiences: c.optionalStringArray(row, 'token_exchange_audiences'),
+          jwksUri: c.optionalText(row, 'jwks_uri'),
+          // JSON text in both dialects: a key set is read whole, never queried into.
+          jwks: parseJwks(c.optionalText(row, 'jwks')),
+          tokenEndpointAuthSigningAlg: c.optionalText(row, 'token_endpoint_auth_signing_alg'),
+          applicationType: c.optionalText(row, 'application_type') as ApplicationType | undefined,
         },
       ),
     authorizationCode: (row) =>

@@ -200,3 +200,48 @@ describe('client expiry and policy columns (oauth migration 3)', () => {
     expect(full).toMatchObject({ familyId: 'f', accessTokenJti: 'j', consumedAt: 3 });
   });
 });
+
+describe('private_key_jwt and application_type columns (oauth migration 4)', () => {
+  it('maps jwks_uri, jwks (JSON text in both dialects), the signing alg and application_type; NULL is absent', () => {
+    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] };
+    const columns = {
+      ...clientColumns,
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: null,
+      jwks: JSON.stringify(jwks),
+      token_endpoint_auth_signing_alg: 'EdDSA',
+      application_type: 'native',
+    };
+    const expected = {
+      clientId: 'c1',
+      redirectUris: ['https://app.example/cb'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      responseTypes: ['code'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      createdAt: 1000,
+      scope: 'read',
+      jwks,
+      tokenEndpointAuthSigningAlg: 'EdDSA',
+      applicationType: 'native',
+    };
+    const sqliteRow = {
+      ...columns,
+      redirect_uris: JSON.stringify(columns.redirect_uris),
+      grant_types: JSON.stringify(columns.grant_types),
+      response_types: JSON.stringify(columns.response_types),
+    };
+    expect(createOAuthRowMappers(sqlite).client(sqliteRow)).toStrictEqual(expected);
+    expect(createOAuthRowMappers(postgres).client(columns)).toStrictEqual(expected);
+    const byUri = createOAuthRowMappers(postgres).client({
+      ...columns,
+      jwks: null,
+      jwks_uri: 'https://app.example/jwks.json',
+      token_endpoint_auth_signing_alg: null,
+      application_type: null,
+    });
+    expect(byUri.jwksUri).toBe('https://app.example/jwks.json');
+    expect('jwks' in byUri || 'applicationType' in byUri || 'tokenEndpointAuthSigningAlg' in byUri).toBe(
+      false,
+    );
+  });
+});

@@ -90,6 +90,23 @@ ALTER TABLE keyhold_oauth_codes ADD COLUMN access_token_jti TEXT;
 ALTER TABLE keyhold_oauth_codes ADD COLUMN consumed_at INTEGER;
 `,
   },
+  {
+    version: 4,
+    name: 'private_key_jwt keys, application_type, client assertion jtis',
+    // Clients keep their jwks_uri or jwks (JSON text) and application_type (NULL on older rows: read as what
+    // their redirect URIs imply). Accepted client-assertion jtis are kept until they expire (single use).
+    sql: `
+ALTER TABLE keyhold_oauth_clients ADD COLUMN jwks_uri TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN jwks TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN token_endpoint_auth_signing_alg TEXT;
+ALTER TABLE keyhold_oauth_clients ADD COLUMN application_type TEXT;
+CREATE TABLE keyhold_oauth_client_assertion_jtis (
+  tenant TEXT NOT NULL, client_id TEXT NOT NULL, jti TEXT NOT NULL, expires_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant, client_id, jti)
+);
+CREATE INDEX keyhold_oauth_client_assertion_jtis_expires_at ON keyhold_oauth_client_assertion_jtis (expires_at);
+`,
+  },
 ];
 
 /**
@@ -109,5 +126,6 @@ export const OAUTH_SQLITE_SWEPT_TABLES: readonly SweptTable[] = [
   { table: 'keyhold_oauth_refresh_tokens' },
   { table: 'keyhold_oauth_consents' },
   { table: 'keyhold_oauth_revoked_access_tokens' },
+  { table: 'keyhold_oauth_client_assertion_jtis' },
   { table: 'keyhold_oauth_login_transactions' },
 ];

@@ -28,8 +28,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     createClient: db.prepare(
       `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
         response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
+        application_type)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
     listClients: db.prepare(
@@ -82,6 +83,13 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (tenant, jti) DO UPDATE SET expires_at = max(expires_at, excluded.expires_at)`,
     ),
+    // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
+    consumeAssertionJti: db.prepare(
+      `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
+       WHERE keyhold_oauth_client_assertion_jtis.expires_at <= ?
+       RETURNING 1 AS consumed`,
+    ),
     isRevoked: db.prepare(
       'SELECT 1 AS revoked FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
     ),
@@ -128,6 +136,10 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           c.registration ?? null,
           c.expiresAt ?? null,
           c.tokenExchangeAudiences === undefined ? null : JSON.stringify(c.tokenExchangeAudiences),
+          c.jwksUri ?? null,
+          c.jwks === undefined ? null : JSON.stringify(c.jwks),
+          c.tokenEndpointAuthSigningAlg ?? null,
+          c.applicationType ?? null,
         );
       },
       async delete(tenant, clientId) {
@@ -230,6 +242,11 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async delete(tenant, userId, clientId) {
         q.deleteConsents.run(tenant, userId, clientId);
+      },
+    },
+    clientAssertionReplays: {
+      async consume(tenant, clientId, jti, expiresAt, now) {
+        return q.consumeAssertionJti.get(tenant, clientId, jti, expiresAt, now) !== undefined;
       },
     },
     revokedAccessTokens: {

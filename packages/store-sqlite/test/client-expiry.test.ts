@@ -116,6 +116,49 @@ describe('oauth migration 3 (forward-only): databases written by earlier version
     const applied = db
       .prepare("SELECT version, name FROM keyhold_migrations WHERE component = 'oauth'")
       .all();
-    expect(applied).toHaveLength(3);
+    expect(applied).toHaveLength(OAUTH_SQLITE_MIGRATIONS.length);
+  });
+});
+
+describe('oauth migration 4 (private_key_jwt keys, application_type, assertion jtis)', () => {
+  it('a client stored at version 3 reads back without the new fields; new clients keep them', async () => {
+    const db = databases.memory();
+    migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS.slice(0, 3));
+    db.prepare(
+      `INSERT INTO keyhold_oauth_clients (tenant, client_id, redirect_uris, grant_types, response_types,
+        token_endpoint_auth_method, created_at, registration, expires_at)
+       VALUES ('t1', 'v3', '["https://app.example/cb"]', '["authorization_code"]', '["code"]', 'none', ?,
+        'dynamic', ?)`,
+    ).run(NOW, NOW + 1000);
+    const storage = createSqliteOAuthStorage(db);
+    expect(await storage.clients.get('t1', 'v3')).toEqual(
+      client('v3', {
+        grantTypes: ['authorization_code'],
+        createdAt: NOW,
+        registration: 'dynamic',
+        expiresAt: NOW + 1000,
+      }),
+    );
+    const signed = client('signed', {
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwksUri: 'https://app.example/jwks.json',
+      applicationType: 'web',
+    });
+    await storage.clients.create('t1', signed);
+    expect(await storage.clients.get('t1', 'signed')).toEqual(signed);
+    expect(await storage.clientAssertionReplays?.consume('t1', 'signed', 'j1', NOW + 60_000, NOW)).toBe(true);
+    expect(await storage.clientAssertionReplays?.consume('t1', 'signed', 'j1', NOW + 60_000, NOW)).toBe(
+      false,
+    );
+  });
+
+  it('the sweep reclaims expired assertion jtis', async () => {
+    const db = databases.memory();
+    const storage = createSqliteOAuthStorage(db);
+    await storage.clientAssertionReplays?.consume('t1', 'c', 'old', NOW - 1, NOW - 60_000);
+    await storage.clientAssertionReplays?.consume('t1', 'c', 'live', NOW + 60_000, NOW);
+    expect(sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, NOW)).toBe(1);
+    const left = db.prepare('SELECT jti FROM keyhold_oauth_client_assertion_jtis').all();
+    expect(left).toEqual([{ jti: 'live' }]);
   });
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { redirectUriProblem } from '../redirect-uri.js';
+import { parseClientJwks } from '../client-keys.js';
+import { applicationTypeProblem, inferApplicationType, redirectUriProblem } from '../redirect-uri.js';
 import type { CimdErrorCode, ClientMetadataDocument } from './types.js';
 
 // Methods that authenticate with a secret shared with the server: a document published at a public URL
@@ -16,7 +17,8 @@ const documentSchema = z.object({
   redirect_uris: z
     // The same rules as dynamic registration: https, loopback http or a dotted private-use scheme.
     .array(
-      z.string().refine((uri) => redirectUriProblem(uri) === undefined, {
+      // Checked again below with the document's application_type (dotless private-use schemes need "native").
+      z.string().refine((uri) => redirectUriProblem(uri, 'native') === undefined, {
         error: 'is not an acceptable redirect URI',
       }),
     )
@@ -31,6 +33,22 @@ const documentSchema = z.object({
       error: 'a metadata-document client cannot use a shared-secret authentication method',
     })
     .optional(),
+  token_endpoint_auth_methods_supported: z.array(z.string()).max(10).optional(),
+  token_endpoint_auth_signing_alg: z.string().max(32).optional(),
+  jwks_uri: z
+    .url({ protocol: /^https$/, error: 'jwks_uri must be an https URL' })
+    .max(2048)
+    .optional(),
+  jwks: z
+    .unknown()
+    .transform((value, ctx) => {
+      const check = parseClientJwks(value);
+      if (check.ok) return check.jwks;
+      ctx.addIssue({ code: 'custom', message: check.description });
+      return z.NEVER;
+    })
+    .optional(),
+  application_type: z.enum(['web', 'native']).optional(),
   scope: z.string().optional(),
   client_secret: z.undefined({ error: 'a metadata document must not contain a client_secret' }).optional(),
 });
@@ -96,11 +114,37 @@ export function checkMetadataDocument(value: unknown, clientId: string): Documen
     };
   }
   const { client_secret: _secret, ...fields } = parsed.data;
+  if (fields.jwks_uri !== undefined && fields.jwks !== undefined) {
+    return {
+      ok: false,
+      error: 'invalid_json',
+      description: 'the client metadata document is invalid: give jwks_uri or jwks, not both',
+    };
+  }
+  const applicationType = fields.application_type ?? inferApplicationType(fields.redirect_uris);
+  for (const uri of fields.redirect_uris) {
+    const problem =
+      redirectUriProblem(uri, fields.application_type) ?? applicationTypeProblem(uri, applicationType);
+    if (problem) {
+      return {
+        ok: false,
+        error: 'invalid_json',
+        description: `the client metadata document is invalid: redirect_uri ${problem}`,
+      };
+    }
+  }
   const document: ClientMetadataDocument = Object.freeze({
     ...fields,
     redirect_uris: Object.freeze([...fields.redirect_uris]),
     ...(fields.grant_types ? { grant_types: Object.freeze([...fields.grant_types]) } : {}),
     ...(fields.response_types ? { response_types: Object.freeze([...fields.response_types]) } : {}),
+    ...(fields.token_endpoint_auth_methods_supported
+      ? {
+          token_endpoint_auth_methods_supported: Object.freeze([
+            ...fields.token_endpoint_auth_methods_supported,
+          ]),
+        }
+      : {}),
   });
   return { ok: true, document };
 }

@@ -3,10 +3,15 @@ import { assertRateLimitRule, consumeRateLimit, silentLogger, systemClock } from
 import { LRUCache } from 'lru-cache';
 import type { AuthMetrics } from '../metrics-types.js';
 import { noopMetrics } from '../metrics-types.js';
+import type { BodyRead } from './bounded-read.js';
+import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
 import { cacheLifetimeSeconds } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
-import { type CimdFetch, ForbiddenAddressError } from './fetch-contract.js';
+import type { CimdFetch } from './fetch-contract.js';
+import type { JwksResolverOptions } from './jwks-resolver.js';
+import { createJwksResolver } from './jwks-resolver.js';
+import { lazySafeFetch } from './lazy-safe-fetch.js';
 import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './types.js';
 
 /**
@@ -52,6 +57,12 @@ export interface CimdResolverOptions {
    * 10 and `windowSeconds` to 60. Default: no limit.
    */
   readonly fetchRateLimit?: CimdFetchRateLimit;
+  /**
+   * Options of the resolver's {@link CimdResolver.jwks} (the `jwks_uri` key sets of `private_key_jwt` clients),
+   * which fetches through this resolver's `fetch` with its `clock` and `logger`. Default: the
+   * {@link createJwksResolver} defaults (among them a refetch throttle of 60 s).
+   */
+  readonly jwks?: Omit<JwksResolverOptions, 'fetch' | 'clock' | 'logger'>;
 }
 
 /**
@@ -99,82 +110,6 @@ function failure(error: CimdErrorCode, description: string, detail?: string): Fa
   return detail === undefined ? { ok: false, error, description } : { ok: false, error, description, detail };
 }
 
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
-}
-
-function forbiddenAddressIn(error: unknown): ForbiddenAddressError | undefined {
-  for (
-    let current = error, depth = 0;
-    current instanceof Error && depth < 5;
-    current = current.cause, depth++
-  ) {
-    if (current instanceof ForbiddenAddressError) return current;
-  }
-  return undefined;
-}
-
-/**
- * The SSRF-safe fetcher, imported on first use: it needs `node:dns`, `node:net` and `node:https`, which worker
- * runtimes lack, and a resolver given its own `fetch` never loads it.
- */
-function lazySafeFetch(): CimdFetch {
-  let loaded: Promise<CimdFetch> | undefined;
-  return async (url, init) => {
-    loaded ??= import('./safe-fetch.js').then((module) => module.createSafeFetch());
-    return (await loaded)(url, init);
-  };
-}
-
-// The timeout holds even against a fetch (or a body stream) that ignores its abort signal.
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-// Releases a body that will not be read. Not awaited: some bodies never acknowledge a cancel.
-function discard(response: Response): void {
-  if (response.body !== null && !response.body.locked) response.body.cancel().catch(() => {});
-}
-
-type BodyRead =
-  | { readonly ok: true; readonly bytes: Uint8Array }
-  | { readonly ok: false; readonly bytesSeen: number };
-
-// Reads at most `maxBytes` and cancels the stream as soon as it goes over, so a huge or endless body costs
-// no more than the cap.
-async function readCapped(response: Response, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
-  const body = response.body;
-  if (body === null) return { ok: true, bytes: new Uint8Array(0) };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await raceAbort(reader.read(), signal);
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      // Not awaited: a peer that never acknowledges the cancel must not hold the resolution.
-      reader.cancel().catch(() => {});
-      return { ok: false, bytesSeen: total };
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { ok: true, bytes };
-}
-
 /**
  * Creates the resolver of Client ID Metadata Documents (MCP 2025-11-25): checks the URL rules and the tenant's
  * domain allowlist before any network request, fetches through the SSRF-safe fetcher with a time and size limit,
@@ -183,7 +118,8 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
  * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. With
  * `fetchRateLimit`, fetches per document host are budgeted (`fetch_rate_limited`). Never throws for a bad document
  * or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode} (an outage of the
- * rate limiter's store does throw, like any storage outage).
+ * rate limiter's store does throw, like any storage outage). Its `jwks` fetches the `jwks_uri` key sets of
+ * `private_key_jwt` clients through the same `fetch`.
  *
  * @example
  * ```ts
@@ -392,7 +328,16 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     return started;
   }
 
+  const jwks = createJwksResolver({
+    timeoutMs,
+    ...options.jwks,
+    fetch: fetchDocument,
+    clock,
+    logger,
+  });
+
   return {
+    jwks,
     async resolve(clientId, context) {
       const { resolution, cached } = await attempt(clientId, context.allowedDomains);
       if (resolution.ok) {

@@ -1,3 +1,6 @@
+import type { ApplicationType, ClientJwks } from '../storage.js';
+import type { JwksResolver } from './jwks-resolver.js';
+
 /**
  * Why a Client ID Metadata Document could not be used. These are the values of the
  * `mcp_auth.cimd_error` metric attribute; they never change once released.
@@ -28,6 +31,19 @@ export interface ClientMetadataDocument {
   readonly grant_types?: readonly string[];
   readonly response_types?: readonly string[];
   readonly token_endpoint_auth_method?: string;
+  /**
+   * The methods the client can use, best first or not (the server picks: `private_key_jwt` over `none`).
+   * Not an RFC 7591 member; clients such as ChatGPT publish it instead of `token_endpoint_auth_method`.
+   */
+  readonly token_endpoint_auth_methods_supported?: readonly string[];
+  /** The `private_key_jwt` signing algorithm the client uses, when it names one. */
+  readonly token_endpoint_auth_signing_alg?: string;
+  /** Where the client publishes its public keys (https); exclusive with `jwks`. */
+  readonly jwks_uri?: string;
+  /** The client's public keys by value; exclusive with `jwks_uri`. */
+  readonly jwks?: ClientJwks;
+  /** `web` or `native` (OIDC Registration); absent: what the redirect URIs imply. */
+  readonly application_type?: ApplicationType;
   readonly scope?: string;
 }
 
@@ -59,4 +75,9 @@ export type CimdResolution =
  */
 export interface CimdResolver {
   resolve(clientId: string, context: { readonly allowedDomains: readonly string[] }): Promise<CimdResolution>;
+  /**
+   * Fetches the `jwks_uri` key sets of `private_key_jwt` clients through the same fetch as the documents.
+   * `createCimdResolver` provides it; the authorization server uses it unless given its own.
+   */
+  readonly jwks?: JwksResolver;
 }

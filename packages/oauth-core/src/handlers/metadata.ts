@@ -5,7 +5,10 @@ import type { Tenant } from '../tenant.js';
 import { SUPPORTED_GRANT_TYPES } from './token.js';
 
 const CACHE = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
-const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+
+import { CLIENT_ASSERTION_ALGORITHMS } from '../client-keys.js';
+
+const SECRET_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
 /** The scopes a tenant advertises: its `scopesSupported`, or `openid` and its resource scopes. */
 export function advertisedScopes(tenant: Tenant): readonly string[] {
@@ -29,6 +32,10 @@ export function resourceAdvertisedScopes(tenant: Tenant): readonly string[] {
  */
 export function authorizationServerMetadata(context: ServerContext, tenant: Tenant): HandlerResult {
   const issuer = tenant.issuer;
+  // private_key_jwt is advertised only when it works: the storage can keep assertion jtis single use.
+  const assertions = context.clientAssertions !== undefined;
+  const authMethods = assertions ? [...SECRET_AUTH_METHODS, 'private_key_jwt'] : SECRET_AUTH_METHODS;
+  const signingAlgs = assertions ? { values: CLIENT_ASSERTION_ALGORITHMS } : undefined;
   return jsonResult(
     200,
     {
@@ -43,9 +50,14 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       response_modes_supported: ['query'],
       grant_types_supported: SUPPORTED_GRANT_TYPES,
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: AUTH_METHODS,
-      revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-      introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+      token_endpoint_auth_methods_supported: authMethods,
+      ...(signingAlgs ? { token_endpoint_auth_signing_alg_values_supported: signingAlgs.values } : {}),
+      revocation_endpoint_auth_methods_supported: authMethods,
+      ...(signingAlgs ? { revocation_endpoint_auth_signing_alg_values_supported: signingAlgs.values } : {}),
+      introspection_endpoint_auth_methods_supported: authMethods,
+      ...(signingAlgs
+        ? { introspection_endpoint_auth_signing_alg_values_supported: signingAlgs.values }
+        : {}),
       scopes_supported: advertisedScopes(tenant),
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: [tenant.keys.active.alg],

@@ -1,7 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { isAllowedOrigin, jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/core';
 import * as z from 'zod';
-import { clientRecord } from '../client-administration.js';
+import { clientRecord, usesSecret } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';
 import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from '../client-metadata.js';
 import { OAuthError } from '../errors.js';
@@ -11,6 +11,7 @@ import type { InitialAccessTokenConfig, RegistrationDecision } from '../registra
 import { checkInitialAccessToken, gatedGrantTypes } from '../registration-policy.js';
 import type { RequestEvent } from '../request-event.js';
 import { oauthErrorResult } from '../responses.js';
+import type { ClientJwks } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 
 const L = CLIENT_METADATA_LIMITS;
@@ -19,7 +20,14 @@ const L = CLIENT_METADATA_LIMITS;
 // bound the parse; checkClientMetadata applies the same limits to every client however it is created.
 const metadataSchema = z.looseObject({
   redirect_uris: z.array(z.string().max(L.uriLength)).max(L.redirectUris).optional(),
-  token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).optional(),
+  token_endpoint_auth_method: z
+    .enum(['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'])
+    .optional(),
+  jwks_uri: z.string().min(1).max(L.uriLength).optional(),
+  // The key set's own rules are checkMetadataDocument's and checkClientMetadata's (parseClientJwks).
+  jwks: z.unknown().optional(),
+  token_endpoint_auth_signing_alg: z.string().max(32).optional(),
+  application_type: z.enum(['web', 'native']).optional(),
   grant_types: z.array(z.enum(CLIENT_GRANT_TYPES)).max(8).optional(),
   response_types: z.array(z.literal('code')).max(1).optional(),
   client_name: z.string().min(1).max(L.clientNameLength).optional(),
@@ -108,6 +116,12 @@ export async function registerHandler(
       ...(wire.client_uri === undefined ? {} : { clientUri: wire.client_uri }),
       ...(wire.logo_uri === undefined ? {} : { logoUri: wire.logo_uri }),
       ...(wire.scope === undefined ? {} : { scope: wire.scope }),
+      ...(wire.jwks_uri === undefined ? {} : { jwksUri: wire.jwks_uri }),
+      ...(wire.jwks === undefined ? {} : { jwks: wire.jwks as ClientJwks }),
+      ...(wire.token_endpoint_auth_signing_alg === undefined
+        ? {}
+        : { tokenEndpointAuthSigningAlg: wire.token_endpoint_auth_signing_alg }),
+      ...(wire.application_type === undefined ? {} : { applicationType: wire.application_type }),
     },
     tenant.scopesSupported,
   );
@@ -132,7 +146,10 @@ export async function registerHandler(
       ? requested
       : checkClientMetadata(decision.metadata, tenant.scopesSupported);
   const clientId = pooledRandomToken(16);
-  const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : pooledRandomToken();
+  if (metadata.tokenEndpointAuthMethod === 'private_key_jwt' && !context.clientAssertions) {
+    throw invalidMetadata('this server does not accept private_key_jwt client authentication');
+  }
+  const secret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
   const record = clientRecord(metadata, {
     clientId,
     clientSecret: secret,
@@ -166,6 +183,12 @@ export async function registerHandler(
       ...(metadata.clientUri === undefined ? {} : { client_uri: metadata.clientUri }),
       ...(metadata.logoUri === undefined ? {} : { logo_uri: metadata.logoUri }),
       ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
+      ...(metadata.jwksUri === undefined ? {} : { jwks_uri: metadata.jwksUri }),
+      ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+      ...(metadata.tokenEndpointAuthSigningAlg === undefined
+        ? {}
+        : { token_endpoint_auth_signing_alg: metadata.tokenEndpointAuthSigningAlg }),
+      ...(metadata.applicationType === undefined ? {} : { application_type: metadata.applicationType }),
     },
     NO_STORE_HEADERS,
   );

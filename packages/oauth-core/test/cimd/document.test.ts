@@ -53,3 +53,63 @@ describe('checkMetadataDocument: redirect URIs follow the same rules as dynamic 
     },
   );
 });
+
+describe('checkMetadataDocument: private_key_jwt members and application_type', () => {
+  const base = { client_id: CLIENT_ID, client_name: 'Example', redirect_uris: ['https://app.example/cb'] };
+
+  it("keeps ChatGPT's shape: several methods, a signing alg and a jwks_uri", () => {
+    const check = checkMetadataDocument(
+      {
+        ...base,
+        token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+        token_endpoint_auth_signing_alg: 'RS256',
+        jwks_uri: 'https://app.example/.well-known/jwks.json',
+      },
+      CLIENT_ID,
+    );
+    if (!check.ok) throw new Error(check.description);
+    expect(check.document).toMatchObject({
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg: 'RS256',
+      jwks_uri: 'https://app.example/.well-known/jwks.json',
+    });
+    expect(Object.isFrozen(check.document.token_endpoint_auth_methods_supported)).toBe(true);
+  });
+
+  it.each([
+    ['an http jwks_uri', { jwks_uri: 'http://app.example/jwks.json' }, /jwks_uri must be an https URL/],
+    [
+      'both jwks_uri and jwks',
+      { jwks_uri: 'https://app.example/jwks.json', jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'x' }] } },
+      /not both/,
+    ],
+    [
+      'a private key in jwks',
+      { jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'x', d: 'd' }] } },
+      /private key/,
+    ],
+    ['an unknown application_type', { application_type: 'desktop' }, /application_type/],
+    [
+      'a web client with a loopback redirect',
+      { application_type: 'web', redirect_uris: ['http://127.0.0.1/cb'] },
+      /https for a web client/,
+    ],
+    ['a dotless private-use scheme without native', { redirect_uris: ['cursor://cb'] }, /without a dot/],
+  ])('refuses %s', (_name, extra, message) => {
+    const check = checkMetadataDocument({ ...base, ...extra }, CLIENT_ID);
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.description).toMatch(message);
+  });
+
+  it('a native document may use loopback http and dotless private-use schemes', () => {
+    const check = checkMetadataDocument(
+      {
+        ...base,
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/cb', 'cursor://anysphere.cursor-mcp/oauth/callback'],
+      },
+      CLIENT_ID,
+    );
+    expect(check.ok).toBe(true);
+  });
+});

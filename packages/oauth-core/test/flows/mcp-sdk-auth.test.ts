@@ -1,10 +1,12 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CimdResolver } from '../../src/index.js';
 import type { HttpHost } from './http-host.js';
@@ -129,5 +131,43 @@ describe("the MCP SDK client's auth() flow", () => {
       headers: { authorization: `Bearer ${provider.saved?.access_token}` },
     });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("the MCP SDK's PrivateKeyJwtProvider (client_credentials with private_key_jwt, RFC 7523 §2.2)", () => {
+  it('gets a token for a provisioned client that signs without a kid (its one key is chosen)', async () => {
+    host = await startHttpHost({ scopesSupported: ['mcp'] });
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const created = await host.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), kty: 'EC' }] },
+      scope: 'mcp',
+    });
+    const provider = new PrivateKeyJwtProvider({
+      clientId: created.clientId,
+      privateKey: await exportJWK(privateKey),
+      algorithm: 'ES256',
+      expectedIssuer: host.issuer,
+      scope: 'mcp',
+    });
+    expect(await auth(provider, { serverUrl: `${host.issuer}/mcp` })).toBe('AUTHORIZED');
+    const tokens = provider.tokens();
+    expect(tokens?.access_token).toMatch(/^ey/);
+    const introspected = await host.server.introspect(
+      {
+        method: 'POST',
+        path: '/tenant/demo/introspect',
+        query: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: String(tokens?.access_token),
+          client_id: created.clientId,
+        }).toString(),
+      },
+      'demo',
+    );
+    // client_id alone does not authenticate a private_key_jwt client, even for introspection.
+    expect(introspected.status).toBe(401);
   });
 });

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
@@ -169,5 +169,57 @@ describe('the full authorization-code flow, driven by oauth4webapi', () => {
       const body = (await (await fetch(`${host.baseUrl}${path}`)).json()) as { resource: string };
       expect(body.resource).toBe(`${host.issuer}/mcp`);
     }
+  });
+});
+
+describe('private_key_jwt (RFC 7523 §2.2), driven by oauth4webapi', () => {
+  it('discovery advertises it; PrivateKeyJwt authenticates client_credentials, introspection and revocation', async () => {
+    const issuer = new URL(host.issuer);
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
+    expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
+    expect(as.token_endpoint_auth_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const created = await host.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), kty: 'EC', kid: 'peer-1' }] },
+      scope: 'mcp',
+    });
+    const client: oauth.Client = { client_id: created.clientId };
+    const clientAuth = oauth.PrivateKeyJwt({ key: privateKey, kid: 'peer-1' });
+
+    const tokens = await oauth.processClientCredentialsResponse(
+      as,
+      client,
+      await oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        clientAuth,
+        new URLSearchParams({ scope: 'mcp' }),
+        insecure,
+      ),
+    );
+    expect(tokens.token_type).toBe('bearer');
+
+    const introspection = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, tokens.access_token, insecure),
+    );
+    expect(introspection).toMatchObject({ active: true, client_id: created.clientId });
+
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, clientAuth, tokens.access_token, insecure),
+    );
+    const after = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, clientAuth, tokens.access_token, insecure),
+    );
+    expect(after.active).toBe(false);
   });
 });

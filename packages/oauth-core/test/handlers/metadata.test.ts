@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver } from '../../src/index.js';
-import { DISCOVERY_ROUTES, generateSigningKey, wellKnownUrl } from '../../src/index.js';
+import { createMemoryStorage, DISCOVERY_ROUTES, generateSigningKey, wellKnownUrl } from '../../src/index.js';
 import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE } from '../helpers.js';
+
+const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
 describe('authorization server metadata (RFC 8414)', () => {
   it('lists every endpoint under one exact issuer, and exactly the grants and methods that work', async () => {
@@ -25,9 +27,12 @@ describe('authorization server metadata (RFC 8414)', () => {
         'urn:ietf:params:oauth:grant-type:token-exchange',
       ],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: METHODS,
+      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      revocation_endpoint_auth_methods_supported: METHODS,
+      revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      introspection_endpoint_auth_methods_supported: METHODS,
+      introspection_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       scopes_supported: ['openid', 'mcp:tools'],
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: ['ES256'],
@@ -35,6 +40,19 @@ describe('authorization server metadata (RFC 8414)', () => {
       prompt_values_supported: ['none', 'consent'],
       client_id_metadata_document_supported: false,
     });
+  });
+
+  it('advertises private_key_jwt (RFC 7523) only when the storage keeps assertion jtis single use', async () => {
+    const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
+    const { server } = await createTestServer({ options: { storage: withoutReplays } });
+    const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual([
+      'none',
+      'client_secret_basic',
+      'client_secret_post',
+    ]);
+    expect(metadata).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
+    expect(metadata).not.toHaveProperty('introspection_endpoint_auth_signing_alg_values_supported');
   });
 
   it('advertises CIMD only when a resolver is configured', async () => {

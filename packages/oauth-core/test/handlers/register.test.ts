@@ -466,3 +466,195 @@ describe('POST /register: browser requests only from allowed origins', () => {
     }
   });
 });
+
+const EC_PUBLIC = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+  kid: 'k1',
+};
+
+describe('POST /register: private_key_jwt clients (RFC 7591 §2 jwks_uri / jwks, RFC 7523)', () => {
+  it('registers a client with a jwks_uri: no secret, the keys location returned and stored', async () => {
+    const { t, result, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://app.example/jwks.json',
+    });
+    expect(result.status, result.body).toBe(201);
+    expect(body).toMatchObject({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://app.example/jwks.json',
+    });
+    expect(body).not.toHaveProperty('client_secret');
+    const stored = await t.storage.clients.get('demo', String(body.client_id));
+    expect(stored).toMatchObject({
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwksUri: 'https://app.example/jwks.json',
+    });
+    expect(stored?.clientSecretHash).toBeUndefined();
+  });
+
+  it('registers a client with its keys by value', async () => {
+    const { result, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [EC_PUBLIC] },
+    });
+    expect(result.status, result.body).toBe(201);
+    expect(body.jwks).toEqual({ keys: [EC_PUBLIC] });
+  });
+
+  it.each([
+    ['neither jwks_uri nor jwks', {}, /give jwks_uri or jwks/],
+    [
+      'both jwks_uri and jwks',
+      { jwks_uri: 'https://app.example/jwks.json', jwks: { keys: [EC_PUBLIC] } },
+      /exactly one/,
+    ],
+    ['an http jwks_uri', { jwks_uri: 'http://app.example/jwks.json' }, /jwks_uri must be an https URL/],
+    [
+      'a jwks_uri with a fragment',
+      { jwks_uri: 'https://app.example/jwks.json#k' },
+      /without user information or fragment/,
+    ],
+    ['a private key in jwks', { jwks: { keys: [{ ...EC_PUBLIC, d: 'secret' }] } }, /private key material/],
+    [
+      'a symmetric key in jwks',
+      { jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } },
+      /kty must be RSA, EC or OKP/,
+    ],
+    ['an empty key set', { jwks: { keys: [] } }, /at least one key/],
+    ['a key set that is not an object', { jwks: 'keys' }, /jwks/],
+  ])('refuses %s (invalid_client_metadata)', async (_name, extra, message) => {
+    const { result, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      ...extra,
+    });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_client_metadata');
+    expect(String(body.error_description)).toMatch(message);
+  });
+
+  it('keeps a token_endpoint_auth_signing_alg it accepts, refuses another', async () => {
+    const { t, result, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: { keys: [EC_PUBLIC] },
+    });
+    expect(result.status, result.body).toBe(201);
+    expect(body.token_endpoint_auth_signing_alg).toBe('ES256');
+    expect((await t.storage.clients.get('demo', String(body.client_id)))?.tokenEndpointAuthSigningAlg).toBe(
+      'ES256',
+    );
+    const refused = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'HS256',
+      jwks: { keys: [EC_PUBLIC] },
+    });
+    expect(refused.result.status).toBe(400);
+    expect(String(refused.body.error_description)).toMatch(/token_endpoint_auth_signing_alg must be one of/);
+  });
+
+  it('keys sent with another method are not kept', async () => {
+    const { t, body } = await register({
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'none',
+      jwks_uri: 'https://app.example/jwks.json',
+    });
+    expect(body).not.toHaveProperty('jwks_uri');
+    expect(await t.storage.clients.get('demo', String(body.client_id))).not.toHaveProperty('jwksUri');
+  });
+});
+
+describe('POST /register: application_type (OIDC Registration §2, MCP SEP-837)', () => {
+  const register201 = async (metadata: Record<string, unknown>) => {
+    const { t, result, body } = await register({ token_endpoint_auth_method: 'none', ...metadata });
+    expect(result.status, result.body).toBe(201);
+    const stored = await t.storage.clients.get('demo', String(body.client_id));
+    return { body, stored };
+  };
+
+  it('defaults to web when every redirect URI is https (the OIDC default)', async () => {
+    const { body, stored } = await register201({ redirect_uris: ['https://app.example/cb'] });
+    expect(body.application_type).toBe('web');
+    expect(stored?.applicationType).toBe('web');
+  });
+
+  it('defaults to native when a redirect URI is loopback http or a private-use scheme', async () => {
+    for (const uri of ['http://127.0.0.1/callback', 'com.example.app:/oauth2redirect']) {
+      const { body, stored } = await register201({ redirect_uris: ['https://app.example/cb', uri] });
+      expect(body.application_type, uri).toBe('native');
+      expect(stored?.applicationType).toBe('native');
+    }
+  });
+
+  it('native allows loopback http (127.0.0.1, [::1], localhost), private-use schemes and https', async () => {
+    const { body } = await register201({
+      application_type: 'native',
+      redirect_uris: [
+        'http://127.0.0.1:33418/callback',
+        'http://[::1]/callback',
+        'http://localhost:6274/oauth/callback',
+        'vscode://vscode.github-authentication/did-authenticate',
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+        'com.example.app:/oauth2redirect',
+        'https://app.example/cb',
+      ],
+    });
+    expect(body.application_type).toBe('native');
+  });
+
+  it.each([
+    ['loopback http', 'http://127.0.0.1/callback'],
+    ['localhost http', 'http://localhost:6274/oauth/callback'],
+    ['a private-use scheme', 'com.example.app:/oauth2redirect'],
+  ])('web refuses %s (invalid_redirect_uri)', async (_name, uri) => {
+    const { result, body } = await register({
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+      redirect_uris: ['https://app.example/cb', uri],
+    });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_redirect_uri');
+    expect(String(body.error_description)).toMatch(/https for a web client/);
+  });
+
+  it('a private-use scheme without a dot (cursor://, vscode://) needs application_type "native" stated', async () => {
+    const { result, body } = await register({
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'],
+    });
+    expect(result.status).toBe(400);
+    expect(String(body.error_description)).toMatch(/allowed when application_type is "native"/);
+    const web = await register({
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+      redirect_uris: ['vscode://vscode.github-authentication/did-authenticate'],
+    });
+    expect(web.result.status).toBe(400);
+  });
+
+  it('refuses an application_type other than web or native', async () => {
+    const { result, body } = await register({
+      token_endpoint_auth_method: 'none',
+      application_type: 'desktop',
+      redirect_uris: ['https://app.example/cb'],
+    });
+    expect(result.status).toBe(400);
+    expect(body.error).toBe('invalid_client_metadata');
+  });
+
+  it('native rules do not loosen the others: http on a public host stays refused', async () => {
+    const { result } = await register({
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      redirect_uris: ['http://app.example/cb'],
+    });
+    expect(result.status).toBe(400);
+  });
+});

@@ -1,0 +1,253 @@
+import type { Clock, Logger } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { LRUCache } from 'lru-cache';
+import { parseClientJwks } from '../client-keys.js';
+import type { ClientJwk } from '../storage.js';
+import type { BodyRead } from './bounded-read.js';
+import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
+import { cacheLifetimeSeconds } from './cache-control.js';
+import type { CimdFetch } from './fetch-contract.js';
+import { lazySafeFetch } from './lazy-safe-fetch.js';
+
+/**
+ * Options of {@link createJwksResolver}. Every limit carries its unit; all are validated at creation.
+ *
+ * @example
+ * ```ts
+ * const options: JwksResolverOptions = { refetchThrottleSeconds: 60, maxBodyBytes: 65_536 };
+ * ```
+ */
+export interface JwksResolverOptions {
+  /**
+   * The network. Default: `createSafeFetch()` of `@keyhold/oauth-core/node`, loaded on first use. `createCimdResolver` passes its own fetch, so documents and
+   * key sets of metadata-document clients travel the same SSRF-safe path.
+   */
+  readonly fetch?: CimdFetch;
+  /** Time source of cache expiry and the refetch throttle. Default: `systemClock`. */
+  readonly clock?: Clock;
+  /** Refusals are logged at `warn` (URL and reason, never key material). Default: silent. */
+  readonly logger?: Logger;
+  /** Key sets (and cached failures) kept, least recently used evicted first. Default 1000. */
+  readonly maxEntries?: number;
+  /** Lifetime when the response has no usable `Cache-Control`. Default 300. */
+  readonly defaultMaxAgeSeconds?: number;
+  /** Lower clamp of `max-age` (also used for `no-cache`/`no-store`). Default 60. */
+  readonly minMaxAgeSeconds?: number;
+  /** Upper clamp of `max-age`. Default 86 400. */
+  readonly maxMaxAgeSeconds?: number;
+  /**
+   * The least time between two fetches of one set that a `refresh` (an assertion naming an unknown `kid`)
+   * may force: within it the cached set is answered, so unknown kids cannot make the server hammer the
+   * client's host. Default 60.
+   */
+  readonly refetchThrottleSeconds?: number;
+  /** How long a failed fetch is remembered. Default 10. */
+  readonly failureTtlSeconds?: number;
+  /** Whole-request limit, body included. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Body size limit, enforced while streaming. Default 65 536 (64 KB). */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The outcome of {@link JwksResolver.resolve}. `cached` is true when no network request was made. On
+ * failure, `description` is safe to show the client; `detail` is for the log only.
+ *
+ * @example
+ * ```ts
+ * const resolution: JwksResolution = await jwks.resolve('https://app.example/jwks.json');
+ * ```
+ */
+export type JwksResolution =
+  | { readonly ok: true; readonly keys: readonly ClientJwk[]; readonly cached: boolean }
+  | { readonly ok: false; readonly description: string; readonly detail?: string };
+
+/**
+ * Fetches and caches the JWK Sets that `private_key_jwt` clients publish at their `jwks_uri`. Never throws
+ * for a bad set or a network failure: every failure is a {@link JwksResolution}.
+ *
+ * @example
+ * ```ts
+ * const first = await jwks.resolve(uri);
+ * const again = await jwks.resolve(uri, { refresh: true }); // an unknown kid: refetch, at most once per throttle
+ * ```
+ */
+export interface JwksResolver {
+  resolve(jwksUri: string, options?: { readonly refresh?: boolean }): Promise<JwksResolution>;
+}
+
+type Failure = Extract<JwksResolution, { ok: false }>;
+
+interface CacheEntry {
+  readonly resolution: JwksResolution;
+  /** When the network was last asked (the refetch throttle counts from here). */
+  readonly fetchedAt: number;
+  readonly freshUntil: number;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen <= 0) {
+    throw new RangeError(`createJwksResolver: ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return chosen;
+}
+
+function failure(description: string, detail?: string): Failure {
+  return detail === undefined ? { ok: false, description } : { ok: false, description, detail };
+}
+
+/**
+ * Creates the {@link JwksResolver}: https only, through the SSRF-safe fetch by default, with a time and size
+ * limit; caches each set (bounded LRU, lifetime from `Cache-Control` clamped to [`minMaxAgeSeconds`,
+ * `maxMaxAgeSeconds`]); remembers failures for `failureTtlSeconds`; joins concurrent fetches of one URL; and
+ * lets `refresh` refetch a set at most once per `refetchThrottleSeconds`.
+ *
+ * @example
+ * ```ts
+ * const jwks = createJwksResolver({ clock, logger });
+ * const resolution = await jwks.resolve('https://app.example/.well-known/jwks.json');
+ * if (resolution.ok) selectClientKey(resolution.keys, 'ES256', kid);
+ * ```
+ */
+export function createJwksResolver(options: JwksResolverOptions = {}): JwksResolver {
+  const fetchSet = options.fetch ?? lazySafeFetch();
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 1000);
+  const minMaxAgeMs = positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
+  const maxMaxAgeMs = positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
+  const defaultMaxAgeMs = positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
+  const throttleMs = positiveInteger('refetchThrottleSeconds', options.refetchThrottleSeconds, 60) * 1000;
+  const failureTtlMs = positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 65_536);
+  if (minMaxAgeMs > maxMaxAgeMs) {
+    throw new RangeError('createJwksResolver: minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
+  }
+  const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
+  const inFlight = new Map<string, Promise<JwksResolution>>();
+
+  const remember = (uri: string, resolution: JwksResolution, lifetimeMs: number): JwksResolution => {
+    const now = clock.now();
+    cache.set(uri, { resolution, fetchedAt: now, freshUntil: now + lifetimeMs });
+    return resolution;
+  };
+
+  async function fetchAndValidate(uri: string): Promise<JwksResolution> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const failed = (description: string, detail?: string): JwksResolution =>
+      remember(uri, failure(description, detail), failureTtlMs);
+    const timeout = (): JwksResolution =>
+      failed(`fetching the client's jwks_uri took longer than ${timeoutMs} ms`);
+    try {
+      let response: Response;
+      try {
+        response = await raceAbort(
+          fetchSet(uri, {
+            method: 'GET',
+            headers: { accept: 'application/jwk-set+json, application/json' },
+            redirect: 'manual',
+            signal: controller.signal,
+          }),
+          controller.signal,
+        );
+      } catch (error) {
+        if (timedOut) return timeout();
+        const forbidden = forbiddenAddressIn(error);
+        if (forbidden) {
+          return failed(
+            'the jwks_uri host resolves to an address this server does not fetch from',
+            forbidden.message,
+          );
+        }
+        return failed("the client's jwks_uri could not be fetched", describeError(error));
+      }
+      if (response.status !== 200) {
+        discard(response);
+        return failed(`the client's jwks_uri answered HTTP ${response.status}`);
+      }
+      const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
+      if (declaredLength > maxBodyBytes) {
+        discard(response);
+        return failed(`the client's JWK Set is larger than ${maxBodyBytes} bytes`);
+      }
+      let body: BodyRead;
+      try {
+        body = await readCapped(response, maxBodyBytes, controller.signal);
+      } catch (error) {
+        if (timedOut) return timeout();
+        return failed("the client's jwks_uri could not be read", describeError(error));
+      }
+      if (!body.ok) return failed(`the client's JWK Set is larger than ${maxBodyBytes} bytes`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.bytes));
+      } catch (error) {
+        return failed("the client's JWK Set is not valid UTF-8 JSON", describeError(error));
+      }
+      const check = parseClientJwks(parsed);
+      if (!check.ok) return failed(`the client's JWK Set is invalid: ${check.description}`);
+      const seconds = cacheLifetimeSeconds(response.headers.get('cache-control'));
+      const wanted = seconds === undefined ? defaultMaxAgeMs : seconds * 1000;
+      return remember(
+        uri,
+        { ok: true, keys: check.jwks.keys, cached: false },
+        Math.min(maxMaxAgeMs, Math.max(minMaxAgeMs, wanted)),
+      );
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
+  return {
+    async resolve(jwksUri, resolveOptions = {}) {
+      let url: URL | undefined;
+      try {
+        url = new URL(jwksUri);
+      } catch {
+        url = undefined;
+      }
+      if (url?.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') {
+        return failure('jwks_uri must be an https URL without user information or fragment');
+      }
+      const now = clock.now();
+      const entry = cache.get(jwksUri);
+      if (entry !== undefined) {
+        const fresh = entry.freshUntil > now;
+        const throttled = now - entry.fetchedAt < throttleMs;
+        // A refresh goes to the network only once the throttle has passed (and never for a cached failure,
+        // which has its own short lifetime).
+        const refetch = resolveOptions.refresh === true && entry.resolution.ok && !throttled;
+        if (fresh && !refetch) {
+          return entry.resolution.ok ? { ...entry.resolution, cached: true } : entry.resolution;
+        }
+      }
+      let pending = inFlight.get(jwksUri);
+      if (!pending) {
+        pending = fetchAndValidate(jwksUri).finally(() => inFlight.delete(jwksUri));
+        inFlight.set(jwksUri, pending);
+      }
+      const resolution = await pending;
+      if (!resolution.ok) {
+        logger.warn(
+          { jwks_uri: jwksUri, ...(resolution.detail === undefined ? {} : { detail: resolution.detail }) },
+          `client JWK Set refused: ${resolution.description}`,
+        );
+        // A refresh that fails (the host is down for a moment) keeps the set that is still fresh: losing it
+        // would lock the client out over a kid nobody has; the throttle counts from this attempt.
+        if (entry?.resolution.ok && entry.freshUntil > clock.now()) {
+          cache.set(jwksUri, { ...entry, fetchedAt: clock.now() });
+          return { ...entry.resolution, cached: true };
+        }
+      }
+      return resolution;
+    },
+  };
+}
