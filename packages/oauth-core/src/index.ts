@@ -66,6 +66,8 @@ export type {
   PendingAuthorizationRecord,
   PendingAuthorizationStore,
   RefreshTokenRecord,
+  RefreshTokenRotation,
+  RefreshTokenRotationOutcome,
   RefreshTokenStore,
   RevokedAccessTokenStore,
   TokenEndpointAuthMethod,

@@ -92,6 +92,16 @@ ALTER TABLE keyhold_oauth_codes ADD COLUMN access_token_jti TEXT;
 ALTER TABLE keyhold_oauth_codes ADD COLUMN consumed_at BIGINT;
 `,
   },
+  {
+    version: 4,
+    name: 'refresh tokens keep their sealed successor',
+    // Set on rotation while the refresh reuse window is on: the successor token, sealed under a key only
+    // the old token's holder can derive (NULL: rotated with the window off, or not rotated yet). A
+    // nullable column without a default: a catalogue-only change, no table rewrite.
+    sql: `
+ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
+`,
+  },
 ];
 
 /**

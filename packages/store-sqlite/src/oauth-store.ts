@@ -1,4 +1,9 @@
-import type { AuthorizationCodeRecord, OAuthStorage, RefreshTokenRecord } from '@keyhold/oauth-core';
+import type {
+  AuthorizationCodeRecord,
+  OAuthStorage,
+  RefreshTokenRotation,
+  RefreshTokenRotationOutcome,
+} from '@keyhold/oauth-core';
 import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
@@ -11,8 +16,9 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
  * are primary-key searches; `consume` of pending authorizations is one `DELETE … RETURNING`; `consume` of
- * codes and refresh tokens reads and marks inside one immediate transaction, so of any number of callers
- * (in this process or another on the same file) exactly one sees the record unconsumed. Pair it with
+ * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token reads, marks it
+ * and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
+ * process or another on the same file) exactly one sees the record unconsumed. Pair it with
  * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
  * @example
@@ -57,12 +63,20 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     consumePending: db.prepare('DELETE FROM keyhold_oauth_pending WHERE tenant = ? AND id = ? RETURNING *'),
     saveRefresh: db.prepare(
       `INSERT OR REPLACE INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id,
-        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
-    markConsumed: db.prepare(
-      'UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ? WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL',
+    markRotated: db.prepare(
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?, sealed_successor = ?
+       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL`,
+    ),
+    // The successor inherits the grant from the row it replaces.
+    insertSuccessor: db.prepare(
+      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
+        user_id, scope, resources, created_at, expires_at)
+       SELECT tenant, ?, family_id, client_id, client_type, user_id, scope, resources, ?, ?
+       FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?`,
     ),
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
@@ -87,12 +101,24 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
   };
 
-  const consumeRefresh = db.transaction(
-    (tenant: string, tokenHash: string, now: number): RefreshTokenRecord | undefined => {
-      const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
-      if (row === undefined) return undefined;
-      if (row['consumed_at'] === null) q.markConsumed.run(now, tenant, tokenHash);
-      return oauthRows.refreshToken(row);
+  // Read, judge, mark and insert in one immediate transaction: one commit per refresh, and of any number
+  // of callers (in this process or another on the same file) at most one finds the token active.
+  const rotateRefresh = db.transaction(
+    (tenant: string, r: RefreshTokenRotation): RefreshTokenRotationOutcome => {
+      const row = q.getRefresh.get(tenant, r.tokenHash) as Row | undefined;
+      if (row === undefined) return { outcome: 'unknown' };
+      const current = oauthRows.refreshToken(row);
+      if (
+        current.consumedAt !== undefined ||
+        current.revokedAt !== undefined ||
+        current.expiresAt <= r.now ||
+        current.clientId !== r.clientId
+      ) {
+        return { outcome: 'refused', current };
+      }
+      q.markRotated.run(r.now, r.sealedSuccessor ?? null, tenant, r.tokenHash);
+      q.insertSuccessor.run(r.successorHash, r.now, r.successorExpiresAt, tenant, r.tokenHash);
+      return { outcome: 'rotated', previous: current };
     },
   );
 
@@ -208,14 +234,15 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           r.expiresAt,
           r.consumedAt ?? null,
           r.revokedAt ?? null,
+          r.sealedSuccessor ?? null,
         );
       },
       async get(tenant, tokenHash) {
         const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
         return row && oauthRows.refreshToken(row);
       },
-      async consume(tenant, tokenHash, now) {
-        return consumeRefresh.immediate(tenant, tokenHash, now);
+      async rotate(tenant, rotation) {
+        return rotateRefresh.immediate(tenant, rotation);
       },
       async revokeFamily(tenant, familyId, now) {
         q.revokeFamily.run(now, tenant, familyId);
