@@ -67,16 +67,17 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
+    // Takes the token only while it is active; RETURNING hands back the grant the successor inherits.
     markRotated: db.prepare(
       `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?, sealed_successor = ?
-       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL`,
+       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL AND revoked_at IS NULL
+         AND expires_at > ? AND client_id = ?
+       RETURNING *`,
     ),
-    // The successor inherits the grant from the row it replaces.
     insertSuccessor: db.prepare(
       `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
         user_id, scope, resources, created_at, expires_at)
-       SELECT tenant, ?, family_id, client_id, client_type, user_id, scope, resources, ?, ?
-       FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
@@ -101,24 +102,40 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
   };
 
-  // Read, judge, mark and insert in one immediate transaction: one commit per refresh, and of any number
-  // of callers (in this process or another on the same file) at most one finds the token active.
+  // Mark (only an active token) and insert the successor in one immediate transaction: one commit per
+  // refresh, and of any number of callers (in this process or another on the same file) at most one
+  // finds the token active. A refusal reads the row as it stands, in the same transaction.
   const rotateRefresh = db.transaction(
     (tenant: string, r: RefreshTokenRotation): RefreshTokenRotationOutcome => {
-      const row = q.getRefresh.get(tenant, r.tokenHash) as Row | undefined;
-      if (row === undefined) return { outcome: 'unknown' };
-      const current = oauthRows.refreshToken(row);
-      if (
-        current.consumedAt !== undefined ||
-        current.revokedAt !== undefined ||
-        current.expiresAt <= r.now ||
-        current.clientId !== r.clientId
-      ) {
-        return { outcome: 'refused', current };
+      const taken = q.markRotated.get(
+        r.now,
+        r.sealedSuccessor ?? null,
+        tenant,
+        r.tokenHash,
+        r.now,
+        r.clientId,
+      ) as Row | undefined;
+      if (taken === undefined) {
+        const row = q.getRefresh.get(tenant, r.tokenHash) as Row | undefined;
+        return row === undefined
+          ? { outcome: 'unknown' }
+          : { outcome: 'refused', current: oauthRows.refreshToken(row) };
       }
-      q.markRotated.run(r.now, r.sealedSuccessor ?? null, tenant, r.tokenHash);
-      q.insertSuccessor.run(r.successorHash, r.now, r.successorExpiresAt, tenant, r.tokenHash);
-      return { outcome: 'rotated', previous: current };
+      q.insertSuccessor.run(
+        tenant,
+        r.successorHash,
+        taken['family_id'],
+        taken['client_id'],
+        taken['client_type'],
+        taken['user_id'],
+        taken['scope'],
+        taken['resources'],
+        r.now,
+        r.successorExpiresAt,
+      );
+      // The UPDATE matched an active token, so the record as it was before is this one unmarked.
+      const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(taken);
+      return { outcome: 'rotated', previous };
     },
   );
 
