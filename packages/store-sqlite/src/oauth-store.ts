@@ -16,8 +16,8 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
  * are primary-key searches; `consume` of pending authorizations is one `DELETE … RETURNING`; `consume` of
- * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token reads, marks it
- * and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
+ * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token takes it (only
+ * while active) and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
  * process or another on the same file) exactly one sees the record unconsumed. Pair it with
  * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
