@@ -144,10 +144,13 @@ describe('openid-client as a confidential client (client_secret_basic)', () => {
       resource: host.mcpUrl,
     });
     expect(refreshed.access_token).not.toBe(tokens.access_token);
-    // OAuth 2.1 refresh-token rotation: a new one replaces the old, which is then refused.
+    // OAuth 2.1 refresh-token rotation: a new one replaces the old, which is refused once the new one has
+    // been used (before that, the host's reuse window would answer a repeat with the same new token).
     expect(refreshed.refresh_token).toEqual(expect.any(String));
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.scope?.split(' ').sort()).toEqual(SCOPE.split(' ').sort());
+    const next = await client.refreshTokenGrant(config, refreshed.refresh_token!, { resource: host.mcpUrl });
+    expect(next.refresh_token).not.toBe(refreshed.refresh_token);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
     });

@@ -90,6 +90,8 @@ export type {
   PendingAuthorizationRecord,
   PendingAuthorizationStore,
   RefreshTokenRecord,
+  RefreshTokenRotation,
+  RefreshTokenRotationOutcome,
   RefreshTokenStore,
   RevokedAccessTokenStore,
   TokenEndpointAuthMethod,

@@ -132,14 +132,35 @@ export function createMemoryStorage(): OAuthStorage {
         const found = refresh.get(key(tenant, tokenHash));
         return found && copy(found);
       },
-      async consume(tenant, tokenHash, now) {
-        const k = key(tenant, tokenHash);
+      async rotate(tenant, rotation) {
+        const k = key(tenant, rotation.tokenHash);
         const found = refresh.get(k);
-        if (!found) return undefined;
-        if (found.consumedAt !== undefined) return copy(found);
+        if (!found) return { outcome: 'unknown' };
+        if (
+          found.consumedAt !== undefined ||
+          found.revokedAt !== undefined ||
+          found.expiresAt <= rotation.now ||
+          found.clientId !== rotation.clientId
+        ) {
+          return { outcome: 'refused', current: copy(found) };
+        }
         // The stored object is replaced, so the caller may have the old one itself.
-        refresh.set(k, { ...found, consumedAt: now });
-        return found;
+        refresh.set(k, {
+          ...found,
+          consumedAt: rotation.now,
+          ...(rotation.sealedSuccessor === undefined ? {} : { sealedSuccessor: rotation.sealedSuccessor }),
+        });
+        const { consumedAt: _, revokedAt: __, sealedSuccessor: ___, ...inherited } = found;
+        const successor: RefreshTokenRecord = {
+          ...inherited,
+          resources: [...found.resources],
+          tokenHash: rotation.successorHash,
+          createdAt: rotation.now,
+          expiresAt: rotation.successorExpiresAt,
+        };
+        refresh.set(key(tenant, successor.tokenHash), successor);
+        families.get(key(tenant, found.familyId))?.add(successor.tokenHash);
+        return { outcome: 'rotated', previous: found };
       },
       async revokeFamily(tenant, familyId, now) {
         for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {

@@ -147,6 +147,15 @@ export interface AuthorizationServerOptions {
   readonly idTokenTtlSeconds?: number;
   /** Default 2 592 000 (30 days). */
   readonly refreshTokenTtlSeconds?: number;
+  /**
+   * The refresh reuse window: for this many seconds after a refresh token is rotated, the same client
+   * presenting it again (two refreshes racing, or a retry after a lost response) gets the same successor
+   * refresh token and a freshly signed access token for the same grant, instead of having its token family
+   * revoked as a replay. The window also closes as soon as the successor is used. A different client
+   * presenting the token, or any presentation after the window, still revokes the family. `0` turns the
+   * window off (strict rotation). Whole seconds, at most 300. Default 5.
+   */
+  readonly refreshReuseWindowSeconds?: number;
   /** Default 600 (10 minutes). */
   readonly pendingAuthorizationTtlSeconds?: number;
   /** Default 2 592 000 (30 days). */
@@ -251,6 +260,8 @@ export interface ServerContext {
   readonly accessTokenTtlSeconds: number;
   readonly idTokenTtlSeconds: number;
   readonly refreshTokenTtlMs: number;
+  /** 0: strict rotation. */
+  readonly refreshReuseWindowMs: number;
   readonly pendingAuthorizationTtlMs: number;
   readonly consentTtlMs: number;
   /** Charges the per-client token rule once a confidential client has authenticated (rate limits on). */
@@ -274,6 +285,20 @@ function ttl(name: string, value: number | undefined, fallback: number): number 
   const seconds = value ?? fallback;
   if (!Number.isInteger(seconds) || seconds <= 0) {
     throw new OAuthError('invalid_options', `${name} must be a positive whole number of seconds`);
+  }
+  return seconds;
+}
+
+/** The longest refresh reuse window accepted: a window is for racing requests and quick retries. */
+const MAX_REFRESH_REUSE_WINDOW_SECONDS = 300;
+
+function reuseWindowSeconds(value: number | undefined): number {
+  const seconds = value ?? 5;
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_REFRESH_REUSE_WINDOW_SECONDS) {
+    throw new OAuthError(
+      'invalid_options',
+      `refreshReuseWindowSeconds must be a whole number of seconds from 0 to ${MAX_REFRESH_REUSE_WINDOW_SECONDS}`,
+    );
   }
   return seconds;
 }
@@ -413,6 +438,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     accessTokenTtlSeconds: ttl('accessTokenTtlSeconds', options.accessTokenTtlSeconds, 900),
     idTokenTtlSeconds: ttl('idTokenTtlSeconds', options.idTokenTtlSeconds, 900),
     refreshTokenTtlMs: ttl('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000,
+    refreshReuseWindowMs: reuseWindowSeconds(options.refreshReuseWindowSeconds) * 1000,
     pendingAuthorizationTtlMs:
       ttl('pendingAuthorizationTtlSeconds', options.pendingAuthorizationTtlSeconds, 600) * 1000,
     consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,

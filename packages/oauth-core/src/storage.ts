@@ -281,25 +281,76 @@ export interface RefreshTokenRecord {
   readonly consumedAt?: number;
   /** Set when the token's family was revoked. */
   readonly revokedAt?: number;
+  /**
+   * Set when the token was rotated with the refresh reuse window on: its successor token, sealed under a
+   * key derived from this token's own value (which the store never holds), so that the same client
+   * presenting this token again within the window gets the same successor. Opaque to stores.
+   */
+  readonly sealedSuccessor?: string;
 }
 
 /**
- * Refresh tokens and their families.
+ * One rotation of a refresh token, as {@link RefreshTokenStore.rotate} takes it: the presented token, the
+ * client presenting it, and what the store needs to write the successor. The successor copies the family,
+ * client, user, scope and resources of the presented token.
  *
  * @example
  * ```ts
- * const before = await store.refreshTokens.consume('demo', hash, now);
- * if (before?.consumedAt !== undefined) await store.refreshTokens.revokeFamily('demo', before.familyId, now);
+ * const rotation: RefreshTokenRotation = { tokenHash, clientId, now, successorHash, successorExpiresAt: now + ttlMs };
+ * ```
+ */
+export interface RefreshTokenRotation {
+  /** SHA-256 of the presented token. */
+  readonly tokenHash: string;
+  /** The authenticated client: a token rotates only for the client it was issued to. */
+  readonly clientId: string;
+  /** Epoch ms: the presented token's `consumedAt` and the successor's `createdAt`. */
+  readonly now: number;
+  /** SHA-256 of the successor token. */
+  readonly successorHash: string;
+  /** The successor's `expiresAt` (epoch ms). */
+  readonly successorExpiresAt: number;
+  /** Stored as the presented token's `sealedSuccessor` (absent: none is stored). */
+  readonly sealedSuccessor?: string;
+}
+
+/**
+ * What {@link RefreshTokenStore.rotate} did. `rotated`: the token was active (unconsumed, unrevoked,
+ * unexpired at `now`, the presenting client's) and is now consumed, its successor saved; `previous` is the
+ * record as it was before. `refused`: nothing was written; `current` is the record as it is now (consumed,
+ * revoked, expired or another client's) for the caller to judge. `unknown`: no such token (or swept).
+ *
+ * @example
+ * ```ts
+ * const outcome = await store.refreshTokens.rotate('demo', rotation);
+ * if (outcome.outcome === 'refused' && outcome.current.consumedAt !== undefined) handleReuse(outcome.current);
+ * ```
+ */
+export type RefreshTokenRotationOutcome =
+  | { readonly outcome: 'rotated'; readonly previous: RefreshTokenRecord }
+  | { readonly outcome: 'refused'; readonly current: RefreshTokenRecord }
+  | { readonly outcome: 'unknown' };
+
+/**
+ * Refresh tokens and their families. A token is redeemed only through `rotate`, which consumes it and
+ * writes its successor as one atomic step (one statement on PostgreSQL, one transaction on SQLite).
+ *
+ * @example
+ * ```ts
+ * const outcome = await store.refreshTokens.rotate('demo', { tokenHash, clientId, now, successorHash, successorExpiresAt });
+ * if (outcome.outcome === 'refused') await store.refreshTokens.revokeFamily('demo', outcome.current.familyId, now);
  * ```
  */
 export interface RefreshTokenStore {
   save(tenant: string, record: RefreshTokenRecord): Promise<void>;
   get(tenant: string, tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   /**
-   * Atomically marks the token consumed at `now` and returns the record as it was before: of any number of
-   * concurrent callers exactly one sees it without `consumedAt`; the others see the first one's mark.
+   * Atomically consumes an active token (unconsumed, unrevoked, `expiresAt > now`, issued to `clientId`)
+   * and saves its successor: of any number of concurrent callers (on any number of instances) at most one
+   * gets `rotated`, and exactly one successor exists afterwards. A caller that gets `refused` because
+   * another rotated the token first sees that caller's `consumedAt` and `sealedSuccessor`.
    */
-  consume(tenant: string, tokenHash: string, now: number): Promise<RefreshTokenRecord | undefined>;
+  rotate(tenant: string, rotation: RefreshTokenRotation): Promise<RefreshTokenRotationOutcome>;
   /** Marks every token of the family revoked at `now` (tokens already revoked keep their first mark). */
   revokeFamily(tenant: string, familyId: string, now: number): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type {
   OAuthStorage,
   PendingAuthorizationRecord,
   RefreshTokenRecord,
+  RefreshTokenRotation,
 } from './storage.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -326,30 +327,149 @@ export function describeOAuthStorageConformance(
     });
 
     describe('refresh tokens: rotation and families', () => {
-      it('consume returns the unconsumed record and marks it; a second consume sees the mark', async () => {
-        const store = await makeStorage();
-        const record = refresh();
-        await store.refreshTokens.save('t1', record);
-        expect(await store.refreshTokens.consume('t1', record.tokenHash, NOW + 5)).toEqual(record);
-        const again = await store.refreshTokens.consume('t1', record.tokenHash, NOW + 9);
-        expect(again?.consumedAt).toBe(NOW + 5);
-        expect((await store.refreshTokens.get('t1', record.tokenHash))?.consumedAt).toBe(NOW + 5);
-      });
+      function rotation(record: RefreshTokenRecord, overrides: Partial<RefreshTokenRotation> = {}) {
+        return {
+          tokenHash: record.tokenHash,
+          clientId: record.clientId,
+          now: NOW + 5,
+          successorHash: unique('rt-next'),
+          successorExpiresAt: NOW + 5 + 30 * 86_400_000,
+          sealedSuccessor: unique('r1.sealed'),
+          ...overrides,
+        } satisfies RefreshTokenRotation;
+      }
 
-      it('consume of an unknown token is undefined', async () => {
+      it('save and get keep every field, the sealed successor included', async () => {
         const store = await makeStorage();
-        expect(await store.refreshTokens.consume('t1', 'nope', NOW)).toBeUndefined();
-      });
-
-      it('exactly one of 50 concurrent consumers sees the token unconsumed', async () => {
-        const store = await makeStorage();
-        const record = refresh();
+        const record = refresh({ consumedAt: NOW + 1, revokedAt: NOW + 2, sealedSuccessor: 'r1.abc' });
         await store.refreshTokens.save('t1', record);
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => store.refreshTokens.consume('t1', record.tokenHash, NOW + i)),
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(record);
+        const plain = refresh();
+        await store.refreshTokens.save('t1', plain);
+        const found = await store.refreshTokens.get('t1', plain.tokenHash);
+        expect(found).toEqual(plain);
+        expect(found && ('consumedAt' in found || 'revokedAt' in found || 'sealedSuccessor' in found)).toBe(
+          false,
         );
-        expect(results.filter((r) => r !== undefined && r.consumedAt === undefined)).toHaveLength(1);
-        expect(results.every((r) => r !== undefined)).toBe(true);
+      });
+
+      it('rotate consumes an active token, keeps its sealed successor and saves the successor', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const r = rotation(record);
+        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'rotated', previous: record });
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual({
+          ...record,
+          consumedAt: r.now,
+          sealedSuccessor: r.sealedSuccessor,
+        });
+        const { tokenHash: _, createdAt: __, expiresAt: ___, ...inherited } = record;
+        const successor = await store.refreshTokens.get('t1', r.successorHash);
+        expect(successor).toEqual({
+          ...inherited,
+          tokenHash: r.successorHash,
+          createdAt: r.now,
+          expiresAt: r.successorExpiresAt,
+        });
+        expect(successor && ('consumedAt' in successor || 'sealedSuccessor' in successor)).toBe(false);
+      });
+
+      it('rotate without a sealed successor stores none', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const { sealedSuccessor: _, ...r } = rotation(record);
+        expect((await store.refreshTokens.rotate('t1', r)).outcome).toBe('rotated');
+        const found = await store.refreshTokens.get('t1', record.tokenHash);
+        expect(found?.consumedAt).toBe(r.now);
+        expect(found && 'sealedSuccessor' in found).toBe(false);
+      });
+
+      it("a second rotate is refused with the first one's mark and writes no second successor", async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const first = rotation(record);
+        await store.refreshTokens.rotate('t1', first);
+        const second = rotation(record, { now: NOW + 9 });
+        expect(await store.refreshTokens.rotate('t1', second)).toEqual({
+          outcome: 'refused',
+          current: { ...record, consumedAt: first.now, sealedSuccessor: first.sealedSuccessor },
+        });
+        expect(await store.refreshTokens.get('t1', second.successorHash)).toBeUndefined();
+      });
+
+      it("rotate refuses a revoked, an expired or another client's token and writes nothing", async () => {
+        const store = await makeStorage();
+        const revoked = refresh({ revokedAt: NOW });
+        const expired = refresh({ expiresAt: NOW + 5 });
+        const others = refresh({ clientId: 'client-2' });
+        for (const r of [revoked, expired, others]) await store.refreshTokens.save('t1', r);
+        for (const [record, r] of [
+          [revoked, rotation(revoked)],
+          [expired, rotation(expired, { now: NOW + 5 })],
+          [others, rotation(others, { clientId: 'client-1' })],
+        ] as const) {
+          expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'refused', current: record });
+          expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(record);
+          expect(await store.refreshTokens.get('t1', r.successorHash)).toBeUndefined();
+        }
+      });
+
+      it('rotate of an unknown token is unknown', async () => {
+        const store = await makeStorage();
+        const r = rotation(refresh());
+        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'unknown' });
+        expect(await store.refreshTokens.get('t1', r.successorHash)).toBeUndefined();
+      });
+
+      it("rotate is scoped by tenant, and the successor lives in the token's tenant", async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        expect((await store.refreshTokens.rotate('t2', rotation(record))).outcome).toBe('unknown');
+        const r = rotation(record);
+        expect((await store.refreshTokens.rotate('t1', r)).outcome).toBe('rotated');
+        expect(await store.refreshTokens.get('t2', r.successorHash)).toBeUndefined();
+        expect(await store.refreshTokens.get('t1', r.successorHash)).toBeDefined();
+      });
+
+      for (const racers of [2, 50]) {
+        it(`of ${racers} concurrent rotations exactly one rotates and one successor exists; the others see its mark`, async () => {
+          const store = await makeStorage();
+          const record = refresh();
+          await store.refreshTokens.save('t1', record);
+          const rotations = Array.from({ length: racers }, (_, i) => rotation(record, { now: NOW + i }));
+          const outcomes = await Promise.all(rotations.map((r) => store.refreshTokens.rotate('t1', r)));
+          const winners = rotations.filter((_, i) => outcomes[i]?.outcome === 'rotated');
+          expect(winners).toHaveLength(1);
+          const winner = winners[0] as RefreshTokenRotation;
+          for (const outcome of outcomes) {
+            if (outcome.outcome === 'rotated') continue;
+            expect(outcome).toEqual({
+              outcome: 'refused',
+              current: { ...record, consumedAt: winner.now, sealedSuccessor: winner.sealedSuccessor },
+            });
+          }
+          const successors = await Promise.all(
+            rotations.map((r) => store.refreshTokens.get('t1', r.successorHash)),
+          );
+          expect(successors.filter((s) => s !== undefined).map((s) => s?.tokenHash)).toEqual([
+            winner.successorHash,
+          ]);
+        });
+      }
+
+      it('revokeFamily reaches successors saved by rotate', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const r = rotation(record);
+        await store.refreshTokens.rotate('t1', r);
+        await store.refreshTokens.revokeFamily('t1', record.familyId, NOW + 7);
+        expect((await store.refreshTokens.get('t1', r.successorHash))?.revokedAt).toBe(NOW + 7);
+        expect((await store.refreshTokens.get('t1', record.tokenHash))?.revokedAt).toBe(NOW + 7);
       });
 
       it('revokeFamily marks every member of the family and no other token', async () => {
@@ -502,3 +622,4 @@ export {
   describeLoginTransactionStoreConformance,
   describeUserStoreConformance,
 } from './federated/testing.js';
+export { describeRefreshReuseConformance } from './refresh-reuse-testing.js';

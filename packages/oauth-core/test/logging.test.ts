@@ -29,7 +29,10 @@ describe('secrets hygiene: the logger never receives a secret, token or code', (
         }),
         'demo',
       );
+    const rotated = json(await refresh(String(tokens.refresh_token)));
+    // Once inside the reuse window (the same successor again), once after it (a replay).
     await refresh(String(tokens.refresh_token));
+    t.clock.advance(5_000);
     await refresh(String(tokens.refresh_token));
     await t.server.token(
       postForm('/tenant/demo/token', {
@@ -40,6 +43,7 @@ describe('secrets hygiene: the logger never receives a secret, token or code', (
       'demo',
     );
     const logged = lines.join('\n');
+    expect(logged).toMatch(/within the reuse window/);
     expect(logged).toMatch(/token family revoked/);
     expect(logged).toMatch(/client authentication failed/);
     for (const secret of [
@@ -49,6 +53,8 @@ describe('secrets hygiene: the logger never receives a secret, token or code', (
       tokens.access_token,
       tokens.refresh_token,
       tokens.id_token,
+      rotated.refresh_token,
+      rotated.access_token,
       'wrong',
     ]) {
       expect(logged).not.toContain(String(secret));

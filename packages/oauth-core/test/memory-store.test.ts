@@ -1,4 +1,5 @@
 import { createMemoryStorage } from '../src/index.js';
-import { describeOAuthStorageConformance } from '../src/testing.js';
+import { describeOAuthStorageConformance, describeRefreshReuseConformance } from '../src/testing.js';
 
 describeOAuthStorageConformance('memory', () => createMemoryStorage());
+describeRefreshReuseConformance('memory', () => createMemoryStorage());

@@ -10,7 +10,7 @@ import { afterAll, bench, describe } from 'vitest';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
 import { createIsolatedPool, requirePostgres } from '../test/postgres.js';
 
-// The refresh_token grant through the real token handler (client lookup, consume, rotate, sign ES256),
+// The refresh_token grant through the real token handler (client lookup, one-step rotation, sign ES256),
 // with the memory store, SQLite (WAL file and :memory:) and PostgreSQL in one run: the one benchmark of
 // both SQL stores. Each iteration refreshes CHAINS independent token families at once, as concurrent
 // clients would, so a store that overlaps round trips (a pool) is measured on throughput, not only on the
@@ -23,7 +23,7 @@ interface Chains {
   refreshAll(): Promise<void>;
 }
 
-async function chainsOver(storage: OAuthStorage): Promise<Chains> {
+async function chainsOver(storage: OAuthStorage, refreshReuseWindowSeconds?: number): Promise<Chains> {
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
   const tenant = { signingKeys: [await generateSigningKey('ES256', 'k1')] };
   const server = createAuthorizationServer({
@@ -31,6 +31,7 @@ async function chainsOver(storage: OAuthStorage): Promise<Chains> {
     tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
     storage,
     clock,
+    ...(refreshReuseWindowSeconds === undefined ? {} : { refreshReuseWindowSeconds }),
   });
   await storage.clients.create('demo', {
     clientId: CLIENT_ID,
@@ -86,6 +87,8 @@ afterAll(async () => {
 });
 
 const memory = await chainsOver(createMemoryStorage());
+// Strict rotation: no successor is sealed onto the old token; shows what the reuse window costs a refresh.
+const memoryStrict = await chainsOver(createMemoryStorage(), 0);
 const sqlite = await chainsOver(
   createSqliteOAuthStorage(
     openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'keyhold-bench-')), 'bench.db')),
@@ -101,6 +104,7 @@ const options = { time: 4000, warmupTime: 500 };
 
 describe(`refresh_token grant, ${CHAINS} concurrent chains per iteration (ES256)`, () => {
   bench('memory store', () => memory.refreshAll(), options);
+  bench('memory store, reuse window off', () => memoryStrict.refreshAll(), options);
   bench('SQLite store (WAL file)', () => sqlite.refreshAll(), options);
   bench('SQLite store (:memory:)', () => sqliteInMemory.refreshAll(), options);
   if (pg) bench('PostgreSQL store (pool of 10)', () => pg.refreshAll(), options);

@@ -110,6 +110,16 @@ CREATE TABLE keyhold_oauth_client_assertion_jtis (
 CREATE INDEX keyhold_oauth_client_assertion_jtis_expires_at ON keyhold_oauth_client_assertion_jtis (expires_at);
 `,
   },
+  {
+    version: 5,
+    name: 'refresh tokens keep their sealed successor',
+    // Set on rotation while the refresh reuse window is on: the successor token, sealed under a key only
+    // the old token's holder can derive (NULL: rotated with the window off, or not rotated yet). A
+    // nullable column without a default: a catalogue-only change, no table rewrite.
+    sql: `
+ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
+`,
+  },
 ];
 
 /**

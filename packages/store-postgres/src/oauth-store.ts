@@ -16,7 +16,7 @@ const CODE_COLUMNS =
 const PENDING_COLUMNS =
   'id, user_id, client_id, client_type, client_name, client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at';
 const REFRESH_TOKEN_COLUMNS =
-  'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at';
+  'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor';
 const CONSENT_COLUMNS = 'user_id, client_id, scopes, granted_at, expires_at';
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
@@ -24,9 +24,10 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
 /**
  * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
  * advisory lock, so instances may start together). Pending authorizations are taken with one
- * `DELETE … RETURNING`; codes and refresh tokens are marked with one conditional
- * `UPDATE … WHERE consumed_at IS NULL RETURNING`, so of any number of callers on any number of instances
- * exactly one sees the record unconsumed.
+ * `DELETE … RETURNING`; codes are marked with one conditional `UPDATE … WHERE consumed_at IS NULL
+ * RETURNING`, and a refresh token is rotated with one statement (a conditional `UPDATE` of the old token
+ * and the `INSERT` of its successor in one CTE: one round trip, one commit), so of any number of callers
+ * on any number of instances exactly one sees the record unconsumed.
  * Pair it with `startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
@@ -120,23 +121,37 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       pool,
       'oauth_save_refresh',
       `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
-        user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (tenant, token_hash) DO UPDATE SET family_id = excluded.family_id,
         client_id = excluded.client_id, client_type = excluded.client_type, user_id = excluded.user_id,
         scope = excluded.scope, resources = excluded.resources, created_at = excluded.created_at,
-        expires_at = excluded.expires_at, consumed_at = excluded.consumed_at, revoked_at = excluded.revoked_at`,
+        expires_at = excluded.expires_at, consumed_at = excluded.consumed_at, revoked_at = excluded.revoked_at,
+        sealed_successor = excluded.sealed_successor`,
     ),
     getRefresh: statement(
       pool,
       'oauth_get_refresh',
       `SELECT ${REFRESH_TOKEN_COLUMNS} FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2`,
     ),
-    markConsumed: statement(
+    // One round trip and one commit per refresh: the conditional UPDATE takes the token (of concurrent
+    // callers on any instance, only the first passes its WHERE; the others wait on the row lock and then
+    // re-check it against the winner's committed row) and the INSERT of the successor reads its grant
+    // from what the UPDATE returned, in the same statement, so the two commit together or not at all.
+    rotateRefresh: statement(
       pool,
-      'oauth_mark_consumed',
-      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3
-       WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL RETURNING ${REFRESH_TOKEN_COLUMNS}`,
+      'oauth_rotate_refresh',
+      `WITH consumed AS (
+         UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3, sealed_successor = $7
+         WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL AND revoked_at IS NULL
+           AND expires_at > $3 AND client_id = $4
+         RETURNING ${REFRESH_TOKEN_COLUMNS}
+       ), successor AS (
+         INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
+           user_id, scope, resources, created_at, expires_at)
+         SELECT $1, $5, family_id, client_id, client_type, user_id, scope, resources, $3, $6 FROM consumed
+       )
+       SELECT ${REFRESH_TOKEN_COLUMNS} FROM consumed`,
     ),
     revokeFamily: statement(
       pool,
@@ -303,26 +318,47 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           r.expiresAt,
           r.consumedAt ?? null,
           r.revokedAt ?? null,
+          r.sealedSuccessor ?? null,
         ]);
       },
       async get(tenant, tokenHash) {
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
         return row && oauthRows.refreshToken(row);
       },
-      async consume(tenant, tokenHash, now) {
-        const won = first((await q.markConsumed([tenant, tokenHash, now])).rows);
+      async rotate(tenant, r) {
+        const won = first(
+          (
+            await q.rotateRefresh([
+              tenant,
+              r.tokenHash,
+              r.now,
+              r.clientId,
+              r.successorHash,
+              r.successorExpiresAt,
+              r.sealedSuccessor ?? null,
+            ])
+          ).rows,
+        );
         if (won !== undefined) {
-          // The WHERE clause saw consumed_at NULL, so the record as it was before is this one unmarked.
-          const { consumedAt: _, ...before } = oauthRows.refreshToken(won);
-          return before;
+          // The WHERE clause saw an active token, so the record as it was before is this one unmarked.
+          const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(won);
+          return { outcome: 'rotated', previous };
         }
-        // Lost, or consumed earlier, or unknown: this read runs after the winner's commit (the UPDATE
-        // waited on its row lock), so it shows the winner's mark.
-        const row = first((await q.getRefresh([tenant, tokenHash])).rows);
-        return row && oauthRows.refreshToken(row);
+        // Refused (or lost the race): this read runs after the winner's commit (the UPDATE waited on its
+        // row lock), so it shows the winner's mark and sealed successor. The states that refuse a rotation
+        // (consumed, revoked, expired, another client's) never revert, so the read cannot show an active token.
+        const row = first((await q.getRefresh([tenant, r.tokenHash])).rows);
+        return row === undefined
+          ? { outcome: 'unknown' }
+          : { outcome: 'refused', current: oauthRows.refreshToken(row) };
       },
       async revokeFamily(tenant, familyId, now) {
-        await q.revokeFamily([tenant, familyId, now]);
+        // Repeated until it marks nothing: a rotation committing while the UPDATE runs inserts a successor
+        // that the UPDATE's snapshot cannot see; the next pass (a new snapshot) catches it. Rotation needs
+        // an unrevoked token, so once a pass finds nothing, no new member can appear.
+        while ((await q.revokeFamily([tenant, familyId, now])).rowCount > 0) {
+          // another pass
+        }
       },
     },
     consents: {

@@ -99,3 +99,39 @@ describe.skipIf(!available)(
     });
   },
 );
+
+describe.skipIf(!available)('oauth migration 5 on PostgreSQL (forward-only)', () => {
+  const db = useIsolatedPool();
+
+  it('a consumed and an active refresh token stored at version 4 read back without a sealed successor; the active one rotates', async () => {
+    await migratePostgres(db.pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS.slice(0, 4));
+    for (const [hash, consumedAt] of [
+      ['used', NOW + 1],
+      ['live', null],
+    ] as const) {
+      await db.pool.query(
+        `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type, user_id,
+          scope, resources, created_at, expires_at, consumed_at)
+         VALUES ('t1', $1, 'f', 'c', 'registered', 'u', 'mcp', '{}', $2, $3, $4)`,
+        [hash, NOW, NOW + 60_000, consumedAt],
+      );
+    }
+    const storage = await createPostgresOAuthStorage(db.pool);
+    const used = await storage.refreshTokens.get('t1', 'used');
+    expect(used?.consumedAt).toBe(NOW + 1);
+    expect(used && 'sealedSuccessor' in used).toBe(false);
+    const rotation = {
+      tokenHash: 'live',
+      clientId: 'c',
+      now: NOW + 2,
+      successorHash: 'next',
+      successorExpiresAt: NOW + 9,
+    };
+    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
+    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
+      familyId: 'f',
+      scope: 'mcp',
+      expiresAt: NOW + 9,
+    });
+  });
+});

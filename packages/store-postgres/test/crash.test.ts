@@ -39,6 +39,7 @@ describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQ
     const claims = await createPostgresClaimStore(db.pool);
     for (const tokenHash of reported.refresh) {
       expect((await oauth.refreshTokens.get('crash', tokenHash))?.consumedAt, tokenHash).toBeDefined();
+      expect(await oauth.refreshTokens.get('crash', `${tokenHash}-next`), tokenHash).toBeDefined();
     }
     for (const code of reported.claims) expect(await claims.get(code), code).toBeDefined();
     expect(await claims.insert({ code: 'AFTERX', scopeDir: '/tmp', createdAt: 1, expiresAt: 2 })).toBe(true);

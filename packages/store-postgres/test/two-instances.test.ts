@@ -30,7 +30,7 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
     return results.filter(Boolean).length;
   }
 
-  it('50 refreshes of one token split across both: exactly one sees it unconsumed', async () => {
+  it('50 rotations of one token split across both: exactly one rotates, one successor exists, the others see its mark', async () => {
     const oauth = await createPostgresOAuthStorage(db.pool);
     await oauth.refreshTokens.save('t', {
       tokenHash: 'shared',
@@ -43,11 +43,27 @@ describe.skipIf(!available)('two instances, each with its own pool, on one datab
       createdAt: 0,
       expiresAt: 10_000,
     });
+    const marks = new Set<string | undefined>();
     const winners = await race(createPostgresOAuthStorage, async (store, i) => {
-      const before = await store.refreshTokens.consume('t', 'shared', 100 + i);
-      return before !== undefined && before.consumedAt === undefined;
+      const outcome = await store.refreshTokens.rotate('t', {
+        tokenHash: 'shared',
+        clientId: 'c',
+        now: 100 + i,
+        successorHash: `next-${i}`,
+        successorExpiresAt: 10_000,
+        sealedSuccessor: `r1.${i}`,
+      });
+      if (outcome.outcome === 'refused') marks.add(outcome.current.sealedSuccessor);
+      return outcome.outcome === 'rotated';
     });
     expect(winners).toBe(1);
+    const successors = await db.pool.query(
+      "SELECT token_hash FROM keyhold_oauth_refresh_tokens WHERE tenant = 't' AND token_hash LIKE 'next-%'",
+    );
+    expect(successors.rows).toHaveLength(1);
+    const winner = (successors.rows[0] as { token_hash: string }).token_hash.slice('next-'.length);
+    // Every loser saw the winner's sealed successor, never an unmarked row.
+    expect([...marks]).toEqual([`r1.${winner}`]);
   });
 
   it('50 compare-and-swaps of one grant version split across both: exactly one wins', async () => {

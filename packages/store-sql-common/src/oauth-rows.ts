@@ -122,6 +122,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
         {
           consumedAt: c.optionalInteger(row, 'consumed_at'),
           revokedAt: c.optionalInteger(row, 'revoked_at'),
+          sealedSuccessor: c.optionalText(row, 'sealed_successor'),
         },
       ),
     consent: (row) => ({

@@ -1,4 +1,9 @@
-import type { AuthorizationCodeRecord, OAuthStorage, RefreshTokenRecord } from '@keyhold/oauth-core';
+import type {
+  AuthorizationCodeRecord,
+  OAuthStorage,
+  RefreshTokenRotation,
+  RefreshTokenRotationOutcome,
+} from '@keyhold/oauth-core';
 import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
@@ -11,8 +16,9 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
  * are primary-key searches; `consume` of pending authorizations is one `DELETE … RETURNING`; `consume` of
- * codes and refresh tokens reads and marks inside one immediate transaction, so of any number of callers
- * (in this process or another on the same file) exactly one sees the record unconsumed. Pair it with
+ * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token takes it (only
+ * while active) and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
+ * process or another on the same file) exactly one sees the record unconsumed. Pair it with
  * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
  * @example
@@ -58,12 +64,21 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     consumePending: db.prepare('DELETE FROM keyhold_oauth_pending WHERE tenant = ? AND id = ? RETURNING *'),
     saveRefresh: db.prepare(
       `INSERT OR REPLACE INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id,
-        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
-    markConsumed: db.prepare(
-      'UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ? WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL',
+    // Takes the token only while it is active; RETURNING hands back the grant the successor inherits.
+    markRotated: db.prepare(
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?, sealed_successor = ?
+       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NULL AND revoked_at IS NULL
+         AND expires_at > ? AND client_id = ?
+       RETURNING *`,
+    ),
+    insertSuccessor: db.prepare(
+      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
+        user_id, scope, resources, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
@@ -95,12 +110,40 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
   };
 
-  const consumeRefresh = db.transaction(
-    (tenant: string, tokenHash: string, now: number): RefreshTokenRecord | undefined => {
-      const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
-      if (row === undefined) return undefined;
-      if (row['consumed_at'] === null) q.markConsumed.run(now, tenant, tokenHash);
-      return oauthRows.refreshToken(row);
+  // Mark (only an active token) and insert the successor in one immediate transaction: one commit per
+  // refresh, and of any number of callers (in this process or another on the same file) at most one
+  // finds the token active. A refusal reads the row as it stands, in the same transaction.
+  const rotateRefresh = db.transaction(
+    (tenant: string, r: RefreshTokenRotation): RefreshTokenRotationOutcome => {
+      const taken = q.markRotated.get(
+        r.now,
+        r.sealedSuccessor ?? null,
+        tenant,
+        r.tokenHash,
+        r.now,
+        r.clientId,
+      ) as Row | undefined;
+      if (taken === undefined) {
+        const row = q.getRefresh.get(tenant, r.tokenHash) as Row | undefined;
+        return row === undefined
+          ? { outcome: 'unknown' }
+          : { outcome: 'refused', current: oauthRows.refreshToken(row) };
+      }
+      q.insertSuccessor.run(
+        tenant,
+        r.successorHash,
+        taken['family_id'],
+        taken['client_id'],
+        taken['client_type'],
+        taken['user_id'],
+        taken['scope'],
+        taken['resources'],
+        r.now,
+        r.successorExpiresAt,
+      );
+      // The UPDATE matched an active token, so the record as it was before is this one unmarked.
+      const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(taken);
+      return { outcome: 'rotated', previous };
     },
   );
 
@@ -220,14 +263,15 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
           r.expiresAt,
           r.consumedAt ?? null,
           r.revokedAt ?? null,
+          r.sealedSuccessor ?? null,
         );
       },
       async get(tenant, tokenHash) {
         const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
         return row && oauthRows.refreshToken(row);
       },
-      async consume(tenant, tokenHash, now) {
-        return consumeRefresh.immediate(tenant, tokenHash, now);
+      async rotate(tenant, rotation) {
+        return rotateRefresh.immediate(tenant, rotation);
       },
       async revokeFamily(tenant, familyId, now) {
         q.revokeFamily.run(now, tenant, familyId);

@@ -162,3 +162,33 @@ describe('oauth migration 4 (private_key_jwt keys, application_type, assertion j
     expect(left).toEqual([{ jti: 'live' }]);
   });
 });
+
+describe('oauth migration 5 (forward-only): refresh tokens written before the reuse window keep working', () => {
+  it('a consumed and an active token stored at version 4 read back without a sealed successor; the active one rotates', async () => {
+    const db = databases.memory();
+    migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS.slice(0, 4));
+    const insert = db.prepare(
+      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type, user_id,
+        scope, resources, created_at, expires_at, consumed_at) VALUES ('t1', ?, 'f', 'c', 'registered', 'u', 'mcp', '[]', ?, ?, ?)`,
+    );
+    insert.run('used', NOW, NOW + 60_000, NOW + 1);
+    insert.run('live', NOW, NOW + 60_000, null);
+    const storage = createSqliteOAuthStorage(db);
+    const used = await storage.refreshTokens.get('t1', 'used');
+    expect(used?.consumedAt).toBe(NOW + 1);
+    expect(used && 'sealedSuccessor' in used).toBe(false);
+    const rotation = {
+      tokenHash: 'live',
+      clientId: 'c',
+      now: NOW + 2,
+      successorHash: 'next',
+      successorExpiresAt: NOW + 9,
+    };
+    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
+    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
+      familyId: 'f',
+      scope: 'mcp',
+      expiresAt: NOW + 9,
+    });
+  });
+});

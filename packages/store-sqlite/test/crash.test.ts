@@ -51,6 +51,7 @@ describe('a SIGKILL during a write burst', () => {
     for (const tokenHash of reported.refresh) {
       const record = await oauth.refreshTokens.get('crash', tokenHash);
       expect(record?.consumedAt, tokenHash).toBeDefined();
+      expect(await oauth.refreshTokens.get('crash', `${tokenHash}-next`), tokenHash).toBeDefined();
     }
     for (const code of reported.claims) expect(await claims.get(code), code).toBeDefined();
 

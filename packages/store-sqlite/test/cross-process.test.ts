@@ -16,7 +16,7 @@ const databases = temporaryDatabases();
 beforeAll(() => ensureBuiltPackage(packageDir), 120_000);
 
 describe('single-use operations across processes sharing one file', () => {
-  it('each refresh token, code, claim code and lease is won by exactly one of four processes', async () => {
+  it('each refresh token (and its one successor), code, claim code and lease is won by exactly one of four processes', async () => {
     const path = databases.path();
     const count = 1500;
     const db = openSqliteDatabase(path);
@@ -67,5 +67,12 @@ describe('single-use operations across processes sharing one file', () => {
       for (let i = 0; i < count; i++) expect(tally.get(`${kind}:${i}`), `${kind}:${i}`).toBe(1);
     }
     expect(wins).toHaveLength(4 * count);
+    // Each rotation inserted its successor in the same transaction: one successor per token, no more.
+    const check = openSqliteDatabase(path);
+    const successors = check
+      .prepare("SELECT count(*) AS n FROM keyhold_oauth_refresh_tokens WHERE token_hash LIKE 'rt-%-next-%'")
+      .get() as { n: number };
+    check.close();
+    expect(successors.n).toBe(count);
   });
 });

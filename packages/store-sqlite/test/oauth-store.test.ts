@@ -1,4 +1,7 @@
-import { describeOAuthStorageConformance } from '@keyhold/oauth-core/testing';
+import {
+  describeOAuthStorageConformance,
+  describeRefreshReuseConformance,
+} from '@keyhold/oauth-core/testing';
 import { describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../src/database.js';
 import { OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
@@ -10,6 +13,7 @@ const databases = temporaryDatabases();
 
 describeOAuthStorageConformance('sqlite (:memory:)', () => createSqliteOAuthStorage(databases.memory()));
 describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
+describeRefreshReuseConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
 
 const NOW = 1_767_225_600_000;
 
@@ -42,7 +46,17 @@ describe('createSqliteOAuthStorage', () => {
       expiresAt: NOW + 1000,
     };
     await storage.refreshTokens.save('t1', record);
-    expect(await storage.refreshTokens.consume('t1', 'rt', NOW)).toEqual(record);
+    const rotation = {
+      tokenHash: 'rt',
+      clientId: 'c',
+      now: NOW,
+      successorHash: 'rt2',
+      successorExpiresAt: NOW + 9,
+    };
+    expect(await storage.refreshTokens.rotate('t1', rotation)).toEqual({
+      outcome: 'rotated',
+      previous: record,
+    });
   });
 
   it('looks every record up through an index (no full scans)', () => {

@@ -26,8 +26,11 @@ export interface IssueInput {
   readonly accessScope?: string;
   readonly resources: readonly string[];
   readonly audience: readonly string[];
-  /** Issue a refresh token of this family (a new family when `true`). */
-  readonly refresh?: { readonly familyId?: string } | false;
+  /**
+   * Issue a refresh token of this family (a new family when `familyId` is absent), or answer with
+   * `rotated`, a refresh token the refresh grant's rotation already stored.
+   */
+  readonly refresh?: { readonly familyId?: string } | { readonly rotated: string } | false;
   /** Issue an id_token with these claims. */
   readonly idToken?: { readonly nonce?: string; readonly authTimeMs: number };
   readonly act?: ActorClaim;
@@ -60,7 +63,9 @@ export async function issueTokens(
     ...(input.accessTokenJti === undefined ? {} : { jti: input.accessTokenJti }),
   });
   let refreshToken: string | undefined;
-  if (input.refresh) {
+  if (input.refresh && 'rotated' in input.refresh) {
+    refreshToken = input.refresh.rotated;
+  } else if (input.refresh) {
     refreshToken = pooledRandomToken();
     await context.storage.refreshTokens.save(tenant.slug, {
       tokenHash: sha256Base64url(refreshToken),

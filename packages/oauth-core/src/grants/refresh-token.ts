@@ -3,17 +3,28 @@ import { sha256Base64url } from '@keyhold/core';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
+import { pooledRandomToken } from '../random-pool.js';
+import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
 import type { RequestEvent } from '../request-event.js';
 import { audienceFor } from '../resources.js';
 import { formatScope, isWithin, parseScope } from '../scopes.js';
+import type { RefreshTokenRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { TokenResponseBody } from './issue-tokens.js';
 import { issueTokens } from './issue-tokens.js';
 
+/** What a presentation of a refresh token leads to once the store has answered. */
+type Redemption =
+  | { readonly kind: 'rotated'; readonly record: RefreshTokenRecord; readonly successor: string }
+  | { readonly kind: 'reused'; readonly record: RefreshTokenRecord; readonly successor: string };
+
 /**
- * The refresh_token grant (RFC 6749 §6, OAuth 2.1 §4.3.1): every use rotates the token; a used token
- * presented again means it leaked, so the whole family is revoked. A narrower `scope` narrows the access
- * token only; the new refresh token keeps the original grant.
+ * The refresh_token grant (RFC 6749 §6, OAuth 2.1 §4.3.1): every use rotates the token, in one atomic store
+ * operation that consumes it and saves its successor. A used token presented again means it leaked, so
+ * the whole family is revoked, except inside the refresh reuse window: the same client presenting the
+ * token it has just rotated (racing refreshes, a retry after a lost response) gets the same successor
+ * while that successor is still unused. A narrower `scope` narrows the access token only; the new refresh
+ * token keeps the original grant.
  */
 export async function refreshTokenGrant(
   context: ServerContext,
@@ -42,21 +53,8 @@ export async function refreshTokenGrant(
       throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
     }
   }
-  const now = context.clock.now();
-  const record = await context.storage.refreshTokens.consume(tenant.slug, tokenHash, now);
-  if (!record) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
-  if (record.consumedAt !== undefined || record.clientId !== client.clientId) {
-    await context.storage.refreshTokens.revokeFamily(tenant.slug, record.familyId, now);
-    context.logger.warn(
-      { tenant: tenant.slug, clientId: client.clientId, familyId: record.familyId },
-      record.consumedAt !== undefined
-        ? 'refresh token replayed: token family revoked'
-        : 'refresh token presented by another client: token family revoked',
-    );
-    throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
-  }
-  if (record.revokedAt !== undefined) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
-  if (record.expiresAt <= now) throw new OAuthError('invalid_grant', 'the refresh token has expired');
+  const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash);
+  const { record } = redemption;
   const original = record.scope === '' ? [] : record.scope.split(' ');
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
@@ -69,6 +67,87 @@ export async function refreshTokenGrant(
     accessScope: params.scope === undefined ? record.scope : formatScope(requested),
     resources: record.resources,
     audience: audienceFor(tenant, record.resources),
-    refresh: { familyId: record.familyId },
+    refresh: { rotated: redemption.successor },
   });
+}
+
+/** Rotates the presented token, or recognises a repeat inside the reuse window; throws `invalid_grant`. */
+async function redeem(
+  context: ServerContext,
+  tenant: Tenant,
+  clientId: string,
+  presented: string,
+  tokenHash: string,
+): Promise<Redemption> {
+  const store = context.storage.refreshTokens;
+  const now = context.clock.now();
+  const binding = { tenant: tenant.slug, tokenHash };
+  const successor = pooledRandomToken();
+  const outcome = await store.rotate(tenant.slug, {
+    tokenHash,
+    clientId,
+    now,
+    successorHash: sha256Base64url(successor),
+    successorExpiresAt: now + context.refreshTokenTtlMs,
+    ...(context.refreshReuseWindowMs > 0
+      ? { sealedSuccessor: sealSuccessor(presented, binding, successor) }
+      : {}),
+  });
+  if (outcome.outcome === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+  if (outcome.outcome === 'rotated') return { kind: 'rotated', record: outcome.previous, successor };
+  const current = outcome.current;
+  if (current.clientId !== clientId) {
+    await store.revokeFamily(tenant.slug, current.familyId, now);
+    context.logger.warn(
+      { tenant: tenant.slug, clientId, familyId: current.familyId },
+      'refresh token presented by another client: token family revoked',
+    );
+    throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
+  }
+  if (current.consumedAt !== undefined) {
+    const reused = await reusableSuccessor(context, tenant, presented, current, now);
+    if (reused !== undefined) {
+      context.logger.info(
+        { tenant: tenant.slug, clientId, familyId: current.familyId },
+        'refresh token presented again within the reuse window: same successor returned',
+      );
+      return { kind: 'reused', record: current, successor: reused };
+    }
+    await store.revokeFamily(tenant.slug, current.familyId, now);
+    context.logger.warn(
+      { tenant: tenant.slug, clientId, familyId: current.familyId },
+      'refresh token replayed: token family revoked',
+    );
+    throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
+  }
+  if (current.revokedAt !== undefined) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
+  if (current.expiresAt <= now) throw new OAuthError('invalid_grant', 'the refresh token has expired');
+  // The store refused an active token of this client: a broken store, not a protocol error.
+  throw new Error('refresh token store refused to rotate an active token');
+}
+
+/**
+ * The successor of a token the same client rotated moments ago, when the reuse window allows handing it
+ * out again: within `refreshReuseWindowMs` of the rotation, the family not revoked, and the successor not
+ * used yet (so only the immediately preceding token is ever honoured, never one further down the chain).
+ */
+async function reusableSuccessor(
+  context: ServerContext,
+  tenant: Tenant,
+  presented: string,
+  current: RefreshTokenRecord,
+  now: number,
+): Promise<string | undefined> {
+  const rotatedAt = current.consumedAt;
+  if (rotatedAt === undefined || current.sealedSuccessor === undefined) return undefined;
+  if (current.revokedAt !== undefined || now >= rotatedAt + context.refreshReuseWindowMs) return undefined;
+  const successor = openSuccessor(
+    presented,
+    { tenant: tenant.slug, tokenHash: current.tokenHash },
+    current.sealedSuccessor,
+  );
+  if (successor === undefined) return undefined;
+  const next = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(successor));
+  if (next === undefined || next.consumedAt !== undefined || next.revokedAt !== undefined) return undefined;
+  return successor;
 }

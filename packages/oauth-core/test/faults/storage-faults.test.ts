@@ -109,44 +109,49 @@ describe('fault: refresh rotation never leaves a half-rotated family (OAuth 2.1 
     return { ...s, refreshToken: tokens.refresh_token };
   }
 
-  it('a store refusing consume: nothing changed, the same refresh token works on retry', async () => {
+  it('a store refusing rotate: nothing changed, the same refresh token works on retry', async () => {
     const { t, faults, client, refreshToken } = await withTokens();
-    faults.fail('refreshTokens.consume', 'before');
+    faults.fail('refreshTokens.rotate', 'before');
     await expect(refresh(t, client.client_id, refreshToken)).rejects.toBeInstanceOf(InjectedFault);
     expect((await refresh(t, client.client_id, refreshToken)).status).toBe(200);
   });
 
-  it('a failure storing the rotated token: the old one is spent, the retry revokes the family, no live token remains', async () => {
+  it('rotate done but its reply lost: a retry inside the reuse window gets the successor that was stored', async () => {
     const { t, faults, client, refreshToken, storage } = await withTokens();
-    faults.fail('refreshTokens.save', 'before');
+    const proposed: string[] = [];
+    const rotate = storage.refreshTokens.rotate.bind(storage.refreshTokens);
+    storage.refreshTokens.rotate = async (tenant, rotation) => {
+      proposed.push(rotation.successorHash);
+      return rotate(tenant, rotation);
+    };
+    faults.fail('refreshTokens.rotate', 'after');
     await expect(refresh(t, client.client_id, refreshToken)).rejects.toBeInstanceOf(InjectedFault);
-    const old = await storage.refreshTokens.get('demo', sha256Base64url(refreshToken));
-    expect(old?.consumedAt).toBeDefined();
-    // As specified by the grant: a consumed token presented again is a replay, and the family is revoked.
-    const retry = await refresh(t, client.client_id, refreshToken);
-    expect(json(retry).error).toBe('invalid_grant');
-    expect((await storage.refreshTokens.get('demo', sha256Base64url(refreshToken)))?.revokedAt).toBeDefined();
+    const retry = json(await refresh(t, client.client_id, refreshToken)) as { refresh_token: string };
+    // The retry's own rotation was refused; it answers with the first rotation's successor.
+    expect(sha256Base64url(retry.refresh_token)).toBe(proposed[0]);
+    expect((await refresh(t, client.client_id, retry.refresh_token)).status).toBe(200);
   });
 
-  it('the rotated token stored but the reply lost: the new token is revoked with the family on the retry', async () => {
+  it('rotate done but its reply lost, no retry until after the window: the family is revoked, no live token remains', async () => {
     const { t, faults, client, refreshToken, storage } = await withTokens();
-    const saved: string[] = [];
-    const save = storage.refreshTokens.save.bind(storage.refreshTokens);
-    storage.refreshTokens.save = async (tenant, record) => {
-      saved.push(record.tokenHash);
-      return save(tenant, record);
+    const proposed: string[] = [];
+    const rotate = storage.refreshTokens.rotate.bind(storage.refreshTokens);
+    storage.refreshTokens.rotate = async (tenant, rotation) => {
+      proposed.push(rotation.successorHash);
+      return rotate(tenant, rotation);
     };
-    faults.fail('refreshTokens.save', 'after');
+    faults.fail('refreshTokens.rotate', 'after');
     await expect(refresh(t, client.client_id, refreshToken)).rejects.toBeInstanceOf(InjectedFault);
-    expect(saved).toHaveLength(1);
+    t.clock.advance(5_000);
     expect(json(await refresh(t, client.client_id, refreshToken)).error).toBe('invalid_grant');
-    const orphan = await storage.refreshTokens.get('demo', saved[0]!);
+    const orphan = await storage.refreshTokens.get('demo', proposed[0]!);
     expect(orphan?.revokedAt).toBeDefined();
   });
 
   it('a failure while revoking a replayed family: the replay still fails, and the next replay revokes it', async () => {
     const { t, faults, client, refreshToken, storage } = await withTokens();
     const rotated = json(await refresh(t, client.client_id, refreshToken)) as { refresh_token: string };
+    t.clock.advance(5_000); // past the reuse window: a presentation now is a replay
     faults.fail('refreshTokens.revokeFamily', 'before');
     await expect(refresh(t, client.client_id, refreshToken)).rejects.toBeInstanceOf(InjectedFault);
     expect(json(await refresh(t, client.client_id, refreshToken)).error).toBe('invalid_grant');

@@ -22,12 +22,12 @@ describe('single use under concurrency', () => {
     expect(results.filter((r) => json(r).error === 'invalid_grant')).toHaveLength(49);
   });
 
-  it('50 concurrent uses of one refresh token: exactly one succeeds (the rest count as replay)', async () => {
-    const t = await createTestServer();
+  async function fiftyRefreshesOfOneToken(refreshReuseWindowSeconds: number) {
+    const t = await createTestServer({ options: { refreshReuseWindowSeconds } });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     const { code, verifier } = await obtainCode(t, client.client_id);
     const token = String(json(await exchangeCode(t, client, code, verifier)).refresh_token);
-    const results = await Promise.all(
+    return Promise.all(
       Array.from({ length: 50 }, () =>
         t.server.token(
           postForm('/tenant/demo/token', {
@@ -39,6 +39,16 @@ describe('single use under concurrency', () => {
         ),
       ),
     );
+  }
+
+  it('50 concurrent uses of one refresh token inside the default reuse window: all succeed with one successor', async () => {
+    const results = await fiftyRefreshesOfOneToken(5);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(50);
+    expect(new Set(results.map((r) => json(r).refresh_token)).size).toBe(1);
+  });
+
+  it('50 concurrent uses of one refresh token with the reuse window off: exactly one succeeds (the rest count as replay)', async () => {
+    const results = await fiftyRefreshesOfOneToken(0);
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => json(r).error === 'invalid_grant')).toHaveLength(49);
   });
