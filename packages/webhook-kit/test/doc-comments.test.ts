@@ -153,6 +153,7 @@ describe('doc comments: tricky sources (test/fixtures/tricky)', () => {
   });
 
   it('reads files with CRLF line endings, with the lines a Windows editor shows', () => {
+    expect(readFileSync(fixturePath('tricky/crlf.ts'), 'utf8')).toContain('\r\n');
     expect(listed('crlf.ts')).toEqual(['7 Crlf.push [crlf/push]', '10 Crlf.pull [crlf/pull]']);
   });
 
