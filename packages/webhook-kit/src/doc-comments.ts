@@ -179,14 +179,15 @@ export function parseDocumentedMethods(sourcePath: string, text: string): Docume
         parentAt(3),
       );
     } else if (CLASS_FIELDS.has(node.type) && isFunctionValue(node['value'])) {
-      const tags = [...tagsBefore(node.start), ...tagsBefore(node['value'].start)];
+      // The initializer's doc comment first, then the field's, in the order TypeScript lists them.
+      const tags = [...tagsBefore(node['value'].start), ...tagsBefore(node.start)];
       record(node, propertyName(node['key'], node['computed']), tags, parentAt(2), parentAt(3));
     } else if (node.type === 'Property' && parent?.type === 'ObjectExpression' && node['kind'] === 'init') {
       const value = node['value'];
       if (node['method'] === true) {
         record(node, propertyName(node['key'], node['computed']), tagsBefore(node.start));
       } else if (node['shorthand'] !== true && isFunctionValue(value)) {
-        const tags = [...tagsBefore(node.start), ...tagsBefore(value.start)];
+        const tags = [...tagsBefore(value.start), ...tagsBefore(node.start)];
         record(node, propertyName(node['key'], node['computed']), tags);
       }
     } else if (FUNCTIONS.has(node.type) && isNode(node['id'])) {
@@ -194,18 +195,15 @@ export function parseDocumentedMethods(sourcePath: string, text: string): Docume
       const start = parent !== undefined && EXPORTS.has(parent.type) ? parent.start : node.start;
       record({ ...node, start }, node['id']['name'] as string, tagsBefore(start));
     } else if (node.type === 'VariableDeclarator' && isFunctionValue(node['init'])) {
-      const tags = tagsBefore(node.start);
-      // The statement's doc comment belongs to its first variable (`/** … */ const a = …, b = …`).
+      // In the order TypeScript lists them: the initializer's doc comment, the variable's own, then the
+      // statement's, which belongs to its first variable (`/** … */ export const a = …, b = …`).
+      const tags = [...tagsBefore(node['init'].start), ...tagsBefore(node.start)];
       const statement = parent;
       if (statement !== undefined && (statement['declarations'] as unknown[])[0] === node) {
         const exported = parentAt(2);
-        tags.unshift(
-          ...tagsBefore(
-            exported !== undefined && EXPORTS.has(exported.type) ? exported.start : statement.start,
-          ),
-        );
+        const start = exported !== undefined && EXPORTS.has(exported.type) ? exported.start : statement.start;
+        tags.push(...tagsBefore(start));
       }
-      tags.push(...tagsBefore(node['init'].start));
       const id = node['id'];
       record(node, isNode(id) && id.type === 'Identifier' ? (id['name'] as string) : undefined, tags);
     }

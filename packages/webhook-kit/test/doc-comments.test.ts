@@ -149,6 +149,10 @@ describe('doc comments: tricky sources (test/fixtures/tricky)', () => {
       '101 -.inner [namespaced]',
       '106 -.method [literal/method]',
       '108 -.arrow [literal/arrow]',
+      // A function value may carry its own doc comment: it is listed first, as TypeScript lists it.
+      '124 -.ordered [order/initializer|order/statement]',
+      '128 Ordered.field [order/field-initializer|order/field]',
+      '133 -.value [order/value|order/property]',
     ]);
   });
 
