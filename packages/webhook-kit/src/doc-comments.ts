@@ -24,23 +24,27 @@ interface AstNode {
   readonly [field: string]: unknown;
 }
 
-// One parser per dialect, built on first use. `.ts`/`.mts`/`.cts` cannot have JSX (`<T>(x) => x` is a
-// generic arrow there); JavaScript files and `.tsx` may, as with the TypeScript compiler's script kinds.
+// The parsers to try per dialect, built on first use. `.ts`/`.mts`/`.cts` cannot have JSX (`<T>(x) => x`
+// is a generic arrow there); JavaScript files and `.tsx` may, as with the TypeScript compiler's script
+// kinds. JavaScript files fall back to plain acorn: the TypeScript plugin refuses a few valid JavaScript
+// forms (a function expression named `type` or `global`).
 let typescriptParser: typeof Parser | undefined;
 let jsxParser: typeof Parser | undefined;
 
-function parserFor(sourcePath: string): typeof Parser {
+function parsersFor(sourcePath: string): (typeof Parser)[] {
   switch (extname(sourcePath).toLowerCase()) {
     case '.js':
     case '.mjs':
     case '.cjs':
     case '.jsx':
+      jsxParser ??= Parser.extend(tsPlugin({ jsx: true }));
+      return [jsxParser, Parser];
     case '.tsx':
       jsxParser ??= Parser.extend(tsPlugin({ jsx: true }));
-      return jsxParser;
+      return [jsxParser];
     default:
       typescriptParser ??= Parser.extend(tsPlugin());
-      return typescriptParser;
+      return [typescriptParser];
   }
 }
 
@@ -226,34 +230,33 @@ export function parseDocumentedMethods(sourcePath: string, text: string): Docume
 
 /**
  * Parses as a module (strict mode), and when that fails as a script, so that a sloppy-mode CommonJS file
- * (`with`, legacy octal literals, `arguments` tricks) is read too, as the TypeScript compiler would.
+ * (`with`, legacy octal literals, `arguments` tricks) is read too, as the TypeScript compiler would; each
+ * with the dialect's parsers in turn. The first error is the one reported.
  */
 function parseProgram(sourcePath: string, text: string, comments: Comment[]): AstNode {
-  const parser = parserFor(sourcePath);
-  const parse = (sourceType: 'module' | 'script'): AstNode => {
-    comments.length = 0;
-    return parser.parse(text, {
-      ecmaVersion: 'latest',
-      sourceType,
-      locations: true,
-      // Keep `(() => {})` visible: TypeScript does not count a parenthesised function as a method.
-      preserveParens: true,
-      allowHashBang: true,
-      allowReturnOutsideFunction: true,
-      allowImportExportEverywhere: true,
-      allowAwaitOutsideFunction: true,
-      onComment: comments,
-    }) as unknown as AstNode;
-  };
-  try {
-    return parse('module');
-  } catch (moduleError) {
-    try {
-      return parse('script');
-    } catch {
-      throw moduleError;
+  let firstError: unknown;
+  for (const parser of parsersFor(sourcePath)) {
+    for (const sourceType of ['module', 'script'] as const) {
+      comments.length = 0;
+      try {
+        return parser.parse(text, {
+          ecmaVersion: 'latest',
+          sourceType,
+          locations: true,
+          // Keep `(() => {})` visible: TypeScript does not count a parenthesised function as a method.
+          preserveParens: true,
+          allowHashBang: true,
+          allowReturnOutsideFunction: true,
+          allowImportExportEverywhere: true,
+          allowAwaitOutsideFunction: true,
+          onComment: comments,
+        }) as unknown as AstNode;
+      } catch (error) {
+        firstError ??= error;
+      }
     }
   }
+  throw firstError;
 }
 
 /** `/** … *\/`, not `/**\/` (which is an empty block comment). */

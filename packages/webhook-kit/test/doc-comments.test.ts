@@ -184,6 +184,10 @@ describe('doc comments: tricky sources (test/fixtures/tricky)', () => {
     expect(listed('sloppy.cjs')).toEqual(['6 -.push [cjs/push]']);
   });
 
+  it('reads JavaScript that the TypeScript plugin refuses (a function expression named `type`)', () => {
+    expect(listed('named-type.js')).toEqual(['4 -.type [named/type]']);
+  });
+
   it('gives, for each tricky file, exactly what the TypeScript compiler reader gave', () => {
     for (const file of [
       'strings.ts',
@@ -193,6 +197,7 @@ describe('doc comments: tricky sources (test/fixtures/tricky)', () => {
       'jsx-module.jsx',
       'view.tsx',
       'sloppy.cjs',
+      'named-type.js',
     ]) {
       const path = fixturePath(`tricky/${file}`);
       expect(readDocumentedMethods(path), file).toEqual(
