@@ -119,8 +119,7 @@ function describeRoute(route: WebhookRoute): string {
 /**
  * The declarations of a module's source file, read once per file. A file that cannot be read (or a module
  * without a `sourcePath` string, from untyped callers) yields none, so only `handle*` methods are exposed,
- * and a warning says so. A file that never mentions `@webhook` is not parsed, so hosts whose modules carry
- * no tags never need the optional peer `typescript`.
+ * and a warning says so. A file that never mentions `@webhook` is not parsed at all.
  */
 function documentedMethodsOf(
   module: ToolModule,
@@ -162,7 +161,7 @@ function documentedMethodsOf(
  * {@link WebhookError} for a `toolModuleId` that is not one path segment or an invalid tag path
  * (`ERR_INVALID_ROUTE`), a tag on something the instance does not have (`ERR_UNKNOWN_ROUTE`), two methods
  * (or two modules of one `toolModuleId`) claiming one path (`ERR_DUPLICATE_ROUTE`, naming both), or a
- * tagged file while the optional peer `typescript` is not installed (`ERR_PARSER_UNAVAILABLE`).
+ * file that mentions `@webhook` but does not parse as TypeScript or JavaScript (`ERR_SOURCE_UNPARSABLE`).
  *
  * @example
  * ```ts

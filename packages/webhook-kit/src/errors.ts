@@ -9,8 +9,10 @@ import { KeyholdError } from '@keyhold/core';
  * - `ERR_UNKNOWN_ROUTE`: a tag or a signature setting names a method or route that does not exist.
  * - `ERR_SOURCE_UNREADABLE`: `readDocumentedMethods` could not read the file (discovery does not throw it:
  *   a module whose source cannot be read exposes only `handle*` methods).
- * - `ERR_PARSER_UNAVAILABLE`: a module's source file carries `@webhook` tags but the optional peer `typescript`
- *   is not installed.
+ * - `ERR_SOURCE_UNPARSABLE`: a module's source file carries `@webhook` but is not valid TypeScript or
+ *   JavaScript, so its tags cannot be told from its code (the message names the line).
+ * - `ERR_PARSER_UNAVAILABLE`: no longer thrown. It meant that the optional peer `typescript` was missing;
+ *   doc comments are now read without it. Kept because codes are never removed.
  */
 export type WebhookErrorCode =
   | 'ERR_INVALID_OPTIONS'
@@ -18,7 +20,8 @@ export type WebhookErrorCode =
   | 'ERR_DUPLICATE_ROUTE'
   | 'ERR_UNKNOWN_ROUTE'
   | 'ERR_SOURCE_UNREADABLE'
-  | 'ERR_PARSER_UNAVAILABLE';
+  | 'ERR_PARSER_UNAVAILABLE'
+  | 'ERR_SOURCE_UNPARSABLE';
 
 /**
  * Thrown by `@keyhold/webhook-kit` for misuse found at registration (bad options, clashing routes, invalid

@@ -372,3 +372,28 @@ describe('discovery: each source file is parsed once, at registration', () => {
     ]);
   });
 });
+
+describe('discovery: a source file that cannot be parsed', () => {
+  it('fails creation when it mentions @webhook, naming the file (no silently dropped routes)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-kit-'));
+    const sourcePath = join(dir, 'broken.ts');
+    writeFileSync(sourcePath, 'export class Broken {\n  /** @webhook x */\n  x( {\n}\n');
+    const error = thrown(() =>
+      createWebhookHandler({
+        modules: [{ toolModuleId: 'broken', displayName: 'Broken', sourcePath, instance: { x: () => 1 } }],
+      }),
+    );
+    expect(error.code).toBe('ERR_SOURCE_UNPARSABLE');
+    expect(error.message).toContain(sourcePath);
+  });
+
+  it('is never parsed when it does not mention @webhook: its handle* methods are served', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-kit-'));
+    const sourcePath = join(dir, 'broken.ts');
+    writeFileSync(sourcePath, 'export class Broken {\n  handlePing( {\n}\n');
+    const routes = discoverWebhookRoutes([
+      { toolModuleId: 'broken', displayName: 'Broken', sourcePath, instance: { handlePing: () => 1 } },
+    ]);
+    expect(routes.map((route) => route.key)).toEqual(['broken/handlePing']);
+  });
+});
