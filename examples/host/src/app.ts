@@ -119,6 +119,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     cimdResolver,
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    clientCacheTtlSeconds: config.clientCacheTtlSeconds,
     ...(limits
       ? {
           rateLimits: {

@@ -3,6 +3,7 @@ import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
+import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
 import { OAuthError } from './errors.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
@@ -121,7 +122,19 @@ type Run = (
  * ```
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
-  const resolved = resolveOptions(options);
+  const validated = resolveOptions(options);
+  // Client reads on the token endpoint come from a short-lived cache that every write through this server
+  // invalidates (client-cache.ts); the administration below writes through the same wrapped store.
+  const resolved: ServerContext = {
+    ...validated,
+    storage: {
+      ...validated.storage,
+      clients: createCachedClientStore(validated.storage.clients, {
+        ttlSeconds: options.clientCacheTtlSeconds ?? DEFAULT_CLIENT_CACHE_TTL_SECONDS,
+        clock: validated.clock,
+      }),
+    },
+  };
   const rateLimitCheck = createRateLimitCheck(options.rateLimits, resolved.clock, resolved.logger);
   const authenticatedClientCheck = createAuthenticatedClientCheck(
     options.rateLimits,
