@@ -19,10 +19,12 @@ function settled(): NodeJS.MemoryUsage {
 const storage = createMemoryStorage();
 const now = Date.now();
 const before = settled();
+let lastHash = '';
 for (let i = 0; i < COUNT; i++) {
+  lastHash = sha256Base64url(randomToken());
   await storage.refreshTokens.save('demo', {
     // What issueTokens stores: the SHA-256 of a 32-byte token, a 16-byte family id, the client and user.
-    tokenHash: sha256Base64url(randomToken()),
+    tokenHash: lastHash,
     familyId: randomToken(16),
     clientId: 'c_0123456789abcdef',
     clientType: 'registered',
@@ -34,6 +36,8 @@ for (let i = 0; i < COUNT; i++) {
   });
 }
 const after = settled();
+// Read one back after measuring, so the store is still reachable (and counted) when the heap is measured.
+if ((await storage.refreshTokens.get('demo', lastHash)) === undefined) throw new Error('token lost');
 const heap = after.heapUsed - before.heapUsed;
 const rss = after.rss - before.rss;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

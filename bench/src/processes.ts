@@ -16,6 +16,9 @@ export interface RunningTarget {
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+/** BENCH_PROFILE_DIR: every server child writes a V8 CPU profile there when it exits. */
+const profileDir = process.env['BENCH_PROFILE_DIR'];
+const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 /** The built example host, started as its README says. */
 export const HOST_MAIN: string = join(here, '../../examples/host/dist/main.js');
 
@@ -50,7 +53,7 @@ function stopper(child: ChildProcess, after?: () => Promise<void> | void): () =>
 
 /** Starts one of this package's server scripts (`servers/<name>.js`) with extra environment. */
 export async function startServer(name: string, env: Record<string, string>): Promise<RunningTarget> {
-  const child = spawn(process.execPath, [join(here, 'servers', `${name}.js`)], {
+  const child = spawn(process.execPath, [...nodeArgs, join(here, 'servers', `${name}.js`)], {
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -146,7 +149,7 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
     });
   }
   await close();
-  const child = spawn(process.execPath, [HOST_MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, HOST_MAIN], {
     env: {
       ...process.env,
       PORT: '0',
