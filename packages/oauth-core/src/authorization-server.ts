@@ -14,6 +14,7 @@ import { revokeHandler } from './handlers/revoke.js';
 import { tokenHandler } from './handlers/token.js';
 import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
+import { noopMetrics } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
 import {
@@ -198,7 +199,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     };
   }
 
+  // Without metrics (the default) nothing is built per request to be thrown away.
+  const recording = context.metrics !== noopMetrics;
   function record(name: AuthEventAttributes['endpoint'], status: number, event: RequestEvent): void {
+    if (!recording) return;
     context.metrics.event({
       endpoint: name,
       status,
