@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { TenantKeySet } from './keys.js';
 import type { NativeJwsKey } from './native-jws.js';
 import { pooledRandomToken } from './random-pool.js';
@@ -135,6 +136,27 @@ export function isActor(value: unknown, depth = 0): value is ActorClaim {
   return actor.act === undefined || isActor(actor.act, depth + 1);
 }
 
+/**
+ * Access tokens this process has verified, per key set (so a key removed from a tenant takes its
+ * verifications with it), by the exact token string: a resource server presents the same bearer on every
+ * call, and an ECDSA verification costs more than the rest of an introspection. A hit skips the signature
+ * and the shape checks, which cannot change for the same bytes and keys; the issuer and the clock checks
+ * are made again every time, so the answer is the one a fresh verification gives. Revocation is the
+ * caller's, per request, as before. At most this many tokens per key set (about 1 KB each).
+ */
+export const VERIFIED_TOKENS_MAX = 10_000;
+const verifiedTokens = new WeakMap<TenantKeySet, LRUCache<string, AccessTokenClaims>>();
+
+/** The checks that depend on the issuer asked for and on the time, in jose's order. */
+function recheck(claims: AccessTokenClaims, issuer: string, nowMs: number): AccessTokenVerification {
+  if (claims.iss !== issuer) return INVALID;
+  const now = Math.floor(nowMs / 1000);
+  const notBefore = (claims as { readonly nbf?: unknown }).nbf;
+  if (typeof notBefore === 'number' && notBefore > now) return INVALID;
+  if (claims.exp <= now) return { ok: false, description: 'the access token has expired' };
+  return { ok: true, claims };
+}
+
 const REQUIRED_CLAIMS = ['sub', 'aud', 'jti', 'iat', 'exp', 'client_id'];
 /** What jose's `jwtVerify` requires with the options above (`issuer` adds `iss`). */
 const NATIVE_REQUIRED_CLAIMS = ['iss', ...REQUIRED_CLAIMS];
@@ -205,6 +227,9 @@ export async function verifyAccessTokenJwt(
   issuer: string,
   nowMs: number,
 ): Promise<AccessTokenVerification> {
+  const cache = verifiedTokens.get(keys);
+  const known = cache?.get(token);
+  if (known !== undefined) return recheck(known, issuer, nowMs);
   if (!looksLikeJwt(token)) return { ok: false, description: 'the access token is malformed' };
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -239,7 +264,14 @@ export async function verifyAccessTokenJwt(
     if (payload.act !== undefined && !isActor(payload.act)) {
       return { ok: false, description: 'the access token is malformed' };
     }
-    return { ok: true, claims: payload as unknown as AccessTokenClaims };
+    const claims = payload as unknown as AccessTokenClaims;
+    let verified = cache;
+    if (verified === undefined) {
+      verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_TOKENS_MAX });
+      verifiedTokens.set(keys, verified);
+    }
+    verified.set(token, claims);
+    return { ok: true, claims };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, description: 'the access token has expired' };
     if (error instanceof errors.JOSEError) {

@@ -192,3 +192,40 @@ describe('node:crypto verification gives the answers jose gives (RFC 9068 §4)',
     });
   });
 });
+
+describe('verified access tokens are remembered by their exact bytes, never past what a fresh check says', () => {
+  it.each(['ES256', 'HS256'] as SigningAlgorithm[])(
+    '%s: a remembered token still expires on time and still belongs to one issuer',
+    async (alg) => {
+      const { native, web } = await both(alg);
+      for (const keys of [native, web]) {
+        const { token, claims } = await signAccessToken(keys, input);
+        expect(await verifyAccessTokenJwt(keys, token, ISSUER, NOW_MS)).toEqual({ ok: true, claims });
+        expect(await verifyAccessTokenJwt(keys, token, ISSUER, NOW_MS + 899_999)).toEqual({
+          ok: true,
+          claims,
+        });
+        expect(await verifyAccessTokenJwt(keys, token, ISSUER, NOW_MS + 900_000)).toEqual({
+          ok: false,
+          description: 'the access token has expired',
+        });
+        expect(await verifyAccessTokenJwt(keys, token, 'https://auth.example/tenant/other', NOW_MS)).toEqual({
+          ok: false,
+          description: 'the access token is invalid',
+        });
+      }
+    },
+  );
+
+  it('a token verified under a key set is refused once the key is gone from the tenant (a new key set)', async () => {
+    const old = await generateSigningKey('ES256', 'k1');
+    const before = await createKeyCache().get([old]);
+    const { token } = await signAccessToken(before, input);
+    expect((await verifyAccessTokenJwt(before, token, ISSUER, NOW_MS)).ok).toBe(true);
+    const after = await createKeyCache().get([await generateSigningKey('ES256', 'k1')]);
+    expect(await verifyAccessTokenJwt(after, token, ISSUER, NOW_MS)).toEqual({
+      ok: false,
+      description: 'the access token is invalid',
+    });
+  });
+});
