@@ -38,9 +38,9 @@ import {
 } from './report.js';
 
 const quick = process.env['BENCH_QUICK'] === '1';
-const seconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 3));
+const seconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 2));
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? (quick ? 1 : 3));
-const warmupSeconds = quick ? 1 : 2;
+const warmupSeconds = 1;
 const connections = 32;
 const only = process.env['BENCH_ONLY']
   ?.split(',')
@@ -88,6 +88,9 @@ const oidcProvider: Target = {
   start: () => startServer('oidc', {}),
   plan: (running) => clientCredentials(running.announcement),
 };
+
+const scaleTarget = (count: number, cache: boolean) =>
+  `Keyhold embedded, ${count.toLocaleString('en-US')} registered clients, client cache ${cache ? 'on' : 'off'}`;
 
 const scenarios: Scenario[] = [
   {
@@ -161,17 +164,20 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'scale: client_credentials ES256, SQLite, 1,000 active clients',
-    targets: [1_000, scaleClients].map(
-      (count): Target => ({
-        name: `Keyhold embedded, ${count.toLocaleString('en-US')} registered clients`,
-        start: () =>
-          startServer('embedded', {
-            BENCH_ALG: 'ES256',
-            BENCH_STORE: 'sqlite',
-            BENCH_CLIENTS: String(count),
-          }),
-        plan: (running) => clientCredentialsSpread(running.announcement, 1_000),
-      }),
+    targets: [true, false].flatMap((cache) =>
+      [1_000, scaleClients].map(
+        (count): Target => ({
+          name: scaleTarget(count, cache),
+          start: () =>
+            startServer('embedded', {
+              BENCH_ALG: 'ES256',
+              BENCH_STORE: 'sqlite',
+              BENCH_CLIENTS: String(count),
+              ...(cache ? {} : { BENCH_CLIENT_CACHE_TTL: '0' }),
+            }),
+          plan: (running) => clientCredentialsSpread(running.announcement, 1_000),
+        }),
+      ),
     ),
   },
 ];
@@ -263,12 +269,14 @@ const comparisons = [
     'oidc-provider 9 (memory adapter), opaque',
     { metric: 'rps', atLeast: 2 },
   ),
-  compare(
-    summaries,
-    'scale: client_credentials ES256, SQLite, 1,000 active clients',
-    `Keyhold embedded, ${scaleClients.toLocaleString('en-US')} registered clients`,
-    'Keyhold embedded, 1,000 registered clients',
-    { metric: 'rps', atLeast: 0.9 },
+  ...[true, false].map((cache) =>
+    compare(
+      summaries,
+      'scale: client_credentials ES256, SQLite, 1,000 active clients',
+      scaleTarget(scaleClients, cache),
+      scaleTarget(1_000, cache),
+      { metric: 'rps', atLeast: 0.9 },
+    ),
   ),
 ].filter((comparison): comparison is Comparison => comparison !== undefined);
 

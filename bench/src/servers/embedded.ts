@@ -3,7 +3,8 @@
 // next to the example host so that one thing changes at a time: the store (memory, SQLite file, PostgreSQL)
 // for the refresh grant, and the number of registered clients for the scale runs.
 // BENCH_STORE = memory | sqlite | postgres, BENCH_ALG = ES256 | HS256, BENCH_CLIENTS (confidential
-// client_credentials clients, default 1), BENCH_REFRESH_SEEDS (refresh tokens seeded for a public client).
+// client_credentials clients, default 1), BENCH_REFRESH_SEEDS (refresh tokens seeded for a public client),
+// BENCH_CLIENT_CACHE_TTL (clientCacheTtlSeconds; 0 reads the client row on every request).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,8 @@ const store = process.env['BENCH_STORE'] ?? 'memory';
 const alg = process.env['BENCH_ALG'] === 'HS256' ? 'HS256' : 'ES256';
 const clientCount = Number(process.env['BENCH_CLIENTS'] ?? '1');
 const refreshSeeds = Number(process.env['BENCH_REFRESH_SEEDS'] ?? '0');
+/** `clientCacheTtlSeconds`; unset: the server's default. `0` reads the store on every request. */
+const clientCacheTtl = process.env['BENCH_CLIENT_CACHE_TTL'];
 const TENANT = 'demo';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -123,6 +126,7 @@ const oauth = createAuthorizationServer({
   baseUrl: url,
   tenants: { get: (slug) => (slug === TENANT ? tenant : undefined) },
   storage,
+  ...(clientCacheTtl === undefined ? {} : { clientCacheTtlSeconds: Number(clientCacheTtl) }),
 });
 const router = createRouter()
   .on('POST', '/tenant/:tenant/token', (request, params) => oauth.token(request, params['tenant'] ?? ''))
