@@ -72,6 +72,8 @@ export interface HostTargetOptions {
   readonly store?: 'sqlite' | 'postgres';
   readonly refreshSeeds?: number;
   readonly postgresUrl?: string;
+  /** Another build of the host to start (a baseline checkout's `examples/host/dist/main.js`). */
+  readonly main?: string;
 }
 
 /**
@@ -149,7 +151,7 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
     });
   }
   await close();
-  const child = spawn(process.execPath, [...nodeArgs, HOST_MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, options.main ?? HOST_MAIN], {
     env: {
       ...process.env,
       PORT: '0',

@@ -8,6 +8,7 @@
 // BENCH_ONLY=a,b     only the scenarios whose name starts with one of these (no BENCHMARKS.md rewrite)
 // BENCH_WRITE=0|1    skip, or force, the BENCHMARKS.md rewrite (default: full, non-quick runs only)
 // BENCH_JSON=path    also write every round as JSON
+// BENCH_BASELINE=dir  a built checkout of another commit: its example host runs beside this one
 // BENCH_POSTGRES_URL default postgres://postgres@127.0.0.1:5432/test (a schema of its own per server)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,13 @@ const only = process.env['BENCH_ONLY']
 const scaleClients = quick ? 10_000 : 100_000;
 const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const here = fileURLToPath(new URL('.', import.meta.url));
+/**
+ * BENCH_BASELINE=<checkout>: a built checkout of another commit (e.g. `git archive main | tar -x`, install,
+ * build); its example host joins the client_credentials and introspection scenarios, so before and after
+ * are measured side by side in the same run.
+ */
+const baseline = process.env['BENCH_BASELINE'];
+const baselineMain = baseline ? join(baseline, 'examples/host/dist/main.js') : undefined;
 const repoRoot = join(here, '../..');
 
 interface Target {
@@ -78,6 +86,25 @@ const host = (alg: 'ES256' | 'HS256'): Target => ({
   start: () => startHost({ alg }),
   plan: (running) => clientCredentials(running.announcement),
 });
+const baselineHost = (alg: 'ES256' | 'HS256'): Target[] =>
+  baselineMain
+    ? [
+        {
+          name: 'Keyhold example host (SQLite), baseline',
+          start: () => startHost({ alg, main: baselineMain }),
+          plan: (running) => clientCredentials(running.announcement),
+        },
+      ]
+    : [];
+const introspectHost = (name: string, main?: string): Target => ({
+  name,
+  start: () => startHost({ alg: 'ES256', ...(main ? { main } : {}) }),
+  plan: async (running) => {
+    const token = await fetchToken(running.announcement);
+    await checkIntrospection(running.announcement, token);
+    return introspection(running.announcement, token);
+  },
+});
 const embedded = (alg: string, store: string): Target => ({
   name: `Keyhold embedded (${store})`,
   start: () => startServer('embedded', { BENCH_ALG: alg, BENCH_STORE: store, ...postgresEnv }),
@@ -101,24 +128,23 @@ const scenarios: Scenario[] = [
       host('ES256'),
       embedded('ES256', 'memory'),
       oidcProvider,
+      ...baselineHost('ES256'),
     ],
   },
   {
     name: 'client_credentials HS256',
-    targets: [floor('HS256', 'node'), floor('HS256', 'jose'), host('HS256'), embedded('HS256', 'memory')],
+    targets: [
+      floor('HS256', 'node'),
+      floor('HS256', 'jose'),
+      host('HS256'),
+      embedded('HS256', 'memory'),
+      ...baselineHost('HS256'),
+    ],
   },
   {
     name: 'introspection',
     targets: [
-      {
-        name: 'Keyhold example host (SQLite), ES256 JWT',
-        start: () => startHost({ alg: 'ES256' }),
-        plan: async (running) => {
-          const token = await fetchToken(running.announcement);
-          await checkIntrospection(running.announcement, token);
-          return introspection(running.announcement, token);
-        },
-      },
+      introspectHost('Keyhold example host (SQLite), ES256 JWT'),
       {
         name: 'oidc-provider 9 (memory adapter), opaque',
         start: () => startServer('oidc', {}),
@@ -132,6 +158,9 @@ const scenarios: Scenario[] = [
           return introspection(running.announcement, token);
         },
       },
+      ...(baselineMain
+        ? [introspectHost('Keyhold example host (SQLite), ES256 JWT, baseline', baselineMain)]
+        : []),
     ],
   },
   {
@@ -277,6 +306,19 @@ const comparisons = [
       scaleTarget(1_000, cache),
       { metric: 'rps', atLeast: 0.9 },
     ),
+  ),
+  ...['client_credentials ES256', 'client_credentials HS256'].map((scenario) =>
+    compare(summaries, scenario, host256, 'Keyhold example host (SQLite), baseline', {
+      metric: 'rps',
+      atLeast: 1,
+    }),
+  ),
+  compare(
+    summaries,
+    'introspection',
+    'Keyhold example host (SQLite), ES256 JWT',
+    'Keyhold example host (SQLite), ES256 JWT, baseline',
+    { metric: 'rps', atLeast: 1 },
   ),
 ].filter((comparison): comparison is Comparison => comparison !== undefined);
 
