@@ -69,25 +69,28 @@ export function createNativeJwsKey(
     return header;
   };
 
-  let signBytes: (input: Buffer) => Buffer;
+  // What we sign is ASCII we built (base64url and dots): read as latin1, without a UTF-8 pass. What we verify
+  // comes from outside: its bytes are taken as UTF-8, as jose takes them, so no other string maps onto them.
+  let signBytes: (input: string) => Buffer;
   let verifyBytes: (input: Buffer, signature: Buffer) => boolean;
   if ('secret' in material) {
     const key = nodeCrypto.createSecretKey(material.secret);
-    signBytes = (input) => nodeCrypto.createHmac(hash, key).update(input).digest();
+    signBytes = (input) => nodeCrypto.createHmac(hash, key).update(input, 'latin1').digest();
     verifyBytes = (input, signature) => {
-      const expected = signBytes(input);
+      const expected = nodeCrypto.createHmac(hash, key).update(input).digest();
       return expected.length === signature.length && nodeCrypto.timingSafeEqual(expected, signature);
     };
   } else {
     const privateKey = nodeCrypto.createPrivateKey({ key: material.privateJwk as never, format: 'jwk' });
     const publicKey = nodeCrypto.createPublicKey({ key: material.publicJwk as never, format: 'jwk' });
     if (material.alg === 'ES256') {
-      signBytes = (input) => nodeCrypto.sign(hash, input, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+      signBytes = (input) =>
+        nodeCrypto.sign(hash, Buffer.from(input, 'latin1'), { key: privateKey, dsaEncoding: 'ieee-p1363' });
       verifyBytes = (input, signature) =>
         signature.length === 64 &&
         nodeCrypto.verify(hash, input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
     } else {
-      signBytes = (input) => nodeCrypto.sign(hash, input, privateKey);
+      signBytes = (input) => nodeCrypto.sign(hash, Buffer.from(input, 'latin1'), privateKey);
       verifyBytes = (input, signature) => nodeCrypto.verify(hash, input, publicKey, signature);
     }
   }
@@ -95,13 +98,13 @@ export function createNativeJwsKey(
   return {
     sign(typ, claims) {
       const signingInput = `${encodedHeader(typ)}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-      return `${signingInput}.${signBytes(Buffer.from(signingInput)).toString('base64url')}`;
+      return `${signingInput}.${signBytes(signingInput).toString('base64url')}`;
     },
     verify(signingInput, signature) {
       // jose's decoder refuses what cannot be base64url (a length of 4n + 1 included); Buffer would not.
       if (!BASE64URL.test(signature) || signature.length % 4 === 1) return false;
       try {
-        return verifyBytes(Buffer.from(signingInput), Buffer.from(signature, 'base64url'));
+        return verifyBytes(Buffer.from(signingInput, 'utf8'), Buffer.from(signature, 'base64url'));
       } catch {
         return false;
       }

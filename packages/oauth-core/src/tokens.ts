@@ -196,6 +196,7 @@ function verifyNatively(
   const secondDot = token.indexOf('.', firstDot + 1);
   const encodedPayload = token.slice(firstDot + 1, secondDot);
   if (!BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return INVALID;
+  if (!BASE64URL.test(token.slice(0, firstDot))) return INVALID;
   if (!native.verify(token.slice(0, secondDot), token.slice(secondDot + 1))) return INVALID;
   let payload: unknown;
   try {

@@ -161,6 +161,9 @@ describe('node:crypto verification gives the answers jose gives (RFC 9068 §4)',
       `${header}.${payload}.`,
       `${header}.${payload.slice(1)}.${signature}`,
       `${header}.${payload}!.${signature}`,
+      // U+0165 is 0x65 ('e') in latin1: bytes must be read as UTF-8, or it would pass for the real header.
+      `\u0165${header.slice(1)}.${payload}.${signature}`,
+      `${header}.\u0165${payload.slice(1)}.${signature}`,
     ];
     for (const token of tampered) {
       const expected = await verifyAccessTokenJwt(web, token, ISSUER, NOW_MS);
