@@ -20,6 +20,8 @@ function workspaceProjects(): { name: string; dir: string }[] {
       }
     }
   }
+  // The HTTP benchmark package: its tests cover the pure pieces (tables, markdown), never the HTTP runs.
+  if (existsSync(join(root, 'bench', 'test'))) found.push({ name: 'bench', dir: join(root, 'bench') });
   return found;
 }
 

@@ -118,6 +118,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     cimdResolver,
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    clientCacheTtlSeconds: config.clientCacheTtlSeconds,
     ...(limits
       ? {
           rateLimits: {

@@ -121,6 +121,11 @@ export interface HostConfig {
   readonly redisKeyPrefix: string;
   /** Access-token lifetime; short values let tests see a refresh. */
   readonly accessTokenTtlSeconds: number;
+  /**
+   * How long the token endpoint serves a client from memory (`KEYHOLD_CLIENT_CACHE_TTL_SECONDS`, default 5;
+   * 0 reads the database every time): `keyhold clients remove` on a running host takes effect within it.
+   */
+  readonly clientCacheTtlSeconds: number;
   /** Rate limits, on by default (`KEYHOLD_RATE_LIMITS=off`: `undefined`, nothing limited but the registry API). */
   readonly rateLimits?: HostRateLimits;
 }
@@ -140,6 +145,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const accessTokenTtlSeconds = Number(env['KEYHOLD_ACCESS_TOKEN_TTL_SECONDS'] ?? '900');
   if (!Number.isInteger(accessTokenTtlSeconds) || accessTokenTtlSeconds <= 0) {
     throw new Error('KEYHOLD_ACCESS_TOKEN_TTL_SECONDS must be a positive whole number');
+  }
+  const clientCacheTtlSeconds = Number(env['KEYHOLD_CLIENT_CACHE_TTL_SECONDS'] ?? '5');
+  if (!Number.isInteger(clientCacheTtlSeconds) || clientCacheTtlSeconds < 0) {
+    throw new Error('KEYHOLD_CLIENT_CACHE_TTL_SECONDS must be a whole number of seconds, 0 or more');
   }
   const webhookSecret = env['SVC_WEBHOOK_SECRET'];
   const rewrite = env['KEYHOLD_CIMD_DEV_REWRITE'];
@@ -168,6 +177,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ...(env['REDIS_URL'] ? { redisUrl: env['REDIS_URL'] } : {}),
     redisKeyPrefix: env['KEYHOLD_REDIS_PREFIX'] ?? 'keyhold:',
     accessTokenTtlSeconds,
+    clientCacheTtlSeconds,
     ...(rateLimits ? { rateLimits } : {}),
   };
 }

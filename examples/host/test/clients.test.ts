@@ -4,7 +4,9 @@ import { type HostProcess, startHost } from './host-process.js';
 
 let host: HostProcess;
 beforeAll(async () => {
-  host = await startHost();
+  // `keyhold clients remove` is another process: without the client cache its effect is immediate, which
+  // the test below checks (with the default 5 s cache it would take up to 5 s, see the README).
+  host = await startHost({ KEYHOLD_CLIENT_CACHE_TTL_SECONDS: '0' });
 });
 afterAll(async () => {
   await host?.stop({ removeData: true });

@@ -40,6 +40,16 @@ export interface GuardHostsOptions {
  */
 export const MISDIRECTED_STATUS = 421;
 
+/** How many Host headers a request carried (counted without allocating: this runs on every request). */
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /**
  * Wraps a listener so that a request whose `Host` header is not one of the allowed hosts is answered
  * `421 Misdirected Request` with a small JSON body (`{"error":"misdirected_request", …}`) and
@@ -78,8 +88,7 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
     const matches = fixed ?? matcherFor(typeof source === 'function' ? source() : source);
     const host = request.headers.host;
     // RFC 9112 §3.2: several Host headers are a 400. Node keeps the first; a proxy may route on the last.
-    const single =
-      request.rawHeaders.filter((_, i) => i % 2 === 0 && /^host$/i.test(request.rawHeaders[i]!)).length <= 1;
+    const single = hostHeaderCount(request.rawHeaders) <= 1;
     if (single && matches(host)) {
       listener(request, response);
       return;

@@ -25,6 +25,8 @@ export interface FormParseOptions {
 }
 
 function decodeComponent(raw: string): string | undefined {
+  // Most names and values (grant types, client ids, tokens) carry neither: nothing to decode, nothing to copy.
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
   try {
     return decodeURIComponent(raw.replaceAll('+', ' '));
   } catch {

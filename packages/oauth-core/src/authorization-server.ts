@@ -3,6 +3,7 @@ import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
+import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
 import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
@@ -16,6 +17,7 @@ import { revokeHandler } from './handlers/revoke.js';
 import { tokenHandler } from './handlers/token.js';
 import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
+import { noopMetrics } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
 import {
@@ -158,7 +160,19 @@ type Run = (
  * ```
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
-  const resolved = resolveOptions(options);
+  const validated = resolveOptions(options);
+  // Client reads on the token endpoint come from a short-lived cache that every write through this server
+  // invalidates (client-cache.ts); the administration below writes through the same wrapped store.
+  const resolved: ServerContext = {
+    ...validated,
+    storage: {
+      ...validated.storage,
+      clients: createCachedClientStore(validated.storage.clients, {
+        ttlSeconds: options.clientCacheTtlSeconds ?? DEFAULT_CLIENT_CACHE_TTL_SECONDS,
+        clock: validated.clock,
+      }),
+    },
+  };
   const rateLimitCheck = createRateLimitCheck(options.rateLimits, resolved.clock, resolved.logger);
   const authenticatedClientCheck = createAuthenticatedClientCheck(
     options.rateLimits,
@@ -224,7 +238,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     };
   }
 
+  // Without metrics (the default) nothing is built per request to be thrown away.
+  const recording = context.metrics !== noopMetrics;
   function record(name: AuthEventAttributes['endpoint'], status: number, event: RequestEvent): void {
+    if (!recording) return;
     context.metrics.event({
       endpoint: name,
       status,

@@ -2,6 +2,7 @@ import { sha256Base64url } from '@keyhold/core';
 import type { CryptoKey, JWK } from 'jose';
 import { exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
 import { OAuthError } from './errors.js';
+import { createNativeJwsKey, loadNodeCrypto, type NativeJwsKey } from './native-jws.js';
 
 /**
  * The symmetric algorithms a tenant key may use.
@@ -67,6 +68,11 @@ export interface ImportedSigningKey {
   readonly verificationKey: CryptoKey;
   /** The public JWK (with `kid`, `alg`, `use`) for asymmetric keys. */
   readonly publicJwk?: JWK;
+  /**
+   * The same key as `node:crypto` `KeyObject`s, when the runtime has `node:crypto`: tokens are then signed
+   * and verified synchronously through it (byte-compatible with jose). Absent elsewhere: WebCrypto via jose.
+   */
+  readonly native?: NativeJwsKey;
 }
 
 /** A tenant's keys, imported once and cached. */
@@ -89,7 +95,12 @@ function publicPart(jwk: JWK): JWK {
   return copy as JWK;
 }
 
-async function importOne(config: SigningKeyConfig): Promise<ImportedSigningKey> {
+type NodeCrypto = NonNullable<Awaited<ReturnType<typeof loadNodeCrypto>>>;
+
+async function importOne(
+  config: SigningKeyConfig,
+  nodeCrypto: NodeCrypto | undefined,
+): Promise<ImportedSigningKey> {
   if (typeof config.kid !== 'string' || config.kid === '') {
     throw new OAuthError('invalid_options', 'every signing key needs a non-empty kid');
   }
@@ -108,7 +119,16 @@ async function importOne(config: SigningKeyConfig): Promise<ImportedSigningKey> 
       false,
       ['sign', 'verify'],
     );
-    return { kid: config.kid, alg: config.alg, signingKey: key, verificationKey: key };
+    const native = nodeCrypto
+      ? createNativeJwsKey(nodeCrypto, config.kid, { alg: config.alg, secret: new Uint8Array(bytes) })
+      : undefined;
+    return {
+      kid: config.kid,
+      alg: config.alg,
+      signingKey: key,
+      verificationKey: key,
+      ...(native ? { native } : {}),
+    };
   }
   if (config.alg !== 'RS256' && config.alg !== 'ES256') {
     throw new OAuthError('invalid_options', `signing key ${config.kid}: unsupported alg`);
@@ -124,7 +144,21 @@ async function importOne(config: SigningKeyConfig): Promise<ImportedSigningKey> 
     const publicJwk: JWK = { ...publicPart(privateJwk), kid: config.kid, alg: config.alg, use: 'sig' };
     const verificationKey = (await importJWK(publicJwk, config.alg)) as CryptoKey;
     if (signingKey.type !== 'private') throw new Error('not a private key');
-    return { kid: config.kid, alg: config.alg, signingKey, verificationKey, publicJwk };
+    const native = nodeCrypto
+      ? createNativeJwsKey(nodeCrypto, config.kid, {
+          alg: config.alg,
+          privateJwk,
+          publicJwk: publicPart(privateJwk),
+        })
+      : undefined;
+    return {
+      kid: config.kid,
+      alg: config.alg,
+      signingKey,
+      verificationKey,
+      publicJwk,
+      ...(native ? { native } : {}),
+    };
   } catch (error) {
     if (error instanceof OAuthError) throw error;
     throw new OAuthError(
@@ -137,13 +171,17 @@ async function importOne(config: SigningKeyConfig): Promise<ImportedSigningKey> 
   }
 }
 
-async function importKeySet(configs: readonly SigningKeyConfig[]): Promise<TenantKeySet> {
+async function importKeySet(
+  configs: readonly SigningKeyConfig[],
+  nativeCrypto: boolean,
+): Promise<TenantKeySet> {
   if (!Array.isArray(configs) || configs.length === 0) {
     throw new OAuthError('invalid_options', 'a tenant needs at least one signing key');
   }
   const marked = configs.filter((config) => config.active === true);
   if (marked.length > 1) throw new OAuthError('invalid_options', 'only one signing key may be active');
-  const imported = await Promise.all(configs.map(importOne));
+  const nodeCrypto = nativeCrypto ? await loadNodeCrypto() : undefined;
+  const imported = await Promise.all(configs.map((config) => importOne(config, nodeCrypto)));
   const byKid = new Map<string, ImportedSigningKey>();
   for (const key of imported) {
     if (byKid.has(key.kid)) throw new OAuthError('invalid_options', `duplicate signing key kid ${key.kid}`);
@@ -193,6 +231,15 @@ export interface KeyCache {
   get(configs: readonly SigningKeyConfig[]): Promise<TenantKeySet>;
 }
 
+/** Options of {@link createKeyCache}. */
+export interface KeyCacheOptions {
+  /**
+   * Sign and verify through `node:crypto` when the runtime has it (default true). `false` keeps every key on
+   * the WebCrypto path through jose, as on runtimes without `node:crypto` (tests compare the two).
+   */
+  readonly nativeCrypto?: boolean;
+}
+
 /**
  * Creates a {@link KeyCache}. A failed import is not cached, so a fixed configuration takes effect.
  *
@@ -201,7 +248,8 @@ export interface KeyCache {
  * const keys = await createKeyCache().get([{ kid: 'k1', alg: 'HS256', secret }]);
  * ```
  */
-export function createKeyCache(): KeyCache {
+export function createKeyCache(options: KeyCacheOptions = {}): KeyCache {
+  const nativeCrypto = options.nativeCrypto !== false;
   const byIdentity = new WeakMap<readonly SigningKeyConfig[], Promise<TenantKeySet>>();
   const byDigest = new Map<string, Promise<TenantKeySet>>();
   return {
@@ -211,7 +259,7 @@ export function createKeyCache(): KeyCache {
       const digest = fingerprint(configs);
       let pending = byDigest.get(digest);
       if (!pending) {
-        pending = importKeySet(configs);
+        pending = importKeySet(configs, nativeCrypto);
         byDigest.set(digest, pending);
         pending.catch(() => {
           byDigest.delete(digest);

@@ -172,6 +172,13 @@ export interface AuthorizationServerOptions {
    */
   readonly unusedClientTtlSeconds?: number;
   /**
+   * How long a client read at the token endpoint is served from this server's memory (a bounded LRU of
+   * 10,000 clients). A client created, removed or renewed through this server is seen at once here; a
+   * change made elsewhere — another instance, or `keyhold clients remove` on the same database — takes
+   * effect within this many seconds. `0` reads the store on every request. Default 5.
+   */
+  readonly clientCacheTtlSeconds?: number;
+  /**
    * Decides each dynamic registration (RFC 7591). Default {@link defaultRegistrationPolicy}: anonymous
    * registrations get `authorization_code` and `refresh_token` only; machine grants need an initial
    * access token of the tenant.

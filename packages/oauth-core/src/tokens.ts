@@ -1,6 +1,8 @@
 import type { JWTPayload } from 'jose';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { TenantKeySet } from './keys.js';
+import type { NativeJwsKey } from './native-jws.js';
 import { pooledRandomToken } from './random-pool.js';
 
 /**
@@ -72,9 +74,12 @@ export async function signAccessToken(
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
   };
-  const token = await new SignJWT(claims as unknown as JWTPayload)
-    .setProtectedHeader({ alg: keys.active.alg, kid: keys.active.kid, typ: ACCESS_TOKEN_TYP })
-    .sign(keys.active.signingKey);
+  const active = keys.active;
+  const token = active.native
+    ? active.native.sign(ACCESS_TOKEN_TYP, claims)
+    : await new SignJWT(claims as unknown as JWTPayload)
+        .setProtectedHeader({ alg: active.alg, kid: active.kid, typ: ACCESS_TOKEN_TYP })
+        .sign(active.signingKey);
   return { token, claims };
 }
 
@@ -89,7 +94,7 @@ export interface IdTokenInput {
 }
 
 export async function signIdToken(keys: TenantKeySet, input: IdTokenInput): Promise<string> {
-  return new SignJWT({
+  const claims = {
     iss: input.issuer,
     sub: input.subject,
     aud: input.clientId,
@@ -98,9 +103,12 @@ export async function signIdToken(keys: TenantKeySet, input: IdTokenInput): Prom
     exp: input.expiresAtSeconds,
     auth_time: input.authTimeSeconds,
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
-  })
-    .setProtectedHeader({ alg: keys.active.alg, kid: keys.active.kid, typ: 'JWT' })
-    .sign(keys.active.signingKey);
+  };
+  const active = keys.active;
+  if (active.native) return active.native.sign('JWT', claims);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: active.alg, kid: active.kid, typ: 'JWT' })
+    .sign(active.signingKey);
 }
 
 /** Why a presented access token was not accepted; the description is safe to send to the client. */
@@ -129,6 +137,88 @@ export function isActor(value: unknown, depth = 0): value is ActorClaim {
 }
 
 /**
+ * Access tokens this process has verified, per key set (so a key removed from a tenant takes its
+ * verifications with it), by the exact token string: a resource server presents the same bearer on every
+ * call, and an ECDSA verification costs more than the rest of an introspection. A hit skips the signature
+ * and the shape checks, which cannot change for the same bytes and keys; the issuer and the clock checks
+ * are made again every time, so the answer is the one a fresh verification gives. Revocation is the
+ * caller's, per request, as before. At most this many tokens per key set (about 1 KB each).
+ */
+export const VERIFIED_TOKENS_MAX = 10_000;
+const verifiedTokens = new WeakMap<TenantKeySet, LRUCache<string, AccessTokenClaims>>();
+
+/** The checks that depend on the issuer asked for and on the time, in jose's order. */
+function recheck(claims: AccessTokenClaims, issuer: string, nowMs: number): AccessTokenVerification {
+  if (claims.iss !== issuer) return INVALID;
+  const now = Math.floor(nowMs / 1000);
+  const notBefore = (claims as { readonly nbf?: unknown }).nbf;
+  if (typeof notBefore === 'number' && notBefore > now) return INVALID;
+  if (claims.exp <= now) return { ok: false, description: 'the access token has expired' };
+  return { ok: true, claims };
+}
+
+const REQUIRED_CLAIMS = ['sub', 'aud', 'jti', 'iat', 'exp', 'client_id'];
+/** What jose's `jwtVerify` requires with the options above (`issuer` adds `iss`). */
+const NATIVE_REQUIRED_CLAIMS = ['iss', ...REQUIRED_CLAIMS];
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const INVALID = { ok: false, description: 'the access token is invalid' } as const;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** jose's `typ` comparison: case-insensitive, `application/` implied. */
+function normalizeTyp(value: string): string {
+  const lower = value.toLowerCase();
+  return value.includes('/') ? lower : `application/${lower}`;
+}
+
+/**
+ * The `node:crypto` twin of the `jwtVerify` call below: the signature through the key's `KeyObject`, then
+ * the same checks in the same order with the same outcomes (invalid, or expired only when all else passed).
+ * Tests hold the two to the same answers.
+ */
+function verifyNatively(
+  native: NativeJwsKey,
+  header: Record<string, unknown>,
+  token: string,
+  issuer: string,
+  nowMs: number,
+):
+  | { readonly ok: true; readonly payload: Record<string, unknown> }
+  | { readonly ok: false; readonly description: string } {
+  // Our tokens carry neither; jose refuses unknown `crit` members and needs `b64: true` understood.
+  if (header.crit !== undefined || header.b64 !== undefined) return INVALID;
+  const firstDot = token.indexOf('.');
+  const secondDot = token.indexOf('.', firstDot + 1);
+  const encodedPayload = token.slice(firstDot + 1, secondDot);
+  if (!BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return INVALID;
+  if (!BASE64URL.test(token.slice(0, firstDot))) return INVALID;
+  if (!native.verify(token.slice(0, secondDot), token.slice(secondDot + 1))) return INVALID;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(strictUtf8.decode(Buffer.from(encodedPayload, 'base64url')));
+  } catch {
+    return INVALID;
+  }
+  if (!isPlainObject(payload)) return INVALID;
+  if (typeof header.typ !== 'string' || normalizeTyp(header.typ) !== normalizeTyp(ACCESS_TOKEN_TYP)) {
+    return INVALID;
+  }
+  for (const claim of NATIVE_REQUIRED_CLAIMS) if (!Object.hasOwn(payload, claim)) return INVALID;
+  if (payload.iss !== issuer) return INVALID;
+  const now = Math.floor(nowMs / 1000);
+  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) return INVALID;
+  if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > now)) return INVALID;
+  if (typeof payload.exp !== 'number') return INVALID;
+  if (payload.exp <= now) return { ok: false, description: 'the access token has expired' };
+  return { ok: true, payload };
+}
+
+/**
  * Verifies the signature (against any listed key of the tenant), `typ`, `iss` and lifetime of one of this
  * server's access tokens. Revocation is checked by the caller, which has the store.
  */
@@ -138,6 +228,9 @@ export async function verifyAccessTokenJwt(
   issuer: string,
   nowMs: number,
 ): Promise<AccessTokenVerification> {
+  const cache = verifiedTokens.get(keys);
+  const known = cache?.get(token);
+  if (known !== undefined) return recheck(known, issuer, nowMs);
   if (!looksLikeJwt(token)) return { ok: false, description: 'the access token is malformed' };
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -149,13 +242,20 @@ export async function verifyAccessTokenJwt(
     const key = typeof header.kid === 'string' ? keys.byKid.get(header.kid) : undefined;
     if (!key || header.alg !== key.alg)
       return { ok: false, description: 'the access token was not signed by this issuer' };
-    const { payload } = await jwtVerify(token, key.verificationKey, {
-      issuer,
-      algorithms: [key.alg],
-      typ: ACCESS_TOKEN_TYP,
-      currentDate: new Date(nowMs),
-      requiredClaims: ['sub', 'aud', 'jti', 'iat', 'exp', 'client_id'],
-    });
+    let payload: Record<string, unknown>;
+    if (key.native) {
+      const checked = verifyNatively(key.native, header, token, issuer, nowMs);
+      if (!checked.ok) return checked;
+      payload = checked.payload;
+    } else {
+      ({ payload } = await jwtVerify(token, key.verificationKey, {
+        issuer,
+        algorithms: [key.alg],
+        typ: ACCESS_TOKEN_TYP,
+        currentDate: new Date(nowMs),
+        requiredClaims: REQUIRED_CLAIMS,
+      }));
+    }
     if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') {
       return { ok: false, description: 'the access token is malformed' };
     }
@@ -165,7 +265,14 @@ export async function verifyAccessTokenJwt(
     if (payload.act !== undefined && !isActor(payload.act)) {
       return { ok: false, description: 'the access token is malformed' };
     }
-    return { ok: true, claims: payload as unknown as AccessTokenClaims };
+    const claims = payload as unknown as AccessTokenClaims;
+    let verified = cache;
+    if (verified === undefined) {
+      verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_TOKENS_MAX });
+      verifiedTokens.set(keys, verified);
+    }
+    verified.set(token, claims);
+    return { ok: true, claims };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, description: 'the access token has expired' };
     if (error instanceof errors.JOSEError) {
