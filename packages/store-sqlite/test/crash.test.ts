@@ -41,8 +41,10 @@ async function burstAndKill(
 describe('a SIGKILL during a write burst', () => {
   it('loses no write the process saw committed, and leaves a sound, usable database', async () => {
     const path = databases.path();
-    const reported = await burstAndKill(path, 2000);
-    expect(reported.refresh.length).toBeGreaterThan(500);
+    // Enough commits to be mid-burst when killed; every one is a durable fsync, which takes long on a loaded
+    // machine, hence the generous timeout (the property does not depend on the count).
+    const reported = await burstAndKill(path, 800);
+    expect(reported.refresh.length).toBeGreaterThan(200);
 
     const db = openSqliteDatabase(path);
     expect(db.prepare('PRAGMA integrity_check').get()).toMatchObject({ integrity_check: 'ok' });
@@ -59,5 +61,5 @@ describe('a SIGKILL during a write burst', () => {
     expect(await claims.insert({ code: 'AFTERX', scopeDir: '/tmp', createdAt: 1, expiresAt: 2 })).toBe(true);
     expect(await claims.get('AFTERX')).toMatchObject({ code: 'AFTERX' });
     db.close();
-  });
+  }, 120_000);
 });
