@@ -20,6 +20,9 @@ function workspaceProjects(): { name: string; dir: string }[] {
       }
     }
   }
+  // The real-runtime checks (Node, Bun, Deno, workerd) live in their own private folder.
+  if (existsSync(join(root, 'runtimes', 'test')))
+    found.push({ name: 'runtimes', dir: join(root, 'runtimes') });
   return found;
 }
 
