@@ -22,6 +22,9 @@ function workspaceProjects(): { name: string; dir: string }[] {
   }
   // The HTTP benchmark package: its tests cover the pure pieces (tables, markdown), never the HTTP runs.
   if (existsSync(join(root, 'bench', 'test'))) found.push({ name: 'bench', dir: join(root, 'bench') });
+  // The real-runtime checks (Node, Bun, Deno, workerd) live in their own private folder.
+  if (existsSync(join(root, 'runtimes', 'test')))
+    found.push({ name: 'runtimes', dir: join(root, 'runtimes') });
   return found;
 }
 

@@ -1,6 +1,6 @@
 import { sha256Base64url } from '@keyhold/core';
 import type { CryptoKey, JWK } from 'jose';
-import { exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
+import { compactVerify, exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
 import { OAuthError } from './errors.js';
 import { createNativeJwsKey, loadNodeCrypto, type NativeJwsKey } from './native-jws.js';
 
@@ -120,7 +120,11 @@ async function importOne(
       ['sign', 'verify'],
     );
     const native = nodeCrypto
-      ? createNativeJwsKey(nodeCrypto, config.kid, { alg: config.alg, secret: new Uint8Array(bytes) })
+      ? await provenNative(
+          () =>
+            createNativeJwsKey(nodeCrypto, config.kid, { alg: config.alg, secret: new Uint8Array(bytes) }),
+          key,
+        )
       : undefined;
     return {
       kid: config.kid,
@@ -145,11 +149,15 @@ async function importOne(
     const verificationKey = (await importJWK(publicJwk, config.alg)) as CryptoKey;
     if (signingKey.type !== 'private') throw new Error('not a private key');
     const native = nodeCrypto
-      ? createNativeJwsKey(nodeCrypto, config.kid, {
-          alg: config.alg,
-          privateJwk,
-          publicJwk: publicPart(privateJwk),
-        })
+      ? await provenNative(
+          () =>
+            createNativeJwsKey(nodeCrypto, config.kid, {
+              alg: config.alg,
+              privateJwk,
+              publicJwk: publicPart(privateJwk),
+            }),
+          verificationKey,
+        )
       : undefined;
     return {
       kid: config.kid,
@@ -168,6 +176,26 @@ async function importOne(
         cause: error,
       },
     );
+  }
+}
+
+/**
+ * The `node:crypto` key, only when it demonstrably works: a probe it signs verifies through WebCrypto
+ * (jose) and through itself. Runtimes that offer a partial `node:crypto` under Node's name (workerd with
+ * `nodejs_compat`) keep the WebCrypto path instead of failing at the first token.
+ */
+async function provenNative(
+  create: () => NativeJwsKey,
+  verificationKey: CryptoKey,
+): Promise<NativeJwsKey | undefined> {
+  try {
+    const native = create();
+    const probe = native.sign('keyhold-probe', { probe: true });
+    await compactVerify(probe, verificationKey);
+    const cut = probe.lastIndexOf('.');
+    return native.verify(probe.slice(0, cut), probe.slice(cut + 1)) ? native : undefined;
+  } catch {
+    return undefined;
   }
 }
 

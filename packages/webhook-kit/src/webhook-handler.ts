@@ -1,5 +1,22 @@
-import type { Clock, HandlerRequest, HandlerResult, Logger, ToolModule } from '@keyhold/core';
-import { constantTimeEqual, isAllowedOrigin, parseQuery, silentLogger, systemClock } from '@keyhold/core';
+import type {
+  Clock,
+  FetchHandler,
+  FetchRequestInfo,
+  HandlerRequest,
+  HandlerResult,
+  Logger,
+  ToolModule,
+} from '@keyhold/core';
+import {
+  constantTimeEqual,
+  isAllowedOrigin,
+  PayloadTooLargeError,
+  parseQuery,
+  readHandlerRequest,
+  silentLogger,
+  systemClock,
+  toResponse,
+} from '@keyhold/core';
 import { bodyKind, parseBody } from './body.js';
 import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';
@@ -50,19 +67,27 @@ export interface WebhookHandlerOptions {
 }
 
 /**
- * A webhook handler: a Keyhold `Handler` to mount at the base path, with the routes it serves.
+ * A webhook handler: a Keyhold `Handler` to mount at the base path, with the routes it serves and a
+ * web-standard `fetch` for runtimes that speak `Request`/`Response`.
  *
  * @example
  * ```ts
  * const webhooks: WebhookHandler = createWebhookHandler({ modules });
  * logger.info({ routes: webhooks.routes.map((route) => route.key) }, 'webhooks ready');
  * const result = await webhooks(request);
+ * Deno.serve((request) => webhooks.fetch(request));
  * ```
  */
 export interface WebhookHandler {
   (request: HandlerRequest): Promise<HandlerResult>;
   /** The routes discovered at creation, in registration order. */
   readonly routes: readonly WebhookRoute[];
+  /**
+   * The same handler as a web-standard `fetch`: it owns every path under the base path (404 for the
+   * others). A body larger than `bodyLimitBytes` is refused with 413 while it is read, before the secret
+   * is checked, so it is never buffered whole.
+   */
+  readonly fetch: FetchHandler;
 }
 
 interface CompiledRoute extends WebhookRoute {
@@ -82,7 +107,7 @@ function invalid(message: string): WebhookError {
 function isOverLimit(body: string, limitBytes: number): boolean {
   // A UTF-16 code unit encodes to at most 3 UTF-8 bytes, so short bodies skip the byte count.
   if (body.length * 3 <= limitBytes) return false;
-  return Buffer.byteLength(body, 'utf8') > limitBytes;
+  return new TextEncoder().encode(body).byteLength > limitBytes;
 }
 
 /**
@@ -296,7 +321,22 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
   }
 
-  return Object.assign(handle, { routes: Object.freeze(discovered) });
+  async function fetch(request: Request, info: FetchRequestInfo = {}): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (!path.startsWith(prefix)) {
+      return toResponse(errorResult(404, 'not_found', 'no webhook at this path'));
+    }
+    let handlerRequest: HandlerRequest;
+    try {
+      handlerRequest = await readHandlerRequest(request, info, { bodyLimitBytes });
+    } catch (error) {
+      if (!(error instanceof PayloadTooLargeError)) throw error;
+      return toResponse(errorResult(413, 'payload_too_large', `the body exceeds ${bodyLimitBytes} bytes`));
+    }
+    return toResponse(await handle(handlerRequest));
+  }
+
+  return Object.assign(handle, { routes: Object.freeze(discovered), fetch });
 }
 
 /** Whether a browser sent this on behalf of a page of another site (servers send neither header). */

@@ -1,12 +1,22 @@
-import type { Clock, Handler, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
+import type {
+  Clock,
+  FetchHandler,
+  FetchRequestInfo,
+  HandlerRequest,
+  HandlerResult,
+  Logger,
+} from '@keyhold/core';
 import {
   consumeRateLimit,
   jsonResult,
+  PayloadTooLargeError,
   parseQuery,
   rateLimitedResult,
+  readHandlerRequest,
   sha256Base64url,
   silentLogger,
   systemClock,
+  toResponse,
 } from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
 import { RegistryError } from '../errors.js';
@@ -39,6 +49,28 @@ export interface RegistryApiOptions {
   logger?: Logger;
 }
 
+/**
+ * The registry API: a Keyhold `Handler` (call it with a `HandlerRequest`) that also has a web-standard
+ * `fetch`, for Bun, Deno, workerd and anything else that speaks `Request`/`Response`.
+ *
+ * @example
+ * ```ts
+ * const api: RegistryApi = createRegistryApi();
+ * Bun.serve({ fetch: (request, server) => api.fetch(request, { ip: server.requestIP(request)?.address }) });
+ * ```
+ */
+export interface RegistryApi {
+  (request: HandlerRequest): Promise<HandlerResult>;
+  /**
+   * The same API as a web-standard handler: it owns `/health` and `/api/providers…` and answers 404 for
+   * any other path. `info.ip` keys the per-IP rate limit (without it, every request shares one budget).
+   */
+  readonly fetch: FetchHandler;
+}
+
+/** The API reads no body; a request that sends a large one anyway is refused before it is buffered. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
@@ -67,7 +99,8 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * Creates the registry HTTP API as one Keyhold {@link Handler}. It routes the full paths
+ * Creates the registry HTTP API as one Keyhold `Handler` with a web-standard `fetch` (see
+ * {@link RegistryApi}). It routes the full paths
  * itself: `GET /api/providers`, `/api/providers/search?q=`, `/api/providers/<id>` and `/health`, so a host
  * mounts it under `/api/*` and `/health`. Answers carry `ETag` (304 on `If-None-Match`), `Cache-Control:
  * public, max-age=300` and CORS headers; each client IP (`request.ip`, which the adapter derives, trusting a
@@ -79,9 +112,10 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * import { createNodeListener } from '@keyhold/adapter-node';
  * const api = createRegistryApi({ providers: JSON.parse(readFileSync('providers.json', 'utf8')) });
  * createServer(createNodeListener(api)).listen(8080);
+ * // or, on Deno: Deno.serve((request, info) => api.fetch(request, { ip: info.remoteAddr.hostname }));
  * ```
  */
-export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
+export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi {
   const providers: ProviderMap =
     options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
   const limit = positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
@@ -160,7 +194,7 @@ export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
     );
   }
 
-  return async (request) => {
+  async function handle(request: HandlerRequest): Promise<HandlerResult> {
     const path =
       request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
     const known = path === '/health' || path === '/api/providers' || path.startsWith('/api/providers/');
@@ -193,5 +227,18 @@ export function createRegistryApi(options: RegistryApiOptions = {}): Handler {
     const found = single.get(id.toLowerCase());
     if (found !== undefined) return answer(request, 200, found);
     return answer(request, 404, prepare({ error: 'provider_not_found', providerId: id }));
-  };
+  }
+
+  async function fetch(request: Request, info: FetchRequestInfo = {}): Promise<Response> {
+    let handlerRequest: HandlerRequest;
+    try {
+      handlerRequest = await readHandlerRequest(request, info, { bodyLimitBytes: BODY_LIMIT_BYTES });
+    } catch (error) {
+      if (!(error instanceof PayloadTooLargeError)) throw error;
+      return toResponse(jsonResult(413, { error: 'payload_too_large' }, uncacheable));
+    }
+    return toResponse(await handle(handlerRequest));
+  }
+
+  return Object.assign(handle, { fetch });
 }

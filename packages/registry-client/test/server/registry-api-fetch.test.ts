@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createRegistryApi } from '../../src/server/registry-api.js';
+import { httpProvider } from '../helpers/providers.js';
+
+const providers = { github: httpProvider('github', { name: 'GitHub' }) };
+const origin = 'https://registry.example';
+
+describe('createRegistryApi(...).fetch: the same API as a web-standard handler', () => {
+  it('answers GET /api/providers/<id> with the Provider, its ETag and CORS headers', async () => {
+    const api = createRegistryApi({ providers });
+    const response = await api.fetch(new Request(`${origin}/api/providers/github`), { ip: '203.0.113.7' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('etag')).toMatch(/^".+"$/);
+    expect(await response.json()).toEqual(providers.github);
+  });
+
+  it('answers 304 with no body to a matching If-None-Match (RFC 9110 §13.1.2)', async () => {
+    const api = createRegistryApi({ providers });
+    const first = await api.fetch(new Request(`${origin}/api/providers`));
+    const etag = first.headers.get('etag')!;
+    const again = await api.fetch(
+      new Request(`${origin}/api/providers`, { headers: { 'if-none-match': etag } }),
+    );
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+  });
+
+  it('searches with ?q=', async () => {
+    const api = createRegistryApi({ providers });
+    const response = await api.fetch(new Request(`${origin}/api/providers/search?q=git`));
+    const body = (await response.json()) as { count: number; query: string };
+    expect(body).toMatchObject({ query: 'git', count: 1 });
+  });
+
+  it('answers /health, a CORS preflight with 204, and 404 for paths it does not own', async () => {
+    const api = createRegistryApi({ providers });
+    expect(await (await api.fetch(new Request(`${origin}/health`))).json()).toEqual({ status: 'ok' });
+    const preflight = await api.fetch(new Request(`${origin}/api/providers`, { method: 'OPTIONS' }));
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+    expect((await api.fetch(new Request(`${origin}/tenant/demo/token`))).status).toBe(404);
+  });
+
+  it('keys the rate limit by info.ip, so one address is limited and another is not', async () => {
+    const api = createRegistryApi({ providers, rateLimitPerWindow: 1 });
+    const get = (ip: string) => api.fetch(new Request(`${origin}/api/providers`), { ip });
+    expect((await get('203.0.113.1')).status).toBe(200);
+    const limited = await get('203.0.113.1');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+    expect((await get('203.0.113.2')).status).toBe(200);
+  });
+
+  it('answers 405 to a POST and 413 to a POST whose body is larger than 64 KiB', async () => {
+    const api = createRegistryApi({ providers });
+    const small = await api.fetch(new Request(`${origin}/api/providers`, { method: 'POST', body: '{}' }));
+    expect(small.status).toBe(405);
+    expect(small.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const big = await api.fetch(
+      new Request(`${origin}/api/providers`, { method: 'POST', body: 'x'.repeat(64 * 1024 + 1) }),
+    );
+    expect(big.status).toBe(413);
+  });
+
+  it('keeps the Keyhold Handler call working', async () => {
+    const api = createRegistryApi({ providers });
+    const result = await api({ method: 'GET', path: '/health', query: '', headers: {}, body: '' });
+    expect(result.status).toBe(200);
+  });
+});

@@ -1,0 +1,63 @@
+import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
+import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
+import { createRegistryApi } from '@keyhold/registry-client/server';
+import { createWebhookHandler } from '@keyhold/webhook-kit';
+import { echoModule } from './echo-module.js';
+
+/** What every runtime's server script passes in. */
+export interface AppOptions {
+  /** The server's own origin, e.g. `http://127.0.0.1:8787` (the issuer is `{baseUrl}/tenant/demo`). */
+  readonly baseUrl: string;
+  /** The shared secret webhook senders put in `X-Webhook-Secret`. */
+  readonly webhookSecret: string;
+  /**
+   * Where `echo-module.ts` is on disk, so `@webhook` tags are read from it. workerd has no such file:
+   * there only `handle*` methods are served.
+   */
+  readonly moduleSourcePath: string;
+}
+
+/** The app, and the webhook routes it discovered at start-up. */
+export interface App {
+  readonly fetch: FetchHandler;
+  readonly webhookRoutes: readonly string[];
+}
+
+/**
+ * The three areas on one web-standard `fetch`: webhooks under `/webhook/`, the registry API under `/api/`
+ * and `/health`, and the authorization server (single-user mode: tenant `demo`'s owner consents without a
+ * login) for everything else. `GET /__routes` lists the discovered webhook routes, so the test can see
+ * what discovery found on each runtime.
+ */
+export async function createApp(options: AppOptions): Promise<App> {
+  const signingKey = await generateSigningKey('ES256', 'k1');
+  const oauth = createAuthorizationServer({
+    baseUrl: options.baseUrl,
+    tenants: {
+      get: (slug) => (slug === 'demo' ? { signingKeys: [signingKey], singleUserId: 'owner' } : undefined),
+    },
+    storage: createMemoryStorage(),
+    singleUserMode: true,
+  });
+  const registry = createRegistryApi();
+  const webhooks = createWebhookHandler({
+    modules: [
+      {
+        toolModuleId: 'echo',
+        displayName: 'Echo',
+        sourcePath: options.moduleSourcePath,
+        instance: echoModule,
+      },
+    ],
+    secret: options.webhookSecret,
+  });
+  const webhookRoutes = webhooks.routes.map((route) => route.key);
+  const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (path === '/__routes') return Response.json({ webhookRoutes });
+    if (path.startsWith('/webhook/')) return webhooks.fetch(request, info);
+    if (path === '/health' || path.startsWith('/api/')) return registry.fetch(request, info);
+    return oauth.fetch(request, info);
+  };
+  return { fetch, webhookRoutes };
+}
