@@ -65,9 +65,11 @@ async function runAuthorizationSuite(
   return { exitCode, output, checks };
 }
 
-/** The scenario names under "Authorization server scenarios" in `conformance list`. */
-async function listAuthorizationScenarios(): Promise<string[]> {
-  const child = spawn(node22, [suite, 'list'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The scenario names under "Authorization server scenarios" in `conformance list`, for one revision. */
+async function listAuthorizationScenarios(specVersion: string): Promise<string[]> {
+  const child = spawn(node22, [suite, 'list', '--authorization', '--spec-version', specVersion], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -75,6 +77,35 @@ async function listAuthorizationScenarios(): Promise<string[]> {
   await new Promise((resolve) => child.once('exit', resolve));
   const section = output.split(/Authorization server scenarios[^\n]*\n/)[1] ?? '';
   return [...section.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
+}
+
+/** Every revision the suite's `--spec-version` knows, oldest first. */
+const SPEC_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+
+/**
+ * The suite's verdict, strictly: every check it wrote is SUCCESS (a WARNING, SKIPPED or INFO fails too), every
+ * scenario the suite lists for the revision ran and passed (so an upgrade that adds one cannot slip by unrun),
+ * the summary reads `0 failed` and the suite exits 0.
+ */
+async function expectEveryCheckPassed(
+  run: Awaited<ReturnType<typeof runAuthorizationSuite>>,
+  specVersion: string,
+): Promise<void> {
+  const all = [...run.checks.values()].flat();
+  // The per-check outcome in the CI log, the source of CONFORMANCE.md's table.
+  console.log(
+    `--spec-version ${specVersion}\n${all.map((check) => `${check.status.padEnd(8)} ${check.id}`).join('\n')}`,
+  );
+  const notPassed = all.filter((check) => check.status !== 'SUCCESS');
+  expect(notPassed, run.output).toEqual([]);
+  expect([...run.checks.keys()].sort(), run.output).toEqual(
+    expect.arrayContaining(['authorization-code-grant', 'authorization-server-metadata']),
+  );
+  const scenarios = await listAuthorizationScenarios(specVersion);
+  expect(scenarios.length).toBeGreaterThanOrEqual(2);
+  for (const scenario of scenarios) expect(run.output).toContain(`✓ ${scenario}:`);
+  expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
+  expect(run.exitCode, run.output).toBe(0);
 }
 
 let host: HostProcess;
@@ -86,44 +117,48 @@ afterAll(async () => {
 });
 
 describe('the official MCP conformance suite, authorization-server mode, against the tenant issuer', () => {
-  it('passes every check of every authorization-server scenario, with nothing skipped or warned', async () => {
-    const port = await freePort();
-    // The suite authenticates with `none` whenever the server advertises it, so its client is public.
-    const client = await registerClient(host, {
-      client_name: 'MCP conformance suite',
-      redirect_uris: [`http://127.0.0.1:${port}/callback`],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
+  it('knows exactly the revisions run here', async () => {
+    // A suite upgrade that adds a revision fails this until the revision gets its own run below.
+    const child = spawn(node22, [suite, 'list', '--authorization'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
     });
-    const run = await runAuthorizationSuite([
-      '--url',
-      host.issuer,
-      '--client-id',
-      client.client_id,
-      '--resource',
-      host.mcpUrl,
-      '--port',
-      String(port),
-    ]);
-    const all = [...run.checks.values()].flat();
-    // The per-check outcome in the CI log, the source of CONFORMANCE.md's table.
-    console.log(all.map((check) => `${check.status.padEnd(8)} ${check.id}`).join('\n'));
-    const notPassed = all.filter((check) => check.status !== 'SUCCESS');
-    expect(notPassed, run.output).toEqual([]);
-    expect([...run.checks.keys()].sort(), run.output).toEqual(
-      expect.arrayContaining([
-        'authorization-code-grant',
-        'authorization-server-metadata',
-        'authorization-server-metadata-cimd',
-      ]),
-    );
-    // Every scenario the suite lists for authorization servers ran and passed, so an upgrade that adds one
-    // cannot slip by unrun.
-    const scenarios = await listAuthorizationScenarios();
-    expect(scenarios.length).toBeGreaterThanOrEqual(2);
-    for (const scenario of scenarios) expect(run.output).toContain(`✓ ${scenario}:`);
-    expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
-    expect(run.exitCode, run.output).toBe(0);
-  }, 120_000);
+    await new Promise((resolve) => child.once('exit', resolve));
+    const revisions = new Set([...output.matchAll(/\d{4}-\d{2}-\d{2}/g)].map((match) => match[0]));
+    expect([...revisions].sort()).toEqual([...SPEC_VERSIONS]);
+  });
+
+  it.each(SPEC_VERSIONS)(
+    'passes every check of every authorization-server scenario at --spec-version %s (public client, `none`)',
+    async (specVersion) => {
+      const port = await freePort();
+      // The suite authenticates with `none` whenever the server advertises it, so its client is public.
+      const client = await registerClient(host, {
+        client_name: 'MCP conformance suite',
+        redirect_uris: [`http://127.0.0.1:${port}/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      });
+      const run = await runAuthorizationSuite([
+        '--url',
+        host.issuer,
+        '--client-id',
+        client.client_id,
+        '--resource',
+        host.mcpUrl,
+        '--port',
+        String(port),
+        '--spec-version',
+        specVersion,
+      ]);
+      await expectEveryCheckPassed(run, specVersion);
+      // The suite checks `client_id_metadata_document_supported` from 2025-11-25 on (CIMD's revision) only.
+      expect(run.checks.has('authorization-server-metadata-cimd'), run.output).toBe(
+        specVersion >= '2025-11-25',
+      );
+    },
+    120_000,
+  );
 });
