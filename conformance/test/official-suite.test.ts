@@ -110,7 +110,7 @@ async function expectEveryCheckPassed(
 
 let host: HostProcess;
 beforeAll(async () => {
-  host = await startHost();
+  host = await startHost({ KEYHOLD_CONFIDENTIAL_TENANT: 'confidential' });
 });
 afterAll(async () => {
   await host?.stop();
@@ -161,4 +161,83 @@ describe('the official MCP conformance suite, authorization-server mode, against
     },
     120_000,
   );
+});
+
+describe('the same suite against a tenant without public clients (KEYHOLD_CONFIDENTIAL_TENANT)', () => {
+  const issuer = (): string => `${host.url}/tenant/confidential`;
+
+  /** A confidential client of the tenant (client_secret_basic), with the suite's callback registered. */
+  async function confidentialClient(port: number) {
+    const client = await registerClient(
+      host,
+      {
+        client_name: 'MCP conformance suite (confidential)',
+        redirect_uris: [`http://127.0.0.1:${port}/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      issuer(),
+    );
+    expect(client.client_secret).toEqual(expect.any(String));
+    return client as { client_id: string; client_secret: string };
+  }
+
+  it('advertises no `none`, so the suite must authenticate with the secret (client_secret_basic)', async () => {
+    const metadata = (await (
+      await fetch(`${host.url}/.well-known/oauth-authorization-server/tenant/confidential`)
+    ).json()) as Record<string, unknown>;
+    // The suite picks `none` when listed, else client_secret_post, else client_secret_basic.
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual([
+      'client_secret_basic',
+      'private_key_jwt',
+    ]);
+  });
+
+  it.each(SPEC_VERSIONS)(
+    'passes every check at --spec-version %s with --client-id and --client-secret of a confidential client',
+    async (specVersion) => {
+      const port = await freePort();
+      const client = await confidentialClient(port);
+      const run = await runAuthorizationSuite([
+        '--url',
+        issuer(),
+        '--client-id',
+        client.client_id,
+        '--client-secret',
+        client.client_secret,
+        '--resource',
+        `${issuer()}/mcp`,
+        '--port',
+        String(port),
+        '--spec-version',
+        specVersion,
+      ]);
+      await expectEveryCheckPassed(run, specVersion);
+    },
+    120_000,
+  );
+
+  it('fails the code grant with a wrong secret: the secret is what authenticates the suite', async () => {
+    const port = await freePort();
+    const client = await confidentialClient(port);
+    const run = await runAuthorizationSuite([
+      '--url',
+      issuer(),
+      '--client-id',
+      client.client_id,
+      '--client-secret',
+      `${client.client_secret}x`,
+      '--resource',
+      `${issuer()}/mcp`,
+      '--port',
+      String(port),
+      '--spec-version',
+      '2026-07-28',
+    ]);
+    const grant = run.checks.get('authorization-code-grant')?.[0];
+    expect(grant?.status, run.output).toBe('FAILURE');
+    expect(grant?.errorMessage).toContain('401');
+    expect(run.exitCode).not.toBe(0);
+  }, 120_000);
 });
