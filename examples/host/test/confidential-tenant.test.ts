@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
 import { type HostProcess, startHost } from './host-process.js';
 
 let host: HostProcess;
@@ -45,6 +46,18 @@ describe('KEYHOLD_CONFIDENTIAL_TENANT: a tenant without public clients', () => {
     expect(created.status).toBe(201);
     expect(await created.json()).toHaveProperty('client_secret');
     expect((await register('demo', 'none')).status).toBe(201);
+  });
+
+  it('takes a tenant slug other than demo and provider', () => {
+    expect(readConfig({ KEYHOLD_CONFIDENTIAL_TENANT: 'confidential' }, '/').confidentialTenant).toBe(
+      'confidential',
+    );
+    expect(readConfig({}, '/').confidentialTenant).toBeUndefined();
+    for (const bad of ['demo', 'provider', 'no/slash', '-x']) {
+      expect(() => readConfig({ KEYHOLD_CONFIDENTIAL_TENANT: bad }, '/')).toThrow(
+        /KEYHOLD_CONFIDENTIAL_TENANT/,
+      );
+    }
   });
 
   it('is absent unless configured', async () => {
