@@ -37,12 +37,21 @@ async function runAuthorizationSuite(
   });
   let output = '';
   let approval: Promise<unknown> | undefined;
+  let callbackListening: () => void = () => {};
+  const listening = new Promise<void>((resolve) => {
+    callbackListening = resolve;
+  });
   const onData = (chunk: Buffer): void => {
     output += chunk.toString();
+    // The suite prints the URL before its callback server has finished binding and announces the bind on a
+    // line of its own; the redirect is delivered only after that line (on a busy machine it comes later).
+    if (/Callback server started/.test(output)) callbackListening();
     const match = /^(http\S+\/authorize\?\S+)$/m.exec(output);
     if (match && !approval) {
-      // The suite starts its callback server right after printing the URL; the redirect lands there.
-      approval = approveInBrowser(match[1]!).then((callback) => fetch(callback));
+      approval = approveInBrowser(match[1]!).then(async (callback) => {
+        await listening;
+        return fetch(callback);
+      });
       approval.catch((error: unknown) => {
         // Without the callback the suite would wait five minutes; end it now so the failure shows.
         output += `\n[browser step failed: ${String(error)}]\n`;
@@ -53,7 +62,10 @@ async function runAuthorizationSuite(
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const timer = setTimeout(() => child.kill('SIGTERM'), 90_000);
-  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the output streams are drained by then, so `output` is complete.
+  const exitCode = await new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
   clearTimeout(timer);
   const checks = new Map<string, Check[]>();
   for (const entry of readdirSync(outputDir, { recursive: true, encoding: 'utf8' })) {
@@ -236,7 +248,7 @@ describe('the same suite against a tenant without public clients (KEYHOLD_CONFID
       '2026-07-28',
     ]);
     const grant = run.checks.get('authorization-code-grant')?.[0];
-    expect(grant?.status, run.output).toBe('FAILURE');
+    expect(grant?.status, `exit ${run.exitCode}: ${run.output}`).toBe('FAILURE');
     expect(grant?.errorMessage).toContain('401');
     expect(run.exitCode).not.toBe(0);
   }, 120_000);
