@@ -202,6 +202,7 @@ describe('client profiles, driven through the whole flow against the example hos
       host = await startHost({
         KEYHOLD_CIMD_DOMAINS: documentUrl.host,
         KEYHOLD_CIMD_DEV_REWRITE: `${documentUrl.origin}=${documents.url}`,
+        KEYHOLD_CONFIDENTIAL_TENANT: 'confidential',
       });
     });
     afterAll(async () => {
@@ -209,11 +210,27 @@ describe('client profiles, driven through the whole flow against the example hos
       await new Promise((resolve) => documents?.server.close(resolve));
     });
 
+    it('is refused (invalid_client) by a tenant that does not accept `none`', async () => {
+      const authorize = new URL(`${host.url}/tenant/confidential/authorize`);
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: profile.clientId!,
+        redirect_uri: profile.redirectUri,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      const response = await fetch(authorize, { redirect: 'manual' });
+      expect(response.status).toBe(400);
+      const page = await response.text();
+      expect(page).toContain('invalid_client');
+      expect(page).toContain('names no authentication method');
+    });
+
     it('authorizes, consents, exchanges, calls tools/list, and refreshes twice inside the window', async () => {
       const { clientId } = await driveProfile(host, profile, publicClient);
       expect(clientId).toBe('https://claude.ai/oauth/mcp-oauth-client-metadata');
-      // The host fetched the document (once: it is cached for its max-age).
-      expect(documents.requested).toEqual([new URL(clientId).pathname]);
+      // The host fetched the document, and nothing else from the client's site.
+      expect(new Set(documents.requested)).toEqual(new Set([new URL(clientId).pathname]));
     });
   });
 
