@@ -80,7 +80,7 @@ export function negotiateDocumentAuthMethod(
   }
   throw new OAuthError(
     'invalid_client',
-    `the metadata document names no authentication method this server supports for it (${DOCUMENT_METHOD_PREFERENCE.filter(tenantAccepts).join(', ') || 'none on this tenant'}): ${listed.join(', ')}`,
+    `the metadata document names no authentication method this server supports for it (${DOCUMENT_METHOD_PREFERENCE.filter(tenantAccepts).join(', ') || 'nothing on this tenant'}): ${listed.join(', ')}`,
   );
 }
 
