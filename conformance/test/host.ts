@@ -39,12 +39,13 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Dynamic client registration (RFC 7591) at the demo tenant. */
+/** Dynamic client registration (RFC 7591) at the demo tenant, or at the tenant of another `issuer`. */
 export async function registerClient(
   host: HostProcess,
   metadata: Record<string, unknown>,
+  issuer: string = host.issuer,
 ): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
-  const response = await fetch(`${host.issuer}/register`, {
+  const response = await fetch(`${issuer}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(metadata),

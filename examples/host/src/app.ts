@@ -63,7 +63,11 @@ export const PROVIDER_CLIENT_ID = 'keyhold-host';
 export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const { config, secrets, baseUrl, hostRoot, logger } = options;
   const clock = systemClock;
-  const keys = await loadSigningKeys(config.dataDir, [config.tenant, config.providerTenant]);
+  const keys = await loadSigningKeys(config.dataDir, [
+    config.tenant,
+    config.providerTenant,
+    ...(config.confidentialTenant ? [config.confidentialTenant] : []),
+  ]);
 
   // A Map, not an object literal: a slug such as `constructor` must be an unknown tenant, not a prototype member.
   const tenants = new Map<string, TenantConfig>([
@@ -88,6 +92,18 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       },
     ],
   ]);
+  if (config.confidentialTenant !== undefined) {
+    // Like demo, but without public clients: the metadata advertises no `none`, so every client (the
+    // conformance suite's included) must authenticate with a secret in a Basic header or a signed assertion.
+    // `client_secret_post` is left out too: Keyhold refuses it on authorization_code (oauth-core README).
+    tenants.set(config.confidentialTenant, {
+      signingKeys: keys[config.confidentialTenant]!,
+      singleUserId: config.ownerUserId,
+      allowedCimdDomains: config.cimdDomains,
+      scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
+      tokenEndpointAuthMethods: ['client_secret_basic', 'private_key_jwt'],
+    });
+  }
 
   const stores = await openHostStorage(config, logger);
   const storage = stores.oauth;

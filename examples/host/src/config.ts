@@ -100,6 +100,12 @@ export interface HostConfig {
   readonly tenant: string;
   /** A second tenant of the same authorization server, playing the third-party provider offline. */
   readonly providerTenant: string;
+  /**
+   * `KEYHOLD_CONFIDENTIAL_TENANT=<slug>`: one more tenant like `demo` that accepts confidential clients only
+   * (`client_secret_basic` and `private_key_jwt`, no `none`), for trying confidential-client authentication
+   * against a server that leaves no public fallback. Absent: no such tenant.
+   */
+  readonly confidentialTenant?: string;
   readonly singleUser: boolean;
   /** The tenant owner: the subject in single-user mode. */
   readonly ownerUserId: string;
@@ -155,6 +161,17 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const [from, to] = rewrite ? rewrite.split('=', 2) : [];
   const publicUrl = env['KEYHOLD_PUBLIC_URL'];
   const rateLimits = readRateLimits(env);
+  const confidentialTenant = env['KEYHOLD_CONFIDENTIAL_TENANT']?.trim();
+  if (confidentialTenant !== undefined && confidentialTenant !== '') {
+    if (
+      !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(confidentialTenant) ||
+      ['demo', 'provider'].includes(confidentialTenant)
+    ) {
+      throw new Error(
+        `KEYHOLD_CONFIDENTIAL_TENANT must be a tenant slug other than demo and provider, got "${confidentialTenant}"`,
+      );
+    }
+  }
   return {
     port,
     hostname: env['HOST'] ?? '127.0.0.1',
@@ -166,6 +183,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     dataDir: resolve(cwd, env['KEYHOLD_DATA_DIR'] ?? '.keyhold'),
     tenant: 'demo',
     providerTenant: 'provider',
+    ...(confidentialTenant ? { confidentialTenant } : {}),
     // The spec's bootstrap: SVC_SINGLE_USER=1 skips login (the README's first command sets it).
     singleUser: env['SVC_SINGLE_USER'] === '1',
     ownerUserId: env['KEYHOLD_OWNER_USER_ID'] ?? 'owner',

@@ -3,7 +3,7 @@ import { sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
 import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
 import { OAuthError } from './errors.js';
-import type { TenantLookup } from './options.js';
+import type { TenantConfig, TenantLookup } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
 import type {
   ApplicationType,
@@ -129,17 +129,18 @@ export function createClientAdministration(options: ClientAdministrationOptions)
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
 
-  async function scopesOf(tenant: string): Promise<readonly string[] | undefined> {
+  async function configOf(tenant: string): Promise<TenantConfig | undefined> {
     if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
     if (!options.tenants) return undefined;
     const config = await options.tenants.get(tenant);
     if (!config) throw new OAuthError('invalid_request', `unknown tenant "${tenant}"`, { status: 404 });
-    return config.scopesSupported;
+    return config;
   }
 
   return {
     async provision(tenant, input) {
-      const scopesSupported = await scopesOf(tenant);
+      const config = await configOf(tenant);
+      const scopesSupported = config?.scopesSupported;
       const grantTypes = input.grantTypes ?? [];
       const draft: ClientMetadata = {
         redirectUris: input.redirectUris ?? [],
@@ -161,6 +162,13 @@ export function createClientAdministration(options: ClientAdministrationOptions)
         ...(input.applicationType === undefined ? {} : { applicationType: input.applicationType }),
       };
       const metadata = checkClientMetadata(draft, scopesSupported);
+      const accepted = config?.tokenEndpointAuthMethods;
+      if (accepted !== undefined && !accepted.includes(metadata.tokenEndpointAuthMethod)) {
+        throw new OAuthError(
+          'invalid_client_metadata',
+          `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${accepted.join(', ')})`,
+        );
+      }
       const clientId = pooledRandomToken(16);
       const clientSecret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
       const record = clientRecord(metadata, {

@@ -7,6 +7,7 @@ import { inferApplicationType } from './redirect-uri.js';
 import { parseScope } from './scopes.js';
 import type { ApplicationType, ClientJwks, ClientType, TokenEndpointAuthMethod } from './storage.js';
 import type { Tenant } from './tenant.js';
+import { assertTenantAcceptsAuthMethod } from './tenant.js';
 
 /** A client as the handlers see it, whichever way it arrived. */
 export interface ResolvedClient {
@@ -52,6 +53,7 @@ const DOCUMENT_METHOD_PREFERENCE = ['private_key_jwt', 'none'] as const;
 export function negotiateDocumentAuthMethod(
   document: ClientMetadataDocument,
   privateKeyJwtOffered: boolean,
+  tenantAccepts: (method: TokenEndpointAuthMethod) => boolean = () => true,
 ): 'none' | 'private_key_jwt' {
   const listed =
     document.token_endpoint_auth_method !== undefined
@@ -61,10 +63,12 @@ export function negotiateDocumentAuthMethod(
   const alg = document.token_endpoint_auth_signing_alg;
   const algAccepted = alg === undefined || (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg);
   const usable = (method: (typeof DOCUMENT_METHOD_PREFERENCE)[number]): boolean =>
-    listed.includes(method) && (method === 'none' || (privateKeyJwtOffered && hasKeys && algAccepted));
+    listed.includes(method) &&
+    tenantAccepts(method) &&
+    (method === 'none' || (privateKeyJwtOffered && hasKeys && algAccepted));
   const chosen = DOCUMENT_METHOD_PREFERENCE.find(usable);
   if (chosen !== undefined) return chosen;
-  if (listed.includes('private_key_jwt')) {
+  if (listed.includes('private_key_jwt') && tenantAccepts('private_key_jwt')) {
     throw new OAuthError(
       'invalid_client',
       !privateKeyJwtOffered
@@ -76,7 +80,7 @@ export function negotiateDocumentAuthMethod(
   }
   throw new OAuthError(
     'invalid_client',
-    `the metadata document names no authentication method this server supports for it (${DOCUMENT_METHOD_PREFERENCE.join(', ')}): ${listed.join(', ')}`,
+    `the metadata document names no authentication method this server supports for it (${DOCUMENT_METHOD_PREFERENCE.filter(tenantAccepts).join(', ') || 'nothing on this tenant'}): ${listed.join(', ')}`,
   );
 }
 
@@ -153,7 +157,11 @@ export async function resolveClient(
       throw new OAuthError('invalid_client', resolution.description);
     }
     const document = resolution.document;
-    const method = negotiateDocumentAuthMethod(document, context.clientAssertions !== undefined);
+    const method = negotiateDocumentAuthMethod(
+      document,
+      context.clientAssertions !== undefined,
+      (candidate) => tenant.authMethods === undefined || tenant.authMethods.has(candidate),
+    );
     const scopes = document.scope === undefined ? undefined : parseScope(document.scope);
     return {
       clientId,
@@ -179,6 +187,8 @@ export async function resolveClient(
   if (!record || (record.expiresAt !== undefined && record.expiresAt <= context.clock.now())) {
     throw new OAuthError('invalid_client', 'unknown client');
   }
+  // A tenant that stopped accepting the client's method no longer serves it (tokenEndpointAuthMethods).
+  assertTenantAcceptsAuthMethod(tenant, record.tokenEndpointAuthMethod);
   const host = hostOf(record.clientUri);
   const scopes = record.scope === undefined ? undefined : parseScope(record.scope);
   return {

@@ -16,7 +16,7 @@ import { noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
-import type { ClientAssertionReplayStore, OAuthStorage } from './storage.js';
+import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.
@@ -62,6 +62,16 @@ export interface TenantConfig {
    * is set it must list them, or no token could ever be accepted (a warning is logged).
    */
   readonly resourceScopes?: readonly string[];
+  /**
+   * The client authentication methods the tenant accepts (RFC 8414 `token_endpoint_auth_methods_supported`).
+   * When set, only these are advertised (intersected with what the server offers: `private_key_jwt` needs a
+   * replay store), registered (`POST /register` and `clients.provision` refuse others with
+   * `invalid_client_metadata`), negotiated with metadata documents, and accepted at `/authorize`, `/token`,
+   * `/revoke` and `/introspect` (a client whose method is not listed is `invalid_client`, even one registered
+   * before the list changed). Leave out `none` for a tenant of confidential clients only. Default: every method
+   * the server offers. An empty or unknown entry throws `invalid_options` on use.
+   */
+  readonly tokenEndpointAuthMethods?: readonly TokenEndpointAuthMethod[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 import { OAuthError } from './errors.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
+import type { TokenEndpointAuthMethod } from './storage.js';
 
 /** A tenant resolved for one request: its config, URLs and imported keys. */
 export interface Tenant {
@@ -19,6 +20,41 @@ export interface Tenant {
   readonly scopesSupported?: readonly string[];
   /** The scopes a token needs for the tenant's own protected resource (default `['mcp:tools']`). */
   readonly resourceScopes: readonly string[];
+  /** The client authentication methods the tenant accepts; absent: every method the server offers. */
+  readonly authMethods?: ReadonlySet<TokenEndpointAuthMethod>;
+}
+
+const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'none',
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+];
+
+function readAuthMethods(
+  methods: readonly TokenEndpointAuthMethod[] | undefined,
+): ReadonlySet<TokenEndpointAuthMethod> | undefined {
+  if (methods === undefined) return undefined;
+  if (!Array.isArray(methods) || methods.length === 0 || !methods.every((m) => AUTH_METHODS.includes(m))) {
+    throw new OAuthError(
+      'invalid_options',
+      `the tenant tokenEndpointAuthMethods must list one or more of ${AUTH_METHODS.join(', ')}`,
+    );
+  }
+  return new Set(methods);
+}
+
+/**
+ * Whether the tenant accepts a client authentication method (its `tokenEndpointAuthMethods`, default all).
+ * Throws `invalid_client` naming the method when it does not, for `/authorize` and the token endpoints.
+ */
+export function assertTenantAcceptsAuthMethod(tenant: Tenant, method: TokenEndpointAuthMethod): void {
+  if (tenant.authMethods !== undefined && !tenant.authMethods.has(method)) {
+    throw new OAuthError(
+      'invalid_client',
+      `this tenant does not accept ${method} client authentication (it accepts ${[...tenant.authMethods].join(', ')})`,
+    );
+  }
 }
 
 /**
@@ -86,6 +122,7 @@ export async function resolveTenant(
   const config = await context.tenants.get(slug);
   if (!config) return undefined;
   const { issuer, resource, resourceMetadataUrl } = tenantUrls(context, slug);
+  const authMethods = readAuthMethods(config.tokenEndpointAuthMethods);
   return {
     slug,
     config,
@@ -98,5 +135,6 @@ export async function resolveTenant(
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
     ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),
     resourceScopes: config.resourceScopes ?? DEFAULT_RESOURCE_SCOPES,
+    ...(authMethods ? { authMethods } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
 import type { ServerContext } from '../options.js';
+import type { TokenEndpointAuthMethod } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { SUPPORTED_GRANT_TYPES } from './token.js';
 
@@ -8,7 +9,11 @@ const CACHE = { 'cache-control': 'public, max-age=300', 'access-control-allow-or
 
 import { CLIENT_ASSERTION_ALGORITHMS } from '../client-keys.js';
 
-const SECRET_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+const SECRET_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'none',
+  'client_secret_basic',
+  'client_secret_post',
+];
 
 /** The scopes a tenant advertises: its `scopesSupported`, or `openid` and its resource scopes. */
 export function advertisedScopes(tenant: Tenant): readonly string[] {
@@ -33,8 +38,14 @@ export function resourceAdvertisedScopes(tenant: Tenant): readonly string[] {
 export function authorizationServerMetadata(context: ServerContext, tenant: Tenant): HandlerResult {
   const issuer = tenant.issuer;
   // private_key_jwt is advertised only when it works: the storage can keep assertion jtis single use.
-  const assertions = context.clientAssertions !== undefined;
-  const authMethods = assertions ? [...SECRET_AUTH_METHODS, 'private_key_jwt'] : SECRET_AUTH_METHODS;
+  const offered: readonly TokenEndpointAuthMethod[] =
+    context.clientAssertions !== undefined
+      ? [...SECRET_AUTH_METHODS, 'private_key_jwt']
+      : SECRET_AUTH_METHODS;
+  // A tenant may accept fewer (tokenEndpointAuthMethods): advertise only what it accepts, in the same order.
+  const accepted = tenant.authMethods;
+  const authMethods = accepted ? offered.filter((method) => accepted.has(method)) : offered;
+  const assertions = authMethods.includes('private_key_jwt');
   const signingAlgs = assertions ? { values: CLIENT_ASSERTION_ALGORITHMS } : undefined;
   return jsonResult(
     200,

@@ -149,6 +149,11 @@ export async function registerHandler(
   if (metadata.tokenEndpointAuthMethod === 'private_key_jwt' && !context.clientAssertions) {
     throw invalidMetadata('this server does not accept private_key_jwt client authentication');
   }
+  if (tenant.authMethods !== undefined && !tenant.authMethods.has(metadata.tokenEndpointAuthMethod)) {
+    throw invalidMetadata(
+      `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${[...tenant.authMethods].join(', ')})`,
+    );
+  }
   const secret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
   const record = clientRecord(metadata, {
     clientId,
