@@ -1,5 +1,6 @@
 // Runs publint and @arethetypeswrong/cli over every publishable package's built output, and checks what
-// `npm pack` would publish: LICENSE, README.md, every file the exports map names, no sources or tests.
+// `npm pack` would publish: LICENSE, README.md, CHANGELOG.md, every file the exports map names, no sources
+// or tests.
 // Fails (exit 1) when any check reports an error for any package.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -72,7 +73,13 @@ for (const name of readdirSync(packagesDir).sort()) {
     problems.push(`npm pack failed: ${error.stderr ?? error.message}`);
   }
   const files = new Set(packed);
-  for (const required of ['LICENSE', 'README.md', 'package.json', ...exportedFiles(manifest)]) {
+  for (const required of [
+    'LICENSE',
+    'README.md',
+    'CHANGELOG.md',
+    'package.json',
+    ...exportedFiles(manifest),
+  ]) {
     if (!files.has(required)) problems.push(`missing ${required}`);
   }
   for (const file of packed) {
