@@ -212,6 +212,19 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           throw error;
         }
         event.error_code = error.code;
+        if (error.code === 'invalid_client') {
+          // A security event with a stable reason; the description names the rule, never a secret.
+          context.logger.info(
+            {
+              event: 'authentication_failed',
+              reason: 'invalid_client',
+              endpoint: name,
+              tenant: tenantSlug,
+              detail: error.message,
+            },
+            'client authentication failed',
+          );
+        }
         if (error instanceof RateLimitedError) {
           // 429 with Retry-After, never a 401: the client is not wrong, only early.
           const retryAfter = { 'retry-after': String(error.retryAfterSeconds) };
@@ -240,6 +253,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   // Without metrics (the default) nothing is built per request to be thrown away.
   const recording = context.metrics !== noopMetrics;
+  /** A refused bearer token (presented, not missing) as a security event. */
+  function logBearerFailure(tenantSlug: string, detail: string): void {
+    context.logger.info(
+      { event: 'authentication_failed', reason: 'invalid_token', tenant: tenantSlug, detail },
+      'bearer token refused',
+    );
+  }
+
   function record(name: AuthEventAttributes['endpoint'], status: number, event: RequestEvent): void {
     if (!recording) return;
     context.metrics.event({
@@ -283,12 +304,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
         };
       }
-      return checkBearer(context, tenant, authorizationHeader, verifyOptions);
+      const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
+      if (!check.ok && authorizationHeader !== undefined && authorizationHeader !== '') {
+        logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
+      }
+      return check;
     },
     tokenVerifier: (tenantSlug, verifierOptions = {}) => ({
       async verifyAccessToken(token) {
         const tenant = await resolveTenant(context, keyCache, tenantSlug);
-        return verifyForResource(context, tenant, token, verifierOptions.resource);
+        try {
+          return await verifyForResource(context, tenant, token, verifierOptions.resource);
+        } catch (error) {
+          if (error instanceof OAuthError) logBearerFailure(tenantSlug, error.message);
+          throw error;
+        }
       },
     }),
     async consentRequest(tenantSlug, requestId, userId) {

@@ -171,8 +171,8 @@ export async function verifyClientAssertion(
     // client published, so it is the client's failure too, never a 500.
     const description =
       describeJoseFailure(error) ?? 'the client assertion cannot be verified with the client key';
-    context.logger.info(
-      { tenant: tenant.slug, clientId: client.clientId, reason: description },
+    context.logger.debug(
+      { tenant: tenant.slug, clientId: client.clientId, detail: description },
       'client assertion refused',
     );
     throw refuse(description);
@@ -194,7 +194,15 @@ export async function verifyClientAssertion(
   }
   const first = await settings.replays.consume(tenant.slug, client.clientId, jti, exp * 1000, now);
   if (!first) {
-    context.logger.warn({ tenant: tenant.slug, clientId: client.clientId }, 'client assertion replayed');
+    context.logger.warn(
+      {
+        event: 'replay_detected',
+        reason: 'client_assertion',
+        tenant: tenant.slug,
+        clientId: client.clientId,
+      },
+      'client assertion replayed',
+    );
     throw refuse('the client assertion was already used (its jti is single use)');
   }
 }

@@ -157,7 +157,8 @@ export async function authenticateClient(
   }
   if (secret === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
   if (!constantTimeEqual(sha256Base64url(secret), client.secretHash)) {
-    context.logger.info({ tenant: tenant.slug, clientId }, 'client authentication failed');
+    // The endpoint logs the failure as a security event; this line adds which client, for debugging.
+    context.logger.debug({ tenant: tenant.slug, clientId }, 'client secret mismatch');
     throw new OAuthError('invalid_client', 'client authentication failed');
   }
   await context.authenticatedClientCheck?.(tenant.slug, client.clientId);

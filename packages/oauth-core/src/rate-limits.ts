@@ -135,23 +135,28 @@ export function createRateLimitCheck(
     const rule = rules[name];
     if (rule === undefined) return;
     const ip = keyPart(request.ip ?? UNKNOWN_IP);
-    const keys: { key: string; what: string }[] = [];
+    const keys: { key: string; what: string; reason: 'per_address' | 'per_user' }[] = [];
     if (name === 'token') {
       // Per address here; per client only once the client has authenticated (authenticatedClientCheck):
       // client ids are public, so a counter spent before authentication would let anyone lock a client out.
-      keys.push({ key: `oauth:token:ip:${ip}`, what: 'from this address' });
+      keys.push({ key: `oauth:token:ip:${ip}`, what: 'from this address', reason: 'per_address' });
     } else if (name === 'consent' && request.userId !== undefined) {
-      keys.push({ key: `oauth:consent:user:${keyPart(request.userId)}`, what: 'for this user' });
+      keys.push({
+        key: `oauth:consent:user:${keyPart(request.userId)}`,
+        what: 'for this user',
+        reason: 'per_user',
+      });
     } else {
-      keys.push({ key: `oauth:${name}:ip:${ip}`, what: 'from this address' });
+      keys.push({ key: `oauth:${name}:ip:${ip}`, what: 'from this address', reason: 'per_address' });
     }
     const now = clock.now();
-    for (const { key, what } of keys) {
+    for (const { key, what, reason } of keys) {
       const outcome = await consumeRateLimit(limiter, { key, ...rule }, now);
       if (outcome.ok) continue;
       logger.warn(
         {
           event: 'rate_limited',
+          reason,
           endpoint: name,
           tenant: tenantSlug,
           retryAfterSeconds: outcome.retryAfterSeconds,
@@ -191,6 +196,7 @@ export function createAuthenticatedClientCheck(
     logger.warn(
       {
         event: 'rate_limited',
+        reason: 'per_client',
         endpoint: 'token',
         tenant: tenantSlug,
         retryAfterSeconds: outcome.retryAfterSeconds,

@@ -237,7 +237,11 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       const resolution = await pending;
       if (!resolution.ok) {
         logger.warn(
-          { jwks_uri: jwksUri, ...(resolution.detail === undefined ? {} : { detail: resolution.detail }) },
+          {
+            event: 'jwks_fetch_failed',
+            jwksUri,
+            ...(resolution.detail === undefined ? {} : { detail: resolution.detail }),
+          },
           `client JWK Set refused: ${resolution.description}`,
         );
         // A refresh that fails (the host is down for a moment) keeps the set that is still fresh: losing it

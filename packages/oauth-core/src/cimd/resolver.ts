@@ -346,7 +346,9 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
         metrics.cimdFetch({ status: 'error', cached, cimd_error: resolution.error });
         logger.warn(
           {
-            client_id: clientId,
+            event: 'cimd_fetch_failed',
+            reason: resolution.error,
+            clientId,
             cimd_error: resolution.error,
             cached,
             ...(resolution.detail === undefined ? {} : { detail: resolution.detail }),

@@ -53,7 +53,13 @@ export async function authorizationCodeGrant(
     event.client_type = record.clientType;
     await revokeIssuedFrom(context, tenant, record.familyId, record.accessTokenJti, now);
     context.logger.warn(
-      { tenant: tenant.slug, clientId: record.clientId, familyId: record.familyId },
+      {
+        event: 'replay_detected',
+        reason: 'authorization_code',
+        tenant: tenant.slug,
+        clientId: record.clientId,
+        familyId: record.familyId,
+      },
       'authorization code replayed: the tokens issued from it are revoked',
     );
     throw new OAuthError('invalid_grant', 'the authorization code was already used; its tokens are revoked');

@@ -99,7 +99,13 @@ async function redeem(
   if (current.clientId !== clientId) {
     await store.revokeFamily(tenant.slug, current.familyId, now);
     context.logger.warn(
-      { tenant: tenant.slug, clientId, familyId: current.familyId },
+      {
+        event: 'replay_detected',
+        reason: 'refresh_token_other_client',
+        tenant: tenant.slug,
+        clientId,
+        familyId: current.familyId,
+      },
       'refresh token presented by another client: token family revoked',
     );
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
@@ -115,7 +121,13 @@ async function redeem(
     }
     await store.revokeFamily(tenant.slug, current.familyId, now);
     context.logger.warn(
-      { tenant: tenant.slug, clientId, familyId: current.familyId },
+      {
+        event: 'replay_detected',
+        reason: 'refresh_token',
+        tenant: tenant.slug,
+        clientId,
+        familyId: current.familyId,
+      },
       'refresh token replayed: token family revoked',
     );
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');

@@ -221,7 +221,13 @@ export async function consentDecisionHandler(
   if (req === undefined || !verified) {
     event.error_code = FORGED.code;
     context.logger.warn(
-      { tenant: tenant.slug, hasCookie: secrets.length > 0, hasToken: csrfToken !== undefined },
+      {
+        event: 'consent_refused',
+        reason: 'anti_forgery',
+        tenant: tenant.slug,
+        hasCookie: secrets.length > 0,
+        hasToken: csrfToken !== undefined,
+      },
       'consent decision refused: anti-forgery check failed',
     );
     return errorPage(403, FORGED);
@@ -249,6 +255,10 @@ export async function decideConsent(
     return errorPage(400, EXPIRED);
   }
   if (decision === 'deny') {
+    context.logger.info(
+      { event: 'consent_denied', tenant: tenant.slug, clientId: pending.clientId, userId: pending.userId },
+      'the user denied the authorization request',
+    );
     return errorRedirect(
       tenant,
       pending.redirectUri,

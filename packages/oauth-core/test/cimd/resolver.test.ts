@@ -266,8 +266,9 @@ describe('fetching: status, redirects, size and time limits', () => {
     });
     expect(warnings).toEqual([
       expect.objectContaining({
-        client_id: CLIENT_ID,
-        cimd_error: 'fetch_failed',
+        event: 'cimd_fetch_failed',
+        reason: 'fetch_failed',
+        clientId: CLIENT_ID,
         detail: expect.any(String),
       }),
     ]);
