@@ -31,6 +31,7 @@ import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
 import { resolveTenant } from './tenant.js';
 import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
+import type { RequestOutcome } from './tracing.js';
 
 /**
  * A handler of one tenant-scoped endpoint. The host's router takes the slug from `/tenant/:tenant/…`.
@@ -192,6 +193,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   ): TenantHandler {
     return async (request, tenantSlug) => {
       const event: RequestEvent = {};
+      const endSpan = context.tracing?.start(name, tenantSlug);
       let result: HandlerResult;
       try {
         // Before any other work (tenant lookup included): a limited request costs one counter increment.
@@ -209,6 +211,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       } catch (error) {
         if (!(error instanceof OAuthError) || error.code === 'invalid_options') {
           record(name, 500, event);
+          endSpan?.({ ...outcomeOf(event), status: 500, error });
           throw error;
         }
         event.error_code = error.code;
@@ -241,6 +244,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         }
       }
       record(name, result.status, event);
+      endSpan?.({ ...outcomeOf(event), status: result.status });
       // The JSON endpoints use no cookies, so by default any origin may read their answers: browser-based
       // MCP clients need this. (Registration's preflight follows the origins allowed to register; its
       // answers stay readable so a refused page can see why.)
@@ -253,6 +257,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   // Without metrics (the default) nothing is built per request to be thrown away.
   const recording = context.metrics !== noopMetrics;
+  function outcomeOf(event: RequestEvent): Omit<RequestOutcome, 'status'> {
+    return {
+      ...(event.grant_type === undefined ? {} : { grantType: event.grant_type }),
+      ...(event.client_type === undefined ? {} : { clientType: event.client_type }),
+      ...(event.error_code === undefined ? {} : { errorCode: event.error_code }),
+    };
+  }
+
   /** A refused bearer token (presented, not missing) as a security event. */
   function logBearerFailure(tenantSlug: string, detail: string): void {
     context.logger.info(

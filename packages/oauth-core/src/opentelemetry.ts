@@ -2,3 +2,4 @@
 // peer dependency), so the main entry loads and runs without it.
 export type { OpenTelemetryMetricsOptions } from './metrics/opentelemetry.js';
 export { createOpenTelemetryMetrics, METER_NAME } from './metrics/opentelemetry.js';
+export { createOpenTelemetryTracing, TRACER_NAME } from './metrics/opentelemetry-tracing.js';

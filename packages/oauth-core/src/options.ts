@@ -17,6 +17,7 @@ import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
 import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+import type { RequestTracing } from './tracing.js';
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.
@@ -215,6 +216,8 @@ export interface AuthorizationServerOptions {
   readonly resolveUserId?: (request: Request) => string | undefined | Promise<string | undefined>;
   /** Largest request body `fetch` reads, in bytes. Default 1 MiB. */
   readonly bodyLimitBytes?: number;
+  /** Per-request spans (`createOpenTelemetryTracing()` of `@keyhold/oauth-core/opentelemetry`). Default: none. */
+  readonly tracing?: RequestTracing;
   /**
    * `private_key_jwt` client authentication (RFC 7523), on when `storage.clientAssertionReplays` exists:
    * where key sets come from, the longest assertion lifetime and the clock skew allowed.
@@ -289,6 +292,7 @@ export interface ServerContext {
   readonly corsMaxAgeSeconds: number;
   readonly resolveUserId?: (request: Request) => string | undefined | Promise<string | undefined>;
   readonly bodyLimitBytes: number;
+  readonly tracing?: RequestTracing;
   readonly consent: {
     readonly strings: ConsentStrings;
     readonly render: NonNullable<ConsentOptions['render']>;
@@ -465,6 +469,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     corsMaxAgeSeconds,
     ...(options.resolveUserId ? { resolveUserId: options.resolveUserId } : {}),
     bodyLimitBytes,
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     consent: {
       strings: { ...DEFAULT_CONSENT_STRINGS, ...consent.strings },
       render: consent.render ?? renderConsentPage,
