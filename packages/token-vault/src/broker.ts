@@ -120,7 +120,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     url.searchParams.set('elicitation_id', elicitationId);
     logger.info(
       {
-        tenantId: key.tenantId,
+        tenant: key.tenantId,
         userId: key.userId,
         toolModuleId: key.toolModuleId,
         provider: key.provider,

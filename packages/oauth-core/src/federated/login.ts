@@ -292,7 +292,7 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
       if (claims === undefined) return invalid('invalid_response', 'the identity provider sent no id_token');
       const identity: FederatedIdentity = { issuer: claims.iss, subject: claims.sub };
       const { userId, created } = await options.userStore.findOrCreateUser(identity, { now: clock.now() });
-      logger.info({ provider: provider.id, user_id: userId, created }, 'federated login completed');
+      logger.info({ provider: provider.id, userId, created }, 'federated login completed');
       return {
         ok: true,
         userId,

@@ -52,7 +52,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
       logger.warn(
         {
           event: 'callback_user_mismatch',
-          tenantId: pending.tenantId,
+          tenant: pending.tenantId,
           elicitationId: pending.elicitationId,
           provider: pending.provider,
           stateConsumed: true,

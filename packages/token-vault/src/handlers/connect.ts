@@ -56,7 +56,12 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
     }
     if (request.userId !== elicitation.userId) {
       logger.warn(
-        { tenantId: elicitation.tenantId, elicitationId, provider: elicitation.provider },
+        {
+          event: 'connect_user_mismatch',
+          tenant: elicitation.tenantId,
+          elicitationId,
+          provider: elicitation.provider,
+        },
         'token-vault: connect step opened by a different user',
       );
       return page(
@@ -99,7 +104,7 @@ export function createConnectHandler(internals: BrokerInternals): Handler {
       url.searchParams.set(name, value);
     }
     logger.debug(
-      { tenantId: elicitation.tenantId, elicitationId, provider: provider.id },
+      { tenant: elicitation.tenantId, elicitationId, provider: provider.id },
       'token-vault: redirecting to provider',
     );
     return redirectResult(url.href);

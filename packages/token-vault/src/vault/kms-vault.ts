@@ -109,7 +109,7 @@ export function createKmsVault(options: KmsVaultOptions): KmsVault {
       throw new TokenVaultError('ERR_UNKNOWN_KEY', 'the KMS returned an unusable data key');
     }
     const wrapped = base64urlEncode(generated.encryptedKey);
-    logger.debug({ tenantId, keyId: generated.keyId }, 'token-vault: generated data key');
+    logger.debug({ tenant: tenantId, keyId: generated.keyId }, 'token-vault: generated data key');
     unwrapped.set(
       `${tenantId}\u0000${generated.keyId}\u0000${wrapped}`,
       Promise.resolve(generated.plaintextKey),

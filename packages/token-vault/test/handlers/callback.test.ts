@@ -253,7 +253,7 @@ describe('Callback rejections: a clear error page, nothing stored', () => {
     const event = warnings.find((w) => w.fields['event'] === 'callback_user_mismatch');
     expect(event?.fields).toEqual({
       event: 'callback_user_mismatch',
-      tenantId: 'tenant-a',
+      tenant: 'tenant-a',
       elicitationId: expect.any(String),
       provider: 'acme',
       stateConsumed: true,
