@@ -44,3 +44,5 @@ export {
 } from './rate-limit.js';
 export { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult, textResult } from './results.js';
 export type { ToolModule } from './tool-module.js';
+export type { RequestOutcome, RequestTracing } from './tracing.js';
+export { traceHandler } from './tracing.js';

@@ -1,4 +1,4 @@
-import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { type Clock, type Logger, type RequestTracing, silentLogger, systemClock } from '@keyhold/core';
 import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { createAuthenticator, type McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
@@ -41,6 +41,12 @@ export interface McpEndpointOptions {
   readonly broker?: McpTokenBroker;
   /** The tenant brokered grants are kept under when a token's `extra.tenantId` does not say. */
   readonly tenantId?: string;
+  /**
+   * Per-request spans (`createOpenTelemetryTracing({ spanPrefix: 'keyhold.mcp.' })` of
+   * `@keyhold/oauth-core/opentelemetry`): one span per HTTP request, named after its method, with the status.
+   * Default: none.
+   */
+  readonly tracing?: RequestTracing;
   /**
    * HMAC key (at least 32 bytes) of 2026-07-28 `requestState` values and 2025-era capability ids. Every
    * instance serving one deployment needs the same key.
@@ -363,13 +369,17 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   return {
     path: publicUrl.pathname,
     async fetch(request, fetchOptions) {
+      const endSpan = options.tracing?.start(request.method.toLowerCase(), options.tenantId ?? '');
       try {
-        return await serve(request, fetchOptions);
+        const response = await serve(request, fetchOptions);
+        endSpan?.({ status: response.status });
+        return response;
       } catch (error) {
         logger.error(
           { event: 'mcp_error', err: error instanceof Error ? error.message : String(error) },
           'mcp: request failed',
         );
+        endSpan?.({ status: 500, error });
         return jsonRpcError(500, -32603, 'Internal error');
       }
     },

@@ -1,4 +1,4 @@
-import type { FetchHandler, HandlerRequest, HandlerResult } from '@keyhold/core';
+import type { FetchHandler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
@@ -31,7 +31,6 @@ import { errorPage, oauthErrorResult } from './responses.js';
 import type { Tenant } from './tenant.js';
 import { resolveTenant } from './tenant.js';
 import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
-import type { RequestOutcome } from './tracing.js';
 
 /**
  * A handler of one tenant-scoped endpoint. The host's router takes the slug from `/tenant/:tenant/…`.

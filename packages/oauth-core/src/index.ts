@@ -99,4 +99,3 @@ export type {
 export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';
-export type { RequestOutcome, RequestTracing } from './tracing.js';

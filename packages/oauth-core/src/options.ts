@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@keyhold/core';
+import type { Clock, Logger, RequestTracing } from '@keyhold/core';
 import { originOf, silentLogger, systemClock } from '@keyhold/core';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
 import { createJwksResolver } from './cimd/jwks-resolver.js';
@@ -17,7 +17,6 @@ import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
 import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
-import type { RequestTracing } from './tracing.js';
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.

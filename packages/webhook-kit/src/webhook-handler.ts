@@ -5,6 +5,7 @@ import type {
   HandlerRequest,
   HandlerResult,
   Logger,
+  RequestTracing,
   ToolModule,
 } from '@keyhold/core';
 import {
@@ -16,6 +17,7 @@ import {
   silentLogger,
   systemClock,
   toResponse,
+  traceHandler,
 } from '@keyhold/core';
 import { bodyKind, parseBody } from './body.js';
 import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
@@ -29,6 +31,11 @@ import type { ReplayCache } from './storage.js';
 
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
+  /**
+   * Per-request spans (`createOpenTelemetryTracing({ spanPrefix: 'keyhold.' })` of
+   * `@keyhold/oauth-core/opentelemetry`). Default: none.
+   */
+  readonly tracing?: RequestTracing;
   /**
    * The tool modules whose methods may be exposed, under `{basePath}/{toolModuleId}/…`. A module without an
    * `instance` has no routes; `@webhook` tags are read from each module's `sourcePath`.
@@ -333,10 +340,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       if (!(error instanceof PayloadTooLargeError)) throw error;
       return toResponse(errorResult(413, 'payload_too_large', `the body exceeds ${bodyLimitBytes} bytes`));
     }
-    return toResponse(await handle(handlerRequest));
+    return toResponse(await traced(handlerRequest));
   }
 
-  return Object.assign(handle, { routes: Object.freeze(discovered), fetch });
+  const traced = traceHandler(handle, options.tracing, 'webhook');
+  return Object.assign(traced, { routes: Object.freeze(discovered), fetch });
 }
 
 /** Whether a browser sent this on behalf of a page of another site (servers send neither header). */

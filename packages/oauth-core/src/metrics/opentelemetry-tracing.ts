@@ -1,11 +1,12 @@
+import type { RequestTracing } from '@keyhold/core';
 import { SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { RequestTracing } from '../tracing.js';
 
 /** The tracer name spans are recorded under when no tracer is given. */
 export const TRACER_NAME = '@keyhold/oauth-core';
 
 /**
- * Spans for every authorization-server request: `keyhold.oauth.<endpoint>` (kind SERVER) with
+ * Spans for every request of a Keyhold area: `<spanPrefix><endpoint>` (kind SERVER; the prefix defaults to
+ * `keyhold.oauth.`, and `keyhold.mcp.` or `keyhold.webhook.` suit the other areas' `tracing` options) with
  * `keyhold.tenant`, `keyhold.endpoint`, `http.response.status_code`, and when known `keyhold.grant_type`,
  * `keyhold.client_type` and `keyhold.error_code`. A 500 sets the span status to ERROR and records the
  * exception. No token, code or secret is ever an attribute.
@@ -15,11 +16,14 @@ export const TRACER_NAME = '@keyhold/oauth-core';
  * createAuthorizationServer({ ...options, tracing: createOpenTelemetryTracing() });
  * ```
  */
-export function createOpenTelemetryTracing(options: { readonly tracer?: Tracer } = {}): RequestTracing {
+export function createOpenTelemetryTracing(
+  options: { readonly tracer?: Tracer; readonly spanPrefix?: string } = {},
+): RequestTracing {
   const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
+  const prefix = options.spanPrefix ?? 'keyhold.oauth.';
   return {
     start(endpoint, tenant) {
-      const span = tracer.startSpan(`keyhold.oauth.${endpoint}`, {
+      const span = tracer.startSpan(`${prefix}${endpoint}`, {
         kind: SpanKind.SERVER,
         attributes: { 'keyhold.tenant': tenant, 'keyhold.endpoint': endpoint },
       });

@@ -5,6 +5,7 @@ import type {
   HandlerRequest,
   HandlerResult,
   Logger,
+  RequestTracing,
 } from '@keyhold/core';
 import {
   consumeRateLimit,
@@ -17,6 +18,7 @@ import {
   silentLogger,
   systemClock,
   toResponse,
+  traceHandler,
 } from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
 import { RegistryError } from '../errors.js';
@@ -28,6 +30,11 @@ import type { RateLimiter } from './storage.js';
 
 /** Options of {@link createRegistryApi}. */
 export interface RegistryApiOptions {
+  /**
+   * Per-request spans (`createOpenTelemetryTracing({ spanPrefix: 'keyhold.' })` of
+   * `@keyhold/oauth-core/opentelemetry`). Default: none.
+   */
+  readonly tracing?: RequestTracing;
   /**
    * The providers to serve: a map of id → Provider (raw JSON is fine; it is validated here). Default: the
    * bundled `providers.json`. Invalid data throws {@link RegistryError} `ERR_INVALID_PROVIDERS` at creation.
@@ -237,8 +244,9 @@ export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi
       if (!(error instanceof PayloadTooLargeError)) throw error;
       return toResponse(jsonResult(413, { error: 'payload_too_large' }, uncacheable));
     }
-    return toResponse(await handle(handlerRequest));
+    return toResponse(await traced(handlerRequest));
   }
 
-  return Object.assign(handle, { fetch });
+  const traced = traceHandler(handle, options.tracing, 'registry');
+  return Object.assign(traced, { fetch });
 }
