@@ -1,5 +1,5 @@
-import type { Handler } from '@keyhold/core';
-import { randomToken } from '@keyhold/core';
+import type { FetchHandler, Handler } from '@keyhold/core';
+import { randomToken, readHandlerRequest, toResponse } from '@keyhold/core';
 import type { OAuthAsk } from './ask.js';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
@@ -66,6 +66,17 @@ export interface TokenBroker {
   readonly connect: Handler;
   /** `GET /auth/oauth/callback`: verifies the state, exchanges the code with PKCE, stores the grant. */
   readonly callback: Handler;
+  /**
+   * Both browser steps as one web-standard handler: `GET` at the paths of `connectUrl` and `callbackUrl`,
+   * 405 with `Allow` for another method there, 404 elsewhere. `info.userId` is the host's signed-in user
+   * (the connect step requires it).
+   *
+   * @example
+   * ```ts
+   * app.get('/auth/oauth/*', (c) => broker.fetch(c.req.raw, { userId: c.get('userId') }));
+   * ```
+   */
+  readonly fetch: FetchHandler;
   /** Re-encrypts every grant of a tenant under the vault's current key (after a key rotation). */
   rewrapGrants(tenantId: string): Promise<RewrapSummary>;
 }
@@ -182,6 +193,10 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     return outcome.accessToken;
   }
 
+  const connect = createConnectHandler(internals);
+  const callback = createCallbackHandler(internals);
+  const connectPath = new URL(resolved.connectUrl).pathname;
+  const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {
     getToken,
     requestToken,
@@ -200,8 +215,17 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
       }
       return step.value;
     },
-    connect: createConnectHandler(internals),
-    callback: createCallbackHandler(internals),
+    connect,
+    callback,
+    async fetch(request, info = {}) {
+      const path = new URL(request.url).pathname;
+      const handler = path === connectPath ? connect : path === callbackPath ? callback : undefined;
+      if (handler === undefined) return new Response(null, { status: 404 });
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return new Response(null, { status: 405, headers: { allow: 'GET' } });
+      }
+      return toResponse(await handler(await readHandlerRequest(request, info, { bodyLimitBytes: 0 })));
+    },
     async rewrapGrants(tenantId) {
       let rewrapped = 0;
       let skipped = 0;

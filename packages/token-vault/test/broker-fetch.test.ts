@@ -1,0 +1,52 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ElicitationRequiredError, OAuthAsk } from '../src/index.js';
+import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+
+describe('broker.fetch: the connect and callback steps as one web-standard handler', () => {
+  it('runs connect → provider → callback through fetch, and the next ask gets the token', async () => {
+    const harness = makeHarness();
+    mockTokenEndpoint(server, ACME_TOKEN, () =>
+      tokenResponse({ access_token: 'acme-token', token_type: 'bearer', expires_in: 3600, scope: 'read' }),
+    );
+    const elicitation = (await harness.broker
+      .getToken(ask, harness.context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const connect = await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId: 'user-1' });
+    expect(connect.status).toBe(302);
+    const authorization = new URL(connect.headers.get('location')!);
+    const callback = new URL(authorization.searchParams.get('redirect_uri')!);
+    callback.searchParams.set('code', 'code-1');
+    callback.searchParams.set('state', authorization.searchParams.get('state')!);
+    const done = await harness.broker.fetch(new Request(callback), { userId: 'user-1' });
+    expect(done.status).toBe(200);
+    expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
+  });
+
+  it('answers 405 with Allow for another method on its paths, and 404 for any other path', async () => {
+    const harness = makeHarness();
+    const post = await harness.broker.fetch(
+      new Request('https://host.example/auth/oauth/callback', { method: 'POST', body: 'x' }),
+    );
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+    expect((await harness.broker.fetch(new Request('https://host.example/elsewhere'))).status).toBe(404);
+  });
+
+  it('refuses the connect step without the signed-in user who asked', async () => {
+    const harness = makeHarness();
+    const elicitation = (await harness.broker
+      .getToken(ask, harness.context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const anonymous = await harness.broker.fetch(new Request(elicitation.elicitationUrl));
+    expect(anonymous.status).not.toBe(302);
+    expect(anonymous.status).toBeGreaterThanOrEqual(400);
+  });
+});
