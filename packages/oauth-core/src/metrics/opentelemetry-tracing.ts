@@ -1,5 +1,5 @@
 import type { RequestTracing } from '@keyhold/core';
-import { SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Meter, metrics, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 
 /** The tracer name spans are recorded under when no tracer is given. */
 export const TRACER_NAME = '@keyhold/oauth-core';
@@ -9,7 +9,9 @@ export const TRACER_NAME = '@keyhold/oauth-core';
  * `keyhold.oauth.`, and `keyhold.mcp.` or `keyhold.webhook.` suit the other areas' `tracing` options) with
  * `keyhold.tenant`, `keyhold.endpoint`, `http.response.status_code`, and when known `keyhold.grant_type`,
  * `keyhold.client_type` and `keyhold.error_code`. A 500 sets the span status to ERROR and records the
- * exception. No token, code or secret is ever an attribute.
+ * exception. Each request is also recorded in the `keyhold.request.duration` histogram (seconds, by
+ * `keyhold.endpoint` and `http.response.status_code`) on `meter` (default: the global meter provider's).
+ * No token, code or secret is ever an attribute.
  *
  * @example
  * ```ts
@@ -17,12 +19,19 @@ export const TRACER_NAME = '@keyhold/oauth-core';
  * ```
  */
 export function createOpenTelemetryTracing(
-  options: { readonly tracer?: Tracer; readonly spanPrefix?: string } = {},
+  options: { readonly tracer?: Tracer; readonly meter?: Meter; readonly spanPrefix?: string } = {},
 ): RequestTracing {
   const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
   const prefix = options.spanPrefix ?? 'keyhold.oauth.';
+  // Metrics for every area through the same hook: one duration histogram, by endpoint and status.
+  const meter = options.meter ?? metrics.getMeter(TRACER_NAME);
+  const duration = meter.createHistogram('keyhold.request.duration', {
+    description: 'Duration of requests served by Keyhold handlers',
+    unit: 's',
+  });
   return {
     start(endpoint, tenant) {
+      const started = performance.now();
       const span = tracer.startSpan(`${prefix}${endpoint}`, {
         kind: SpanKind.SERVER,
         attributes: { 'keyhold.tenant': tenant, 'keyhold.endpoint': endpoint },
@@ -37,6 +46,10 @@ export function createOpenTelemetryTracing(
           if (outcome.error instanceof Error) span.recordException(outcome.error);
         }
         span.end();
+        duration.record((performance.now() - started) / 1000, {
+          'keyhold.endpoint': `${prefix}${endpoint}`,
+          'http.response.status_code': outcome.status,
+        });
       };
     },
   };

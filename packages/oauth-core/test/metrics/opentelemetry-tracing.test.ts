@@ -1,5 +1,7 @@
 import type { Attributes, Span, SpanOptions, SpanStatus, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { createOpenTelemetryTracing } from '../../src/opentelemetry.js';
 import { basic, createTestServer, postForm, provisionClient } from '../helpers.js';
@@ -96,5 +98,35 @@ describe('OpenTelemetry spans: one SERVER span per authorization-server request'
       ),
     ).rejects.toThrow('database down');
     expect(spans[0]).toMatchObject({ ended: true, status: { code: SpanStatusCode.ERROR } });
+  });
+});
+
+describe('OpenTelemetry metrics through the tracing hook: keyhold.request.duration for every area', () => {
+  it('records one duration per request by endpoint and status, on a real SDK meter', async () => {
+    class TestReader extends MetricReader {
+      protected override async onForceFlush(): Promise<void> {}
+      protected override async onShutdown(): Promise<void> {}
+    }
+    const reader = new TestReader();
+    const meter = new MeterProvider({ readers: [reader] }).getMeter('test');
+    const tracing = createOpenTelemetryTracing({
+      tracer: recordingTracer().tracer,
+      meter,
+      spanPrefix: 'keyhold.mcp.',
+    });
+    tracing.start('post', 'demo')({ status: 200 });
+    tracing.start('post', 'demo')({ status: 401 });
+    const { resourceMetrics } = await reader.collect();
+    const histogram = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((metric) => metric.descriptor.name === 'keyhold.request.duration');
+    const points = (histogram?.dataPoints ?? []) as DataPoint<Histogram>[];
+    expect(points.map((point) => [point.attributes, point.value.count])).toEqual(
+      expect.arrayContaining([
+        [{ 'keyhold.endpoint': 'keyhold.mcp.post', 'http.response.status_code': 200 }, 1],
+        [{ 'keyhold.endpoint': 'keyhold.mcp.post', 'http.response.status_code': 401 }, 1],
+      ]),
+    );
+    expect(histogram?.descriptor.unit).toBe('s');
   });
 });
