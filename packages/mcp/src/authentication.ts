@@ -98,7 +98,7 @@ export function createAuthenticator(
   return async (request) => {
     const header = request.headers.get('authorization');
     if (header === null || header === '') {
-      logger.debug({ event: 'mcp_auth_failed', reason: 'no_token' }, 'mcp: no bearer token');
+      logger.debug({ event: 'authentication_failed', reason: 'no_token' }, 'mcp: no bearer token');
       return challenge(401, 'invalid_token', 'a bearer token is required');
     }
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
@@ -110,7 +110,7 @@ export function createAuthenticator(
     } catch (error) {
       if ((error as { code?: unknown } | null)?.code === 'invalid_token') {
         const description = error instanceof Error ? error.message.slice(0, 200) : 'the token is not valid';
-        logger.info({ event: 'mcp_auth_failed', reason: 'invalid_token' }, 'mcp: bearer token refused');
+        logger.info({ event: 'authentication_failed', reason: 'invalid_token' }, 'mcp: bearer token refused');
         return challenge(401, 'invalid_token', description);
       }
       throw error;
@@ -123,7 +123,10 @@ export function createAuthenticator(
     const sub = typeof extra['sub'] === 'string' && extra['sub'] !== '' ? extra['sub'] : undefined;
     const machine = sub === undefined || extra['subjectType'] === 'client';
     if (machine && !allowMachines) {
-      logger.info({ event: 'mcp_auth_failed', reason: 'machine_subject' }, 'mcp: machine token refused');
+      logger.info(
+        { event: 'authentication_failed', reason: 'machine_subject' },
+        'mcp: machine token refused',
+      );
       return challenge(
         403,
         'insufficient_scope',
@@ -132,7 +135,7 @@ export function createAuthenticator(
     }
     const missing = required.filter((need) => !authInfo.scopes.some((granted) => scopeCovers(granted, need)));
     if (missing.length > 0) {
-      logger.info({ event: 'mcp_auth_failed', reason: 'insufficient_scope' }, 'mcp: scope missing');
+      logger.info({ event: 'authentication_failed', reason: 'insufficient_scope' }, 'mcp: scope missing');
       return challenge(403, 'insufficient_scope', 'the access token lacks a required scope');
     }
     const tenantId = typeof extra['tenantId'] === 'string' ? extra['tenantId'] : undefined;

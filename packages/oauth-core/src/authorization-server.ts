@@ -264,9 +264,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     };
   }
 
-  /** A refused bearer token (presented, not missing) as a security event. */
-  function logBearerFailure(tenantSlug: string, detail: string): void {
-    context.logger.info(
+  /**
+   * A refused bearer token (presented, not missing) as a security event. Through `tokenVerifier` the resource
+   * (`@keyhold/mcp`) logs the event itself, so this line is only the detail, at debug.
+   */
+  function logBearerFailure(tenantSlug: string, detail: string, level: 'info' | 'debug' = 'info'): void {
+    context.logger[level](
       { event: 'authentication_failed', reason: 'invalid_token', tenant: tenantSlug, detail },
       'bearer token refused',
     );
@@ -327,7 +330,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         try {
           return await verifyForResource(context, tenant, token, verifierOptions.resource);
         } catch (error) {
-          if (error instanceof OAuthError) logBearerFailure(tenantSlug, error.message);
+          if (error instanceof OAuthError) logBearerFailure(tenantSlug, error.message, 'debug');
           throw error;
         }
       },
