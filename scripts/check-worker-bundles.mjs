@@ -11,11 +11,10 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const esbuild = await import('esbuild');
 
-const NEUTRAL_PACKAGES = ['core', 'oauth-core', 'mcp', 'token-vault', 'registry-client'];
+const NEUTRAL_PACKAGES = ['core', 'oauth-core', 'mcp', 'token-vault', 'registry-client', 'claim-codes'];
 // Main entries that still need Node's file system at start-up, with the reason; printed so the gap stays
 // visible until they move behind a `./node` subpath.
 const NODE_BOUND = {
-  'claim-codes': 'claim scopes are directories on disk and the default store is a file',
   'webhook-kit': 'tool modules are discovered by reading their source files',
 };
 const ALLOWED = new Set(['crypto', 'node:crypto']);

@@ -1,11 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createNodeListener, createRouter, toNodeListener } from '@keyhold/adapter-node';
-import {
-  createClaimAttemptGate,
-  createClaims,
-  createFileClaimStore,
-  isFileInScope,
-} from '@keyhold/claim-codes';
+import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
+import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
 import {
   allowedHostsFor,

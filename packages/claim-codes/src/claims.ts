@@ -1,7 +1,6 @@
 import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
 import { generateClaimCode, normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
-import { resolveScopeDir } from './scope.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
 
 /** 24 hours, the default claim lifetime. */
@@ -32,6 +31,12 @@ export interface ClaimsOptions {
   readonly defaultTtlSeconds?: number;
   /** Longest lifetime `create` accepts. Default 31 536 000 (365 days). */
   readonly maxTtlSeconds?: number;
+  /**
+   * Turns `scopeDir` into the canonical directory a claim keeps. Default: `resolveScopeDir` of
+   * `@keyhold/claim-codes/node` (absolute, symlink-free, must exist), loaded on first use so the main entry
+   * runs where there is no file system; pass your own on such a runtime.
+   */
+  readonly resolveScopeDir?: (dir: string) => Promise<string>;
 }
 
 /**
@@ -115,6 +120,11 @@ export function createClaims(options: ClaimsOptions): Claims {
   const logger = options.logger ?? silentLogger;
   const maxTtlSeconds = options.maxTtlSeconds ?? MAX_TTL_SECONDS;
   const defaultTtlSeconds = options.defaultTtlSeconds ?? DEFAULT_TTL_SECONDS;
+  if (options.resolveScopeDir !== undefined && typeof options.resolveScopeDir !== 'function') {
+    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'resolveScopeDir must be a function');
+  }
+  const resolveDir =
+    options.resolveScopeDir ?? (async (dir: string) => (await import('./scope.js')).resolveScopeDir(dir));
   if (!isPositiveInteger(maxTtlSeconds)) {
     throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'maxTtlSeconds must be a positive whole number');
   }
@@ -141,7 +151,7 @@ export function createClaims(options: ClaimsOptions): Claims {
           `A label has at most ${MAX_LABEL_LENGTH} characters and no control characters.`,
         );
       }
-      const scopeDir = await resolveScopeDir(input.scopeDir);
+      const scopeDir = await resolveDir(input.scopeDir);
       for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
         const createdAt = clock.now();
         const record: ClaimRecord = {

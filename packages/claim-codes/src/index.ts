@@ -12,8 +12,5 @@ export {
 } from './code.js';
 export type { ClaimCodesErrorCode } from './errors.js';
 export { ClaimCodesError } from './errors.js';
-export type { FileClaimStore, FileClaimStoreOptions } from './file-store.js';
-export { createFileClaimStore } from './file-store.js';
 export { createMemoryClaimStore } from './memory-store.js';
-export { isFileInScope, isPathInScope, resolveExistingPath, resolveScopeDir } from './scope.js';
 export type { ClaimRecord, ClaimStore } from './storage.js';

@@ -168,3 +168,19 @@ describe('options are validated at creation', () => {
     expect(() => createClaims({ store, defaultTtlSeconds: -1 })).toThrow(/defaultTtlSeconds/);
   });
 });
+
+describe('resolveScopeDir option: a runtime without a file system brings its own', () => {
+  it('stores the directory the given resolver returns, without touching the disk', async () => {
+    const seen: string[] = [];
+    const claims = createClaims({
+      store: createMemoryClaimStore(),
+      resolveScopeDir: async (dir) => {
+        seen.push(dir);
+        return `/virtual${dir}`;
+      },
+    });
+    const created = await claims.create({ scopeDir: '/does/not/exist' });
+    expect(seen).toEqual(['/does/not/exist']);
+    expect(created.scopeDir).toBe('/virtual/does/not/exist');
+  });
+});

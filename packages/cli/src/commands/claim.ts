@@ -4,9 +4,9 @@ import {
   type ClaimRecord,
   type Claims,
   createClaims,
-  createFileClaimStore,
   formatClaimCode,
 } from '@keyhold/claim-codes';
+import { createFileClaimStore } from '@keyhold/claim-codes/node';
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 import { formatSeconds, parseDuration } from './claim/duration.js';
