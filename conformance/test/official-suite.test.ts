@@ -5,23 +5,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   approveInBrowser,
+  type ConformanceCheck,
+  conformanceSuite,
   freePort,
   type HostProcess,
   node22,
-  packageDir,
   registerClient,
   startHost,
 } from './host.js';
 
-const suite = join(packageDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-
-interface Check {
-  id: string;
-  name: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
-  errorMessage?: string;
-  details?: Record<string, unknown>;
-}
+const suite = conformanceSuite;
+type Check = ConformanceCheck;
 
 /**
  * Runs `conformance authorization` (every authorization-server scenario) under Node 22, playing the person
