@@ -1,7 +1,7 @@
 import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createRegistryApi } from '@keyhold/registry-client/server';
-import { createWebhookHandler } from '@keyhold/webhook-kit';
+import { createWebhookHandler, type ReadSource } from '@keyhold/webhook-kit';
 import { echoModule } from './echo-module.js';
 
 /** What every runtime's server script passes in. */
@@ -11,10 +11,12 @@ export interface AppOptions {
   /** The shared secret webhook senders put in `X-Webhook-Secret`. */
   readonly webhookSecret: string;
   /**
-   * Where `echo-module.ts` is on disk, so `@webhook` tags are read from it. workerd has no such file:
-   * there only `handle*` methods are served.
+   * Where `echo-module.ts` is, so `@webhook` tags are read from it: a file on disk, or on workerd a path
+   * that `readSource` answers from the source bundled into the worker.
    */
   readonly moduleSourcePath: string;
+  /** Reads module sources where there is no file system (workerd). Default: the file system. */
+  readonly readSource?: ReadSource;
 }
 
 /** The app, and the webhook routes it discovered at start-up. */
@@ -50,6 +52,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
     ],
     secret: options.webhookSecret,
+    ...(options.readSource === undefined ? {} : { readSource: options.readSource }),
   });
   const webhookRoutes = webhooks.routes.map((route) => route.key);
   const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {

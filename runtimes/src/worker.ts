@@ -1,5 +1,9 @@
 import { type App, createApp } from './app.js';
 
+/** The tool module's source text, put into the bundle at build time (workerd has no files to read). */
+declare const ECHO_MODULE_SOURCE: string;
+const BUNDLED_SOURCE_PATH = '/bundled/echo-module.ts';
+
 /** The bindings the workerd config gives this worker. */
 interface Env {
   readonly BASE_URL: string;
@@ -10,7 +14,8 @@ interface Env {
 let app: Promise<App> | undefined;
 
 /**
- * A workerd module worker. workerd has no module source on disk: only `handle*` webhooks are served. A
+ * A workerd module worker. Its tool module's source comes bundled, so `@webhook` tags are discovered as on
+ * the other runtimes. A
  * module worker is a default export by definition, the one exception to the no-default-exports habit.
  */
 export default {
@@ -18,7 +23,8 @@ export default {
     app ??= createApp({
       baseUrl: env.BASE_URL,
       webhookSecret: env.WEBHOOK_SECRET,
-      moduleSourcePath: '/nonexistent/echo-module.ts',
+      moduleSourcePath: BUNDLED_SOURCE_PATH,
+      readSource: (path) => (path === BUNDLED_SOURCE_PATH ? ECHO_MODULE_SOURCE : undefined),
     });
     const ready = await app;
     const ip = request.headers.get('cf-connecting-ip');

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Logger, ToolModule } from '@keyhold/core';
 import { silentLogger } from '@keyhold/core';
 import { type DocumentedMethod, parseDocumentedMethods } from './doc-comments.js';
 import { WebhookError } from './errors.js';
+import { fileSystemReader, type ReadSource } from './source-files.js';
 
 /** Why a route exists: the method name's `handle` prefix, or a `@webhook` tag (bare or with a path). */
 export type WebhookRouteSource = 'handle-prefix' | 'webhook-tag';
@@ -38,6 +38,11 @@ export interface DiscoveryOptions {
    * file that cannot be read (default silent).
    */
   logger?: Logger;
+  /**
+   * Reads a module's source for its `@webhook` tags. Default: the file at `sourcePath` (through `node:fs`
+   * where the runtime has it). On a runtime without a file system, pass the sources you bundled.
+   */
+  readSource?: ReadSource;
 }
 
 // A path segment is made of RFC 3986 unreserved characters, so the URL and the route agree byte for byte.
@@ -125,6 +130,7 @@ function documentedMethodsOf(
   module: ToolModule,
   parsed: Map<string, DocumentedMethod[]>,
   logger: Logger,
+  readSource: ReadSource,
 ): readonly DocumentedMethod[] {
   const sourcePath: unknown = module.sourcePath;
   if (typeof sourcePath !== 'string') {
@@ -139,7 +145,8 @@ function documentedMethodsOf(
   let documented: DocumentedMethod[] = [];
   let text: string | undefined;
   try {
-    text = readFileSync(sourcePath, 'utf8');
+    text = readSource(sourcePath);
+    if (text === undefined) throw Object.assign(new Error('no source'), { code: 'ENOSOURCE' });
   } catch (error) {
     logger.warn(
       { toolModuleId: module.toolModuleId, sourcePath, code: (error as { code?: unknown }).code },
@@ -175,6 +182,8 @@ export function discoverWebhookRoutes(
 ): WebhookRoute[] {
   const exposeHandlePrefix = options.exposeHandlePrefix ?? true;
   const logger = options.logger ?? silentLogger;
+  const fromFiles = fileSystemReader();
+  const readSource: ReadSource = options.readSource ?? ((path) => fromFiles?.(path));
   const parsed = new Map<string, DocumentedMethod[]>();
   const byKey = new Map<string, WebhookRoute>();
   const routes: WebhookRoute[] = [];
@@ -211,7 +220,7 @@ export function discoverWebhookRoutes(
     const tags = new Map<string, { texts: string[]; line: number }>();
     for (const declaration of relevantDeclarations(
       module.instance,
-      documentedMethodsOf(module, parsed, logger),
+      documentedMethodsOf(module, parsed, logger, readSource),
     )) {
       if (declaration.webhookTags.length === 0) continue;
       if (!names.includes(declaration.name)) {

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
 import { tsPlugin } from '@sveltejs/acorn-typescript';
 import { type Comment, Parser } from 'acorn';
 import { WebhookError } from './errors.js';
+import { extensionOf, fileSystemReader } from './source-files.js';
 
 /** One method-like declaration found in a source file and the `@webhook` tags of its doc comment. */
 export interface DocumentedMethod {
@@ -32,7 +31,7 @@ let typescriptParser: typeof Parser | undefined;
 let jsxParser: typeof Parser | undefined;
 
 function parsersFor(sourcePath: string): (typeof Parser)[] {
-  switch (extname(sourcePath).toLowerCase()) {
+  switch (extensionOf(sourcePath)) {
     case '.js':
     case '.mjs':
     case '.cjs':
@@ -112,7 +111,9 @@ function className(classNode: AstNode, parent: AstNode | undefined): string | un
 export function readDocumentedMethods(sourcePath: string): DocumentedMethod[] {
   let text: string;
   try {
-    text = readFileSync(sourcePath, 'utf8');
+    const read = fileSystemReader();
+    if (read === undefined) throw new Error('this runtime has no node:fs');
+    text = read(sourcePath);
   } catch (cause) {
     throw new WebhookError('ERR_SOURCE_UNREADABLE', `cannot read module source ${sourcePath}`, { cause });
   }

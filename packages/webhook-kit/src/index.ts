@@ -21,6 +21,7 @@ export type {
   StandardWebhooksVerification,
   StripeSignatureVerification,
 } from './signatures/types.js';
+export type { ReadSource } from './source-files.js';
 export type { ReplayCache } from './storage.js';
 export type { WebhookHandler, WebhookHandlerOptions } from './webhook-handler.js';
 export { createWebhookHandler } from './webhook-handler.js';

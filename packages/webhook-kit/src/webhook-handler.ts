@@ -27,6 +27,7 @@ import { DEFAULT_REDACTED_HEADERS, redactHeaders, type WebhookMetadata } from '.
 import { duplicateResult, errorResult, successResult } from './responses.js';
 import type { SignatureVerification, SignatureVerifier } from './signatures/types.js';
 import { createSignatureVerifier } from './signatures/verifier.js';
+import type { ReadSource } from './source-files.js';
 import type { ReplayCache } from './storage.js';
 
 /** Options of {@link createWebhookHandler}. */
@@ -36,6 +37,12 @@ export interface WebhookHandlerOptions {
    * `@keyhold/oauth-core/opentelemetry`). Default: none.
    */
   readonly tracing?: RequestTracing;
+  /**
+   * Reads each module's source for its `@webhook` tags. Default: the file at its `sourcePath` (through
+   * `node:fs` where the runtime has it). On a runtime without a file system (workerd), pass the sources
+   * you bundled: `(path) => sources[path]`.
+   */
+  readonly readSource?: ReadSource;
   /**
    * The tool modules whose methods may be exposed, under `{basePath}/{toolModuleId}/…`. A module without an
    * `instance` has no routes; `@webhook` tags are read from each module's `sourcePath`.
@@ -184,6 +191,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   const discovered = discoverWebhookRoutes(options.modules, {
     exposeHandlePrefix: options.exposeHandlePrefix ?? true,
     logger,
+    ...(options.readSource === undefined ? {} : { readSource: options.readSource }),
   });
   // Discovery refused two reachable modules of one id, so each route's id names one instance.
   const instances = new Map<string, object>();

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
@@ -71,6 +71,10 @@ export async function bundle(runtime: RuntimeName): Promise<string> {
     conditions: runtime === 'workerd' ? ['workerd', 'worker', 'browser', 'import'] : ['import'],
     external: nodeBuiltins,
     plugins: [keyholdFromSource],
+    // workerd has no files: the worker carries the tool module's source, as a host bundles it at build time.
+    define: {
+      ECHO_MODULE_SOURCE: JSON.stringify(readFileSync(join(runtimesDir, 'src/echo-module.ts'), 'utf8')),
+    },
     logLevel: 'silent',
   });
   return outfile;
