@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FrameworkName, startFramework } from './support/frameworks.js';
 import { type Running, type RuntimeName, start, WEBHOOK_SECRET } from './support/runtimes.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -19,142 +20,153 @@ function form(fields: Record<string, string>, headers: Record<string, string> = 
 }
 
 /** What each runtime is expected to discover (workerd reads the tagged source bundled into the worker). */
-const EXPECTED_ROUTES: Record<RuntimeName, string[]> = {
+const EXPECTED_ROUTES: Record<RuntimeName | FrameworkName, string[]> = {
+  express: ['echo/handlePing', 'echo/events'],
+  fastify: ['echo/handlePing', 'echo/events'],
+  hono: ['echo/handlePing', 'echo/events'],
+  'next-route': ['echo/handlePing', 'echo/events'],
   node: ['echo/handlePing', 'echo/events'],
   bun: ['echo/handlePing', 'echo/events'],
   deno: ['echo/handlePing', 'echo/events'],
   workerd: ['echo/handlePing', 'echo/events'],
 };
 
-describe.each<RuntimeName>(['node', 'bun', 'deno', 'workerd'])(
-  'on %s, over HTTP from a real server',
-  (runtime) => {
-    let server: Running;
-    beforeAll(async () => {
-      server = await start(runtime);
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
+const FRAMEWORKS: readonly string[] = ['express', 'fastify', 'hono', 'next-route'];
+
+describe.each<RuntimeName | FrameworkName>([
+  'node',
+  'bun',
+  'deno',
+  'workerd',
+  'express',
+  'fastify',
+  'hono',
+  'next-route',
+])('on %s, over HTTP from a real server', (runtime) => {
+  let server: Running;
+  beforeAll(async () => {
+    server = FRAMEWORKS.includes(runtime)
+      ? await startFramework(runtime as FrameworkName)
+      : await start(runtime as RuntimeName);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('runs discovery → registration → authorization code with PKCE (single-user consent) → token → introspection', async () => {
+    const origin = server.origin;
+    const issuer = `${origin}/tenant/demo`;
+    const metadataResponse = await fetch(`${origin}/.well-known/oauth-authorization-server/tenant/demo`);
+    expect(metadataResponse.status).toBe(200);
+    const metadata = (await metadataResponse.json()) as Record<string, string>;
+    expect(metadata['issuer']).toBe(issuer);
+    const protectedResource = await fetch(`${origin}/.well-known/oauth-protected-resource/tenant/demo/mcp`);
+    expect(protectedResource.status).toBe(200);
+
+    // RFC 7591 dynamic registration of a public client.
+    const registered = await fetch(metadata['registration_endpoint']!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        client_name: `Runtimes check on ${runtime}`,
+      }),
     });
+    expect(registered.status).toBe(201);
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
 
-    it('runs discovery → registration → authorization code with PKCE (single-user consent) → token → introspection', async () => {
-      const origin = server.origin;
-      const issuer = `${origin}/tenant/demo`;
-      const metadataResponse = await fetch(`${origin}/.well-known/oauth-authorization-server/tenant/demo`);
-      expect(metadataResponse.status).toBe(200);
-      const metadata = (await metadataResponse.json()) as Record<string, string>;
-      expect(metadata['issuer']).toBe(issuer);
-      const protectedResource = await fetch(`${origin}/.well-known/oauth-protected-resource/tenant/demo/mcp`);
-      expect(protectedResource.status).toBe(200);
+    // RFC 7636: S256 challenge; single-user mode sends the browser straight to the consent page.
+    const { verifier, challenge } = pkce();
+    const authorize = new URL(metadata['authorization_endpoint']!);
+    authorize.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'mcp:tools',
+      state: `state-${runtime}`,
+    }).toString();
+    const toConsent = await fetch(authorize, { redirect: 'manual' });
+    expect(toConsent.status).toBe(302);
+    const consentUrl = new URL(toConsent.headers.get('location')!, origin);
+    expect(consentUrl.pathname).toBe('/tenant/demo/consent');
+    const page = await fetch(consentUrl);
+    expect(page.status).toBe(200);
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0]!;
+    expect(cookie).not.toBe('');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+    expect(csrf).toBeDefined();
+    const decided = await fetch(
+      consentUrl.origin + consentUrl.pathname,
+      form({ req: consentUrl.searchParams.get('req')!, decision: 'approve', csrf_token: csrf! }, { cookie }),
+    );
+    expect(decided.status).toBe(302);
+    const callback = new URL(decided.headers.get('location')!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+    expect(callback.searchParams.get('state')).toBe(`state-${runtime}`);
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const code = callback.searchParams.get('code')!;
 
-      // RFC 7591 dynamic registration of a public client.
-      const registered = await fetch(metadata['registration_endpoint']!, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          redirect_uris: [REDIRECT_URI],
-          token_endpoint_auth_method: 'none',
-          client_name: `Runtimes check on ${runtime}`,
-        }),
-      });
-      expect(registered.status).toBe(201);
-      const { client_id: clientId } = (await registered.json()) as { client_id: string };
-
-      // RFC 7636: S256 challenge; single-user mode sends the browser straight to the consent page.
-      const { verifier, challenge } = pkce();
-      const authorize = new URL(metadata['authorization_endpoint']!);
-      authorize.search = new URLSearchParams({
-        client_id: clientId,
-        response_type: 'code',
+    const token = await fetch(
+      metadata['token_endpoint']!,
+      form({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
         redirect_uri: REDIRECT_URI,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        scope: 'mcp:tools',
-        state: `state-${runtime}`,
-      }).toString();
-      const toConsent = await fetch(authorize, { redirect: 'manual' });
-      expect(toConsent.status).toBe(302);
-      const consentUrl = new URL(toConsent.headers.get('location')!, origin);
-      expect(consentUrl.pathname).toBe('/tenant/demo/consent');
-      const page = await fetch(consentUrl);
-      expect(page.status).toBe(200);
-      const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0]!;
-      expect(cookie).not.toBe('');
-      const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
-      expect(csrf).toBeDefined();
-      const decided = await fetch(
-        consentUrl.origin + consentUrl.pathname,
-        form(
-          { req: consentUrl.searchParams.get('req')!, decision: 'approve', csrf_token: csrf! },
-          { cookie },
-        ),
-      );
-      expect(decided.status).toBe(302);
-      const callback = new URL(decided.headers.get('location')!);
-      expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
-      expect(callback.searchParams.get('state')).toBe(`state-${runtime}`);
-      expect(callback.searchParams.get('iss')).toBe(issuer);
-      const code = callback.searchParams.get('code')!;
+        client_id: clientId,
+      }),
+    );
+    expect(token.status).toBe(200);
+    expect(token.headers.get('cache-control')).toBe('no-store');
+    const tokens = (await token.json()) as { access_token: string; token_type: string };
+    expect(tokens.token_type).toBe('Bearer');
 
-      const token = await fetch(
-        metadata['token_endpoint']!,
-        form({
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT_URI,
-          client_id: clientId,
-        }),
-      );
-      expect(token.status).toBe(200);
-      expect(token.headers.get('cache-control')).toBe('no-store');
-      const tokens = (await token.json()) as { access_token: string; token_type: string };
-      expect(tokens.token_type).toBe('Bearer');
+    // RFC 7662: the token is active, for the single user, issued by the tenant.
+    const introspected = await fetch(
+      metadata['introspection_endpoint']!,
+      form({ token: tokens.access_token, client_id: clientId }),
+    );
+    expect(introspected.status).toBe(200);
+    const claims = (await introspected.json()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ active: true, iss: issuer, sub: 'owner', client_id: clientId });
+  });
 
-      // RFC 7662: the token is active, for the single user, issued by the tenant.
-      const introspected = await fetch(
-        metadata['introspection_endpoint']!,
-        form({ token: tokens.access_token, client_id: clientId }),
-      );
-      expect(introspected.status).toBe(200);
-      const claims = (await introspected.json()) as Record<string, unknown>;
-      expect(claims).toMatchObject({ active: true, iss: issuer, sub: 'owner', client_id: clientId });
+  it('serves the registry API with its ETag and per-IP limit headers', async () => {
+    const list = await fetch(`${server.origin}/api/providers`);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('etag')).toMatch(/^".+"$/);
+    const providers = (await list.json()) as Record<string, { id: string }>;
+    const [first] = Object.values(providers);
+    expect(first).toBeDefined();
+    const one = await fetch(`${server.origin}/api/providers/${encodeURIComponent(first!.id)}`);
+    expect(((await one.json()) as { id: string }).id).toBe(first!.id);
+    const again = await fetch(`${server.origin}/api/providers`, {
+      headers: { 'if-none-match': list.headers.get('etag')! },
     });
+    expect(again.status).toBe(304);
+  });
 
-    it('serves the registry API with its ETag and per-IP limit headers', async () => {
-      const list = await fetch(`${server.origin}/api/providers`);
-      expect(list.status).toBe(200);
-      expect(list.headers.get('etag')).toMatch(/^".+"$/);
-      const providers = (await list.json()) as Record<string, { id: string }>;
-      const [first] = Object.values(providers);
-      expect(first).toBeDefined();
-      const one = await fetch(`${server.origin}/api/providers/${encodeURIComponent(first!.id)}`);
-      expect(((await one.json()) as { id: string }).id).toBe(first!.id);
-      const again = await fetch(`${server.origin}/api/providers`, {
-        headers: { 'if-none-match': list.headers.get('etag')! },
+  it('serves the webhooks it discovered, behind the shared secret', async () => {
+    const routes = (await (await fetch(`${server.origin}/__routes`)).json()) as { webhookRoutes: string[] };
+    expect(routes.webhookRoutes).toEqual(EXPECTED_ROUTES[runtime]);
+    const post = (path: string, body: unknown, secret = WEBHOOK_SECRET) =>
+      fetch(`${server.origin}/webhook/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-webhook-secret': secret },
+        body: JSON.stringify(body),
       });
-      expect(again.status).toBe(304);
-    });
-
-    it('serves the webhooks it discovered, behind the shared secret', async () => {
-      const routes = (await (await fetch(`${server.origin}/__routes`)).json()) as { webhookRoutes: string[] };
-      expect(routes.webhookRoutes).toEqual(EXPECTED_ROUTES[runtime]);
-      const post = (path: string, body: unknown, secret = WEBHOOK_SECRET) =>
-        fetch(`${server.origin}/webhook/${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-webhook-secret': secret },
-          body: JSON.stringify(body),
-        });
-      const ping = await post('echo/handlePing', { message: runtime });
-      expect(ping.status).toBe(200);
-      expect(await ping.json()).toEqual({ ok: true, result: { pong: runtime } });
-      expect((await post('echo/handlePing', {}, 'wrong-secret')).status).toBe(401);
-      const tagged = await post('echo/events', { type: 'invoice.paid' });
-      if (EXPECTED_ROUTES[runtime].includes('echo/events')) {
-        expect(await tagged.json()).toEqual({ ok: true, result: { received: 'invoice.paid' } });
-      } else {
-        expect(tagged.status).toBe(404);
-      }
-    });
-  },
-);
+    const ping = await post('echo/handlePing', { message: runtime });
+    expect(ping.status).toBe(200);
+    expect(await ping.json()).toEqual({ ok: true, result: { pong: runtime } });
+    expect((await post('echo/handlePing', {}, 'wrong-secret')).status).toBe(401);
+    const tagged = await post('echo/events', { type: 'invoice.paid' });
+    if (EXPECTED_ROUTES[runtime].includes('echo/events')) {
+      expect(await tagged.json()).toEqual({ ok: true, result: { received: 'invoice.paid' } });
+    } else {
+      expect(tagged.status).toBe(404);
+    }
+  });
+});
