@@ -1,7 +1,9 @@
 import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
+import { createMcpEndpoint, defineTool } from '@keyhold/mcp';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createWebhookHandler, type ReadSource } from '@keyhold/webhook-kit';
+import * as z from 'zod';
 import { echoModule } from './echo-module.js';
 
 /** What every runtime's server script passes in. */
@@ -55,9 +57,37 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.readSource === undefined ? {} : { readSource: options.readSource }),
   });
   const webhookRoutes = webhooks.routes.map((route) => route.key);
+  // The MCP endpoint the tokens are for, guarded by the authorization server's own verifier.
+  const issuer = oauth.issuer('demo');
+  const mcp = createMcpEndpoint({
+    publicUrl: `${issuer}/mcp`,
+    serverInfo: { name: 'keyhold-runtimes', version: '1.0.0' },
+    toolModules: [
+      {
+        toolModuleId: 'echo',
+        displayName: 'Echo',
+        sourcePath: options.moduleSourcePath,
+        tools: [
+          defineTool({
+            name: 'echo',
+            inputSchema: z.object({ text: z.string() }),
+            handler: ({ text }, context) => ({
+              content: [{ type: 'text', text: `${text} for ${context.principal.userId}` }],
+            }),
+          }),
+        ],
+      },
+    ],
+    authentication: {
+      verifier: oauth.tokenVerifier('demo'),
+      resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
+    },
+    requestStateSecret: options.webhookSecret,
+  });
   const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (path === '/__routes') return Response.json({ webhookRoutes });
+    if (path === mcp.path) return mcp.fetch(request);
     if (path.startsWith('/webhook/')) return webhooks.fetch(request, info);
     if (path === '/health' || path.startsWith('/api/')) return registry.fetch(request, info);
     return oauth.fetch(request, info);

@@ -132,6 +132,51 @@ describe.each<RuntimeName | FrameworkName>([
     expect(introspected.status).toBe(200);
     const claims = (await introspected.json()) as Record<string, unknown>;
     expect(claims).toMatchObject({ active: true, iss: issuer, sub: 'owner', client_id: clientId });
+
+    // The MCP endpoint the token is for: 401 with resource metadata without it, a tool call with it.
+    const mcpUrl = `${issuer}/mcp`;
+    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    const anonymous = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    const initialized = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: runtime, version: '1' },
+        },
+      },
+      bearer,
+    );
+    expect(initialized.status).toBe(200);
+    const session = initialized.headers.get('mcp-session-id');
+    await initialized.text();
+    const called = await rpc(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: runtime } } },
+      { ...bearer, ...(session === null ? {} : { 'mcp-session-id': session }) },
+    );
+    expect(called.status).toBe(200);
+    const text = await called.text();
+    // JSON or one SSE event, depending on what the client accepts first.
+    const payload = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')) as {
+      result?: { content?: { text: string }[] };
+    };
+    expect(payload.result?.content?.[0]?.text).toBe(`${runtime} for owner`);
   });
 
   it('serves the registry API with its ETag and per-IP limit headers', async () => {
