@@ -1,4 +1,4 @@
-import type { FetchHandler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
+import type { FetchHandler, Handler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
@@ -65,6 +65,17 @@ export interface AuthorizationServer {
    * ```
    */
   readonly fetch: FetchHandler;
+  /**
+   * The same routing as `fetch` for a request already read as a Keyhold {@link HandlerRequest} (what
+   * `createNodeListener` of `@keyhold/adapter-node` passes): no web `Request`/`Response` conversion, the
+   * cheaper path on Node.
+   *
+   * @example
+   * ```ts
+   * http.createServer(createNodeListener(server.handle, { resolveUserId })).listen(8787);
+   * ```
+   */
+  readonly handle: Handler;
   /**
    * Whether `fetch` serves this path (any method), for a host that routes by path before choosing a
    * handler.
@@ -309,6 +320,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   return {
     ...handlers,
     fetch: routed.fetch,
+    handle: routed.handle,
     ownsPath: routed.ownsPath,
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
       const tenant = await resolveTenant(context, keyCache, tenantSlug);

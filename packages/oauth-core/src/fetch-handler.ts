@@ -118,42 +118,69 @@ export function createOAuthFetch(
   handlers: RoutedHandlers,
 ): {
   readonly fetch: (request: Request, info?: FetchRequestInfo) => Promise<Response>;
+  readonly handle: (request: HandlerRequest) => Promise<HandlerResult>;
   readonly ownsPath: (pathname: string) => boolean;
 } {
   const table = oauthRoutes(context, handlers);
   const basePath = new URL(context.baseUrl).pathname.replace(/\/+$/, '');
   const ownsPath = (pathname: string): boolean => matchRoute(table, basePath, pathname) !== undefined;
-  const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
-    const path = new URL(request.url).pathname;
+
+  /** What a path and method get before any body is read: a handler, or the answer itself. */
+  function dispatch(
+    path: string,
+    rawMethod: string,
+    origin: string | undefined,
+  ): { readonly run: TenantHandler; readonly tenant: string } | { readonly answer: HandlerResult } {
     const found = matchRoute(table, basePath, path);
     if (found === undefined) {
-      return toResponse({
-        status: 404,
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify({ error: 'not_found', error_description: 'No such endpoint.' }),
-      });
+      return {
+        answer: {
+          status: 404,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({ error: 'not_found', error_description: 'No such endpoint.' }),
+        },
+      };
     }
     const { route, tenant } = found;
-    const method = request.method.toUpperCase();
+    const method = rawMethod.toUpperCase();
     const allowed = Object.keys(route.methods);
-    const corsOrigins =
-      route.cors === 'registration'
-        ? context.registrationOrigins
-        : route.cors === 'json'
-          ? context.corsOrigins
-          : [];
     if (method === 'OPTIONS' && route.cors !== 'none') {
-      return toResponse(
-        preflightResult(preflightRequest(request), corsOrigins, allowed, context.corsMaxAgeSeconds),
-      );
+      const corsOrigins = route.cors === 'registration' ? context.registrationOrigins : context.corsOrigins;
+      const preflight: HandlerRequest = {
+        method: 'OPTIONS',
+        path,
+        query: '',
+        headers: origin === undefined ? {} : { origin },
+        body: '',
+      };
+      return { answer: preflightResult(preflight, corsOrigins, allowed, context.corsMaxAgeSeconds) };
     }
-    const handler = route.methods[method === 'HEAD' ? 'GET' : method];
-    if (handler === undefined) {
-      return toResponse({
-        status: 405,
-        headers: { allow: [...allowed, ...(route.cors === 'none' ? [] : ['OPTIONS'])].join(', ') },
-      });
+    const run = route.methods[method === 'HEAD' ? 'GET' : method];
+    if (run === undefined) {
+      return {
+        answer: {
+          status: 405,
+          headers: { allow: [...allowed, ...(route.cors === 'none' ? [] : ['OPTIONS'])].join(', ') },
+        },
+      };
     }
+    return { run, tenant };
+  }
+
+  // The Keyhold-handler face (a request already read, as `@keyhold/adapter-node` reads it): no web
+  // Request/Response conversion, the fast path on Node.
+  const handle = async (request: HandlerRequest): Promise<HandlerResult> => {
+    const target = dispatch(request.path, request.method, request.headers['origin']);
+    return 'answer' in target ? target.answer : target.run(request, target.tenant);
+  };
+
+  const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
+    const target = dispatch(
+      new URL(request.url).pathname,
+      request.method,
+      request.headers.get('origin') ?? undefined,
+    );
+    if ('answer' in target) return toResponse(target.answer);
     let handlerRequest: HandlerRequest;
     try {
       const userId = info.userId ?? (await context.resolveUserId?.(request));
@@ -166,13 +193,7 @@ export function createOAuthFetch(
       if (error instanceof PayloadTooLargeError) return payloadTooLargeResponse();
       throw error;
     }
-    return toResponse(await handler(handlerRequest, tenant));
+    return toResponse(await target.run(handlerRequest, target.tenant));
   };
-  return { fetch, ownsPath };
-}
-
-/** A preflight carries no body; only its `Origin` matters. */
-function preflightRequest(request: Request): HandlerRequest {
-  const origin = request.headers.get('origin');
-  return { method: 'OPTIONS', path: '', query: '', headers: origin === null ? {} : { origin }, body: '' };
+  return { fetch, handle, ownsPath };
 }
