@@ -2,6 +2,11 @@ import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
 import { createMcpEndpoint, defineTool } from '@keyhold/mcp';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createRegistryApi } from '@keyhold/registry-client/server';
+import {
+  createLocalVault,
+  createTokenBroker,
+  createMemoryStorage as createTokenVaultMemoryStorage,
+} from '@keyhold/token-vault';
 import { createWebhookHandler, type ReadSource } from '@keyhold/webhook-kit';
 import * as z from 'zod';
 import { echoModule } from './echo-module.js';
@@ -84,9 +89,35 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     requestStateSecret: options.webhookSecret,
   });
+  // The token broker's browser steps; the app is single-user, so the connect step's user is the owner.
+  const broker = createTokenBroker({
+    baseUrl: options.baseUrl,
+    vault: createLocalVault({ masterKey: `${options.webhookSecret}-vault-master-key` }),
+    storage: createTokenVaultMemoryStorage(),
+    providers: [
+      {
+        id: 'acme',
+        name: 'Acme',
+        authorizationUrl: 'https://acme.example/oauth/authorize',
+        tokenUrl: 'https://acme.example/oauth/token',
+        scopes: ['read'],
+        clientId: 'acme-client',
+        clientSecret: 'acme-secret',
+      },
+    ],
+  });
   const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (path === '/__routes') return Response.json({ webhookRoutes });
+    if (path === '/__ask') {
+      // What a tool asking for a token gets before the user connected: the login link.
+      const outcome = await broker.requestToken(
+        { ask: 'oauth', provider: 'acme', scopes: ['read'] },
+        { tenantId: 'demo', userId: 'owner', toolModuleId: 'echo' },
+      );
+      return Response.json(outcome.kind === 'elicitation' ? { url: outcome.error.elicitationUrl } : {});
+    }
+    if (path.startsWith('/auth/oauth/')) return broker.fetch(request, { ...info, userId: 'owner' });
     if (path === mcp.path) return mcp.fetch(request);
     if (path.startsWith('/webhook/')) return webhooks.fetch(request, info);
     if (path === '/health' || path.startsWith('/api/')) return registry.fetch(request, info);

@@ -179,6 +179,19 @@ describe.each<RuntimeName | FrameworkName>([
     expect(payload.result?.content?.[0]?.text).toBe(`${runtime} for owner`);
   });
 
+  it('serves the token broker: the ask of a tool gives a login link whose connect step sends the browser to the provider with PKCE', async () => {
+    const { url } = (await (await fetch(`${server.origin}/__ask`)).json()) as { url: string };
+    expect(new URL(url).pathname).toBe('/auth/oauth/connect');
+    const connect = await fetch(url, { redirect: 'manual' });
+    expect(connect.status).toBe(302);
+    const provider = new URL(connect.headers.get('location')!);
+    expect(`${provider.origin}${provider.pathname}`).toBe('https://acme.example/oauth/authorize');
+    expect(provider.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(provider.searchParams.get('redirect_uri')).toBe(`${server.origin}/auth/oauth/callback`);
+    const forged = await fetch(`${server.origin}/auth/oauth/callback?state=forged&code=x`);
+    expect(forged.status).toBe(400);
+  });
+
   it('serves the registry API with its ETag and per-IP limit headers', async () => {
     const list = await fetch(`${server.origin}/api/providers`);
     expect(list.status).toBe(200);
