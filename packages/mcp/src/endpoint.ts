@@ -373,6 +373,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       try {
         const response = await serve(request, fetchOptions);
         endSpan?.({ status: response.status });
+        logger.debug(
+          { event: 'mcp_request', tenant: options.tenantId, method: request.method, status: response.status },
+          'mcp: request served',
+        );
         return response;
       } catch (error) {
         logger.error(

@@ -1,5 +1,5 @@
 import type { FetchHandler, Handler } from '@keyhold/core';
-import { randomToken, readHandlerRequest, toResponse } from '@keyhold/core';
+import { randomToken, readHandlerRequest, toResponse, traceHandler } from '@keyhold/core';
 import type { OAuthAsk } from './ask.js';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
@@ -193,8 +193,8 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     return outcome.accessToken;
   }
 
-  const connect = createConnectHandler(internals);
-  const callback = createCallbackHandler(internals);
+  const connect = traceHandler(createConnectHandler(internals), options.tracing, 'connect');
+  const callback = traceHandler(createCallbackHandler(internals), options.tracing, 'callback');
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {

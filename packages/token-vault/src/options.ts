@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@keyhold/core';
+import type { Clock, Logger, RequestTracing } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { TokenVaultError } from './errors.js';
 import type { Provider, ProviderRegistration } from './providers.js';
@@ -18,6 +18,11 @@ export interface AuthorizationCompleteEvent {
 
 /** Options of `createTokenBroker`. */
 export interface TokenBrokerOptions {
+  /**
+   * Spans for the connect and callback steps (`createOpenTelemetryTracing({ spanPrefix: 'keyhold.broker.' })`
+   * of `@keyhold/oauth-core/opentelemetry`). Default: none.
+   */
+  tracing?: RequestTracing;
   /** The host's public base URL; `connectUrl` and `callbackUrl` default to paths under it. */
   baseUrl?: string;
   /** Absolute URL of the host's connect route (default `${baseUrl}/auth/oauth/connect`). */

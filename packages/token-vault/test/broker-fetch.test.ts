@@ -30,6 +30,22 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
     expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
   });
 
+  it('traces the connect and callback steps when given tracing', async () => {
+    const spans: [string, number][] = [];
+    const harness = makeHarness({
+      tracing: { start: (name) => (outcome) => spans.push([name, outcome.status]) },
+    });
+    const elicitation = (await harness.broker
+      .getToken(ask, harness.context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId: 'user-1' });
+    await harness.broker.fetch(new Request('https://host.example/auth/oauth/callback?state=forged&code=x'));
+    expect(spans).toEqual([
+      ['connect', 302],
+      ['callback', 400],
+    ]);
+  });
+
   it('answers 405 with Allow for another method on its paths, and 404 for any other path', async () => {
     const harness = makeHarness();
     const post = await harness.broker.fetch(

@@ -49,5 +49,10 @@ export async function tokenHandler(
   }
   event.grant_type = grantType;
   const grant = GRANTS[grantType as keyof typeof GRANTS];
-  return noStoreJson(200, await grant(context, tenant, request, params, event));
+  const issued = await grant(context, tenant, request, params, event);
+  context.logger.debug(
+    { event: 'token_issued', tenant: tenant.slug, grantType, clientType: event.client_type },
+    'token issued',
+  );
+  return noStoreJson(200, issued);
 }
