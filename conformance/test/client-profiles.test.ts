@@ -143,7 +143,8 @@ async function driveProfile(
   expect(callback.searchParams.get('state')).toBe(state);
   expect(callback.searchParams.get('iss')).toBe(issuer);
   const code = callback.searchParams.get('code');
-  expect(code, callback.href).toBeTruthy();
+  // A code is an opaque random value of at least 128 bits, base64url.
+  expect(code, callback.href).toMatch(/^[A-Za-z0-9_-]{22,}$/);
 
   // 4. The code exchange, then the MCP call with the access token.
   const token = async (form: Record<string, string>): Promise<Response> =>

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FetchHandler, HandlerRequest } from '@keyhold/core';
+import { jsonResult } from '@keyhold/core';
 import { createNodeListener, type NodeListenerOptions } from './listener.js';
 
 /**
@@ -58,7 +59,14 @@ export function toNodeListener(
     const original = (request as { originalUrl?: unknown }).originalUrl;
     if (typeof original === 'string' && original !== request.url) request.url = original;
     const listener = createNodeListener(async (input) => {
-      const answer = await fetch(toWebRequest(request, input), {
+      let webRequest: Request;
+      try {
+        webRequest = toWebRequest(request, input);
+      } catch {
+        // A Host (or method) no URL or Request can carry: the client's mistake, not a server error.
+        return jsonResult(400, { error: 'invalid_request', error_description: 'malformed request target' });
+      }
+      const answer = await fetch(webRequest, {
         ...(input.ip === undefined ? {} : { ip: input.ip }),
         ...(input.userId === undefined ? {} : { userId: input.userId }),
       });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { FetchHandler, FetchRequestInfo, Logger } from '@keyhold/core';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,31 @@ describe('toNodeListener: any fetch handler on node:http', () => {
     push('data: two\n\n');
     close();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
+  });
+
+  it('answers 400, not 500, for a Host header no URL can carry, without calling fetch', async () => {
+    let called = false;
+    const url = await listen(
+      toNodeListener(async () => {
+        called = true;
+        return new Response('no');
+      }),
+    );
+    const { port } = new URL(url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write('GET /x HTTP/1.1\r\nHost: bad host\r\nConnection: close\r\n\r\n');
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('malformed request target');
+    expect(called).toBe(false);
   });
 
   it('answers 413 for a body over the limit without calling fetch', async () => {

@@ -5,19 +5,22 @@ import type { ServerContext } from './options.js';
 
 type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
 
-/** The route handlers `fetch` dispatches to (the server's own). */
-export interface RoutedHandlers {
-  readonly authorize: TenantHandler;
-  readonly consentPage: TenantHandler;
-  readonly consent: TenantHandler;
-  readonly token: TenantHandler;
-  readonly register: TenantHandler;
-  readonly revoke: TenantHandler;
-  readonly introspect: TenantHandler;
-  readonly authorizationServerMetadata: TenantHandler;
-  readonly protectedResourceMetadata: TenantHandler;
-  readonly jwks: TenantHandler;
-}
+/** The route handlers `fetch` dispatches to: the server's own, by name. */
+export type RoutedHandlers = Readonly<
+  Record<
+    | 'authorize'
+    | 'consentPage'
+    | 'consent'
+    | 'token'
+    | 'register'
+    | 'revoke'
+    | 'introspect'
+    | 'authorizationServerMetadata'
+    | 'protectedResourceMetadata'
+    | 'jwks',
+    TenantHandler
+  >
+>;
 
 /** Which browser origins a route's CORS answers follow: the JSON endpoints', registration's, or none. */
 type CorsPolicy = 'json' | 'registration' | 'none';
