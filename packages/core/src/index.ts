@@ -28,6 +28,8 @@ export { escapeHtml } from './html.js';
 export type { Logger, LogMethod } from './logger.js';
 export { silentLogger } from './logger.js';
 export { mediaType } from './media-type.js';
+export type { InvalidOptionsErrorClass, OptionValidators } from './option-validation.js';
+export { optionValidators } from './option-validation.js';
 export { randomToken } from './random.js';
 export type {
   MemoryRateLimiterOptions,
