@@ -1,5 +1,5 @@
 import { bench, describe } from 'vitest';
-import type { Provider } from '../src/provider.js';
+import type { Provider } from '../src/mcp-provider.js';
 import { createProviderIndex, searchProviders } from '../src/search.js';
 
 const words = [

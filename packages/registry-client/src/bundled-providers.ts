@@ -1,6 +1,6 @@
 import bundled from '../providers.json' with { type: 'json' };
-import type { ProviderMap } from './provider.js';
-import { parseProviderMap } from './provider.js';
+import type { ProviderMap } from './mcp-provider.js';
+import { parseProviderMap } from './mcp-provider.js';
 
 let cached: ProviderMap | undefined;
 

@@ -3,8 +3,8 @@ import { silentLogger } from '@keyhold/core';
 import manifest from '../package.json' with { type: 'json' };
 import { loadBundledProviders } from './bundled-providers.js';
 import { RegistryError } from './errors.js';
-import type { Provider, ProviderMap } from './provider.js';
-import { parseProvider, parseProviderMap } from './provider.js';
+import type { Provider, ProviderMap } from './mcp-provider.js';
+import { parseProvider, parseProviderMap } from './mcp-provider.js';
 import { createProviderIndex, type ProviderIndex } from './search.js';
 
 /** Options of {@link createRegistryClient}. */

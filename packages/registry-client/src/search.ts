@@ -1,4 +1,4 @@
-import type { Provider, ProviderMap } from './provider.js';
+import type { Provider, ProviderMap } from './mcp-provider.js';
 
 /**
  * A search over a fixed set of providers, with the lower-cased fields computed once.

@@ -5,10 +5,12 @@ import type {
   HandlerRequest,
   HandlerResult,
   Logger,
+  RateLimiter,
   RequestTracing,
 } from '@keyhold/core';
 import {
   consumeRateLimit,
+  createMemoryRateLimiter,
   jsonResult,
   PayloadTooLargeError,
   parseQuery,
@@ -22,11 +24,9 @@ import {
 } from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
 import { RegistryError } from '../errors.js';
-import type { ProviderMap } from '../provider.js';
-import { parseProviderMap } from '../provider.js';
+import type { ProviderMap } from '../mcp-provider.js';
+import { parseProviderMap } from '../mcp-provider.js';
 import { createProviderIndex } from '../search.js';
-import { createMemoryRateLimiter } from './memory-rate-limiter.js';
-import type { RateLimiter } from './storage.js';
 
 /** Options of {@link createRegistryApi}. */
 export interface RegistryApiOptions {

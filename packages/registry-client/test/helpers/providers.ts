@@ -1,4 +1,4 @@
-import type { Provider } from '../../src/provider.js';
+import type { Provider } from '../../src/mcp-provider.js';
 
 export function stdioProvider(id: string, overrides: Partial<Provider> = {}): Provider {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RegistryError } from '../src/errors.js';
-import { parseProvider, parseProviderMap } from '../src/provider.js';
+import { parseProvider, parseProviderMap } from '../src/mcp-provider.js';
 import { httpProvider, stdioProvider } from './helpers/providers.js';
 
 function message(data: unknown): string {
