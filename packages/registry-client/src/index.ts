@@ -15,9 +15,9 @@ export { RegistryError } from './errors.js';
 export type {
   HttpAuth,
   HttpConfig,
-  Provider,
-  ProviderMap,
-  ProviderSetup,
+  McpProvider,
+  McpProviderMap,
+  McpProviderSetup,
   StdioConfig,
 } from './mcp-provider.js';
 export { parseProvider, parseProviderMap, providerSchema } from './mcp-provider.js';

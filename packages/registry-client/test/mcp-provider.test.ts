@@ -9,7 +9,7 @@ function message(data: unknown): string {
   return result.message;
 }
 
-describe('Provider schema (SPEC area E, Provider)', () => {
+describe('McpProvider schema (SPEC area E, McpProvider)', () => {
   it('accepts a provider with a stdio transport and a setup step', () => {
     const provider = stdioProvider('memory', {
       stdio: {

@@ -1,4 +1,4 @@
-import type { Provider, ProviderSetup } from '../mcp-provider.js';
+import type { McpProvider, McpProviderSetup } from '../mcp-provider.js';
 import { parseProvider } from '../mcp-provider.js';
 import { keyholdMetaOf } from './keyhold-meta.js';
 import {
@@ -54,7 +54,7 @@ function packageToStdio(
   }
 }
 
-function setupFrom(variables: readonly ServerJsonInput[]): ProviderSetup | undefined {
+function setupFrom(variables: readonly ServerJsonInput[]): McpProviderSetup | undefined {
   const needed = variables.filter((v) => v.value === undefined);
   if (needed.length === 0) return undefined;
   const names = needed.map((v) => v.name);
@@ -76,7 +76,7 @@ function isHttpUrl(value: string | undefined): value is string {
 }
 
 /**
- * Converts an official MCP Registry `server.json` entry to a Keyhold {@link Provider}. The first stdio
+ * Converts an official MCP Registry `server.json` entry to a Keyhold {@link McpProvider}. The first stdio
  * package of a known registry type (npm → `npx -y`, PyPI → `uvx`, OCI → `docker run -i --rm`) becomes
  * `stdio` (its environment variables become the setup step); the first `streamable-http` (else `sse`)
  * remote without URL variables becomes `http` (`bearer` when it declares an `Authorization` header, else
@@ -92,7 +92,7 @@ function isHttpUrl(value: string | undefined): value is string {
 export function serverJsonToProvider(
   data: unknown,
 ):
-  | ({ readonly ok: true } & Converted<Provider>)
+  | ({ readonly ok: true } & Converted<McpProvider>)
   | { readonly ok: false; readonly name?: string; readonly reason: string } {
   const parsed = serverJsonSchema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: 'not a server.json entry' };
@@ -108,7 +108,7 @@ export function serverJsonToProvider(
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[^a-z0-9]+/, '');
 
-  let stdio: Provider['stdio'] = meta.launch
+  let stdio: McpProvider['stdio'] = meta.launch
     ? { command: meta.launch.command, args: meta.launch.args, ...(meta.setup ? { setup: meta.setup } : {}) }
     : undefined;
   for (const pkg of stdio ? [] : (entry.packages ?? [])) {
@@ -125,7 +125,7 @@ export function serverJsonToProvider(
     break;
   }
 
-  let http: Provider['http'];
+  let http: McpProvider['http'];
   const remotes = [...(entry.remotes ?? [])].sort(
     (a, b) => Number(b.type === 'streamable-http') - Number(a.type === 'streamable-http'),
   );

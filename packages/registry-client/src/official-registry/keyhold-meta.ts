@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { HttpAuth, ProviderSetup } from '../mcp-provider.js';
+import type { HttpAuth, McpProviderSetup } from '../mcp-provider.js';
 
 // The `_meta` key under which a publisher's own fields travel in a `server.json` entry.
 const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';
@@ -17,7 +17,7 @@ export interface KeyholdMeta {
   auth?: HttpAuth;
   docs?: string;
   notes?: string;
-  setup?: ProviderSetup;
+  setup?: McpProviderSetup;
   launch?: { command: string; args: string[] };
 }
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { RegistryError } from '../errors.js';
-import type { Provider, ProviderMap } from '../mcp-provider.js';
+import type { McpProvider, McpProviderMap } from '../mcp-provider.js';
 import { serverJsonToProvider } from './from-server-json.js';
 import { officialMetaOf } from './keyhold-meta.js';
 
@@ -9,7 +9,7 @@ import { officialMetaOf } from './keyhold-meta.js';
  * were skipped and why, and the cursor of the next page when there is one.
  */
 export interface OfficialImport {
-  readonly providers: ProviderMap;
+  readonly providers: McpProviderMap;
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
   readonly nextCursor?: string;
 }
@@ -42,7 +42,7 @@ export function importOfficialServerList(page: unknown): OfficialImport {
       'not a /v0.1/servers page: expected { servers: [{ server }] }',
     );
   }
-  const providers: Record<string, Provider> = Object.create(null);
+  const providers: Record<string, McpProvider> = Object.create(null);
   const skipped: { name: string; reason: string }[] = [];
   for (const item of parsed.data.servers) {
     const named = namedSchema.safeParse(item.server);

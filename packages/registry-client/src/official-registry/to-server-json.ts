@@ -1,5 +1,5 @@
 import { RegistryError } from '../errors.js';
-import type { Provider, ProviderSetup } from '../mcp-provider.js';
+import type { McpProvider, McpProviderSetup } from '../mcp-provider.js';
 import { type KeyholdMeta, keyholdMetaEntry } from './keyhold-meta.js';
 import {
   type Converted,
@@ -54,13 +54,13 @@ function positional(values: readonly string[]): ServerJsonArgument[] {
   });
 }
 
-function setupVariables(setup: ProviderSetup | undefined): ServerJsonInput[] {
+function setupVariables(setup: McpProviderSetup | undefined): ServerJsonInput[] {
   const match = setup ? /^export\s+([A-Z_][A-Z0-9_]*)=/.exec(setup.command) : null;
   if (!setup || !match) return [];
   return [{ name: match[1]!, description: setup.description, isRequired: setup.needsSetup, isSecret: true }];
 }
 
-function stdioToPackage(provider: Provider, unmapped: string[]): ServerJsonPackage | undefined {
+function stdioToPackage(provider: McpProvider, unmapped: string[]): ServerJsonPackage | undefined {
   const stdio = provider.stdio!;
   const args = [...stdio.args];
   const env = setupVariables(stdio.setup);
@@ -125,7 +125,7 @@ function stdioToPackage(provider: Provider, unmapped: string[]): ServerJsonPacka
 }
 
 /**
- * Converts a Keyhold {@link Provider} to an official MCP Registry `server.json` entry. `stdio` becomes a
+ * Converts a Keyhold {@link McpProvider} to an official MCP Registry `server.json` entry. `stdio` becomes a
  * `packages[]` entry when it runs through `npx` (npm), `uvx` (PyPI) or `docker run` (OCI); `http` becomes a
  * `remotes[]` entry of type `streamable-http`, with an `Authorization` header declared for `bearer` and
  * `basic`. What server.json has no field for (the recommended transport, the docs link, notes, the setup
@@ -138,7 +138,7 @@ function stdioToPackage(provider: Provider, unmapped: string[]): ServerJsonPacka
  * ```
  */
 export function providerToServerJson(
-  provider: Provider,
+  provider: McpProvider,
   options: ProviderToServerJsonOptions,
 ): Converted<ServerJson> {
   if (!/^[a-zA-Z0-9.-]+$/.test(options.namespace)) {

@@ -24,7 +24,7 @@ import {
 } from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
 import { RegistryError } from '../errors.js';
-import type { ProviderMap } from '../mcp-provider.js';
+import type { McpProviderMap } from '../mcp-provider.js';
 import { parseProviderMap } from '../mcp-provider.js';
 import { createProviderIndex } from '../search.js';
 
@@ -123,7 +123,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * ```
  */
 export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi {
-  const providers: ProviderMap =
+  const providers: McpProviderMap =
     options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
   const limit = positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
   const windowSeconds = positiveInteger('rateLimitWindowSeconds', options.rateLimitWindowSeconds, 60);

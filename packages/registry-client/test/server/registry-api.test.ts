@@ -28,7 +28,7 @@ async function serve(
 }
 
 describe('GET /api/providers', () => {
-  it('answers the map of id to Provider', async () => {
+  it('answers the map of id to McpProvider', async () => {
     const url = await serve();
     const response = await fetch(`${url}/api/providers`);
     expect(response.status).toBe(200);
@@ -44,7 +44,7 @@ describe('GET /api/providers', () => {
 });
 
 describe('GET /api/providers/<id>', () => {
-  it('answers one Provider', async () => {
+  it('answers one McpProvider', async () => {
     const url = await serve();
     const response = await fetch(`${url}/api/providers/github`);
     expect(response.status).toBe(200);
