@@ -2,9 +2,9 @@ import type { Logger } from '@keyhold/core';
 import { silentLogger } from '@keyhold/core';
 import manifest from '../package.json' with { type: 'json' };
 import { loadBundledProviders } from './bundled-providers.js';
-import { RegistryError } from './errors.js';
 import type { McpProvider, McpProviderMap } from './mcp-provider.js';
 import { parseProvider, parseProviderMap } from './mcp-provider.js';
+import { functionOption, headerValueOption, optionCheck } from './option-check.js';
 import { createProviderIndex, type ProviderIndex } from './search.js';
 
 /** Options of {@link createRegistryClient}. */
@@ -109,27 +109,10 @@ type Fetched =
       readonly message: string;
     };
 
-function timeoutOption(name: string, value: number | undefined): number {
-  if (value === undefined) return 5000;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RegistryError('ERR_INVALID_OPTIONS', `${name} must be a positive number of milliseconds`);
-  }
-  return value;
-}
-
-function parseBaseUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl is not an absolute URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl must be an http(s) URL');
-  }
+function baseUrlOption(value: string): URL {
+  const url = optionCheck.absoluteUrl('registryUrl', value);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';
-  url.hash = '';
   return url;
 }
 
@@ -153,13 +136,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * ```
  */
 export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
-  const base = options.registryUrl === undefined ? undefined : parseBaseUrl(options.registryUrl);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const connectTimeoutMs = timeoutOption('connectTimeoutMs', options.connectTimeoutMs);
-  const readTimeoutMs = timeoutOption('readTimeoutMs', options.readTimeoutMs);
+  const base = options.registryUrl === undefined ? undefined : baseUrlOption(options.registryUrl);
+  const fetchImpl = functionOption('fetch', options.fetch, globalThis.fetch);
+  const connectTimeoutMs = optionCheck.positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5000);
+  const readTimeoutMs = optionCheck.positiveInteger('readTimeoutMs', options.readTimeoutMs, 5000);
   const logger = options.logger ?? silentLogger;
   const debug = options.debug === true;
-  const userAgent = options.userAgent ?? `keyhold-cli/${manifest.version}`;
+  const userAgent = headerValueOption('userAgent', options.userAgent, `keyhold-cli/${manifest.version}`);
   const local: McpProviderMap =
     options.localProviders === undefined ? loadBundledProviders() : parseProviderMap(options.localProviders);
   let localIndex: ProviderIndex | undefined;

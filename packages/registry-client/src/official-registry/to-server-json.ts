@@ -1,5 +1,5 @@
-import { RegistryError } from '../errors.js';
 import type { McpProvider, McpProviderSetup } from '../mcp-provider.js';
+import { optionCheck } from '../option-check.js';
 import { type KeyholdMeta, keyholdMetaEntry } from './keyhold-meta.js';
 import {
   type Converted,
@@ -142,10 +142,10 @@ export function providerToServerJson(
   options: ProviderToServerJsonOptions,
 ): Converted<ServerJson> {
   if (!/^[a-zA-Z0-9.-]+$/.test(options.namespace)) {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'namespace must be reverse-DNS, e.g. io.github.acme');
+    throw optionCheck.invalid('namespace must be reverse-DNS, e.g. io.github.acme');
   }
   if (options.version === '' || options.version === 'latest') {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'version must be a specific version');
+    throw optionCheck.invalid('version must be a specific version');
   }
   const unmapped: string[] = [];
   const packages: ServerJsonPackage[] = [];
