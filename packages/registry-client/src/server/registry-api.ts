@@ -36,7 +36,7 @@ export interface RegistryApiOptions {
    */
   readonly tracing?: RequestTracing;
   /**
-   * The providers to serve: a map of id → Provider (raw JSON is fine; it is validated here). Default: the
+   * The providers to serve: a map of id → `McpProvider` (raw JSON is fine; it is validated here). Default: the
    * bundled `providers.json`. Invalid data throws `RegistryError` `ERR_INVALID_PROVIDERS` at creation.
    */
   providers?: unknown;
