@@ -33,24 +33,17 @@ const badReadOptions: ReadonlyArray<[string, ReadRequestOptions]> = [
   ['resolveUserId', { resolveUserId: 'user-1' as unknown as () => string }],
 ];
 
-describe('createNodeListener checks its options once, when it is created', () => {
-  it.each(badReadOptions)(
-    'a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS at creation',
-    (name, options) => {
-      expectInvalidOptions(
-        thrownBy(() => createNodeListener(handler, options)),
-        name,
-      );
-    },
-  );
-});
+const listenerFactories: ReadonlyArray<[string, (options: ReadRequestOptions) => unknown]> = [
+  ['createNodeListener', (options) => createNodeListener(handler, options)],
+  ['toNodeListener', (options) => toNodeListener(fetchHandler, options)],
+];
 
-describe('toNodeListener checks its options once, when it is created', () => {
+describe.each(listenerFactories)('%s checks its options once, when it is created', (_factory, create) => {
   it.each(badReadOptions)(
     'a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS at creation',
     (name, options) => {
       expectInvalidOptions(
-        thrownBy(() => toNodeListener(fetchHandler, options)),
+        thrownBy(() => create(options)),
         name,
       );
     },
