@@ -44,7 +44,8 @@ function toWebRequest(request: IncomingMessage, input: HandlerRequest): Request 
  * raw handler). The body is read with the same limits and timeout as `createNodeListener`; a body a
  * framework parsed already (`express.json()`, `express.urlencoded()`) is used as parsed; the client
  * address (`trustProxy`) and the host's user (`resolveUserId`) reach `fetch` as its `info`. Express's
- * `req.originalUrl` is used, so a listener inside a Router under a prefix sees its full public path.
+ * `req.originalUrl` is used, so a listener inside a Router under a prefix sees its full public path. The
+ * options are checked here, once: a bad one throws `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts

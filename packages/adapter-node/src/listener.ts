@@ -34,6 +34,7 @@ export function writeResult(response: ServerResponse, result: HandlerResult): vo
  * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
  * Fastify's raw mode. A body over the limit gets 413, a body not received in time 408; an exception, or a
  * result with a header Node cannot send, gets a generic 500 and a log line, and the process keeps serving.
+ * The options are checked here, once: a bad one throws `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
