@@ -37,6 +37,15 @@ export interface StdioConfig {
 /** How a remote provider authenticates its MCP clients. */
 export type HttpAuth = 'bearer' | 'oauth' | 'basic';
 
+// Every value of HttpAuth, each once: `satisfies` refuses a missing or an extra one, so the type and the
+// schema cannot drift apart.
+const HTTP_AUTHS = { bearer: 'bearer', oauth: 'oauth', basic: 'basic' } as const satisfies {
+  readonly [Auth in HttpAuth]: Auth;
+};
+
+/** The zod schema of {@link HttpAuth}. */
+export const httpAuthSchema: z.ZodType<HttpAuth> = z.enum(HTTP_AUTHS);
+
 /**
  * How to reach a provider's remote MCP endpoint.
  *
@@ -94,7 +103,7 @@ const stdioSchema = z.object({
 
 const httpSchema = z.object({
   url: httpUrl,
-  auth: z.enum(['bearer', 'oauth', 'basic']),
+  auth: httpAuthSchema,
   docs: httpUrl,
   notes: z.string().optional(),
 });

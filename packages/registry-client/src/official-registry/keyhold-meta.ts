@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { HttpAuth, McpProviderSetup } from '../mcp-provider.js';
+import { type HttpAuth, httpAuthSchema, type McpProviderSetup } from '../mcp-provider.js';
 
 // The `_meta` key under which a publisher's own fields travel in a `server.json` entry.
 const PUBLISHER_META = 'io.modelcontextprotocol.registry/publisher-provided';
@@ -26,7 +26,7 @@ const keyholdMetaSchema: z.ZodType<KeyholdMeta> = z.object({
   id: z.string().optional(),
   description: z.string().optional(),
   recommended: z.enum(['stdio', 'http']).optional(),
-  auth: z.enum(['bearer', 'oauth', 'basic']).optional(),
+  auth: httpAuthSchema.optional(),
   docs: z.string().optional(),
   notes: z.string().optional(),
   setup: z.object({ description: z.string(), command: z.string(), needsSetup: z.boolean() }).optional(),
