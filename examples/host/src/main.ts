@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RunningServer, serve } from '@keyhold/adapter-node';
+import { NodeAdapterError, type RunningServer, serve } from '@keyhold/adapter-node';
 import { allowedHostsFor, isLoopbackHostname } from '@keyhold/core';
 import { pino } from 'pino';
 import { createHostApp, type HostApp } from './app.js';
@@ -61,7 +61,7 @@ try {
   );
 } catch (error) {
   refuseToStart(
-    error instanceof TypeError && !loopback
+    error instanceof NodeAdapterError && error.code === 'ERR_INVALID_OPTIONS' && !loopback
       ? `HOST=${config.hostname} is not loopback: set KEYHOLD_PUBLIC_URL or KEYHOLD_ALLOWED_HOSTS to the host names clients use (${error.message})`
       : String(error instanceof Error ? error.message : error),
   );

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FetchHandler, HandlerRequest } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
-import { createNodeListener, type NodeListenerOptions } from './listener.js';
+import { checkNodeListenerOptions, listenerFor, type NodeListenerOptions } from './listener.js';
 
 /**
  * Writes a web `Response` to a Node response: status, every header (each `Set-Cookie` separately), and
@@ -41,10 +41,11 @@ function toWebRequest(request: IncomingMessage, input: HandlerRequest): Request 
 
 /**
  * Turns any Keyhold area's `fetch` into a `node:http` listener (plain Node, Express, Connect, Fastify's
- * raw handler). The body is read with the same limits and timeout as {@link createNodeListener}; a body a
+ * raw handler). The body is read with the same limits and timeout as `createNodeListener`; a body a
  * framework parsed already (`express.json()`, `express.urlencoded()`) is used as parsed; the client
  * address (`trustProxy`) and the host's user (`resolveUserId`) reach `fetch` as its `info`. Express's
- * `req.originalUrl` is used, so a listener inside a Router under a prefix sees its full public path.
+ * `req.originalUrl` is used, so a listener inside a Router under a prefix sees its full public path. The
+ * options are checked here, once: a bad one throws `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
@@ -55,26 +56,26 @@ export function toNodeListener(
   fetch: FetchHandler,
   options: NodeListenerOptions = {},
 ): (request: IncomingMessage, response: ServerResponse) => void {
+  const listener = listenerFor(async (input, request, response) => {
+    let webRequest: Request;
+    try {
+      webRequest = toWebRequest(request, input);
+    } catch {
+      // A Host (or method) no URL or Request can carry: the client's mistake, not a server error.
+      return jsonResult(400, { error: 'invalid_request', error_description: 'malformed request target' });
+    }
+    const answer = await fetch(webRequest, {
+      ...(input.ip === undefined ? {} : { ip: input.ip }),
+      ...(input.userId === undefined ? {} : { userId: input.userId }),
+    });
+    await writeResponse(response, answer).catch(() => response.destroy());
+    return { status: answer.status, headers: {} };
+  }, checkNodeListenerOptions(options));
   return (request, response) => {
     const original = (request as { originalUrl?: unknown }).originalUrl;
     if (typeof original === 'string' && original !== request.url) request.url = original;
-    const listener = createNodeListener(async (input) => {
-      let webRequest: Request;
-      try {
-        webRequest = toWebRequest(request, input);
-      } catch {
-        // A Host (or method) no URL or Request can carry: the client's mistake, not a server error.
-        return jsonResult(400, { error: 'invalid_request', error_description: 'malformed request target' });
-      }
-      const answer = await fetch(webRequest, {
-        ...(input.ip === undefined ? {} : { ip: input.ip }),
-        ...(input.userId === undefined ? {} : { userId: input.userId }),
-      });
-      await writeResponse(response, answer).catch(() => response.destroy());
-      return { status: answer.status, headers: {} };
-    }, options);
-    // The inner listener writes only when reading the body or `fetch` failed (413, 408, 500); otherwise
-    // the response was streamed above, and it sees the headers sent.
+    // The listener writes only when reading the body or `fetch` failed (413, 408, 500); otherwise the
+    // response was streamed above, and it sees the headers sent.
     listener(request, response);
   };
 }

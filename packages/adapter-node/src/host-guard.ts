@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@keyhold/core';
 import { createHostMatcher, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
+import { NodeAdapterError, optionCheck } from './errors.js';
 import { writeResult } from './listener.js';
 
 /**
@@ -40,6 +41,23 @@ export interface GuardHostsOptions {
  */
 export const MISDIRECTED_STATUS = 421;
 
+/**
+ * `allowedHosts` normalised by `@keyhold/core`, with a bad entry reported as this package's misuse error
+ * (`NodeAdapterError` `ERR_INVALID_OPTIONS`, the core error as its cause).
+ */
+export function checkedAllowedHosts(list: readonly string[]): string[] {
+  if (!Array.isArray(list)) throw optionCheck.invalid('allowedHosts must be a list of host names');
+  try {
+    return normaliseAllowedHosts(list);
+  } catch (error) {
+    throw new NodeAdapterError(
+      'ERR_INVALID_OPTIONS',
+      `allowedHosts: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
 /** How many Host headers a request carried (counted without allocating: this runs on every request). */
 function hostHeaderCount(rawHeaders: readonly string[]): number {
   let count = 0;
@@ -69,7 +87,14 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
   const source = options.allowedHosts;
   // A fixed list is validated and parsed once, here; a function's list again only when it hands out a new
   // array (serve() swaps its list once, after binding), never per request.
-  const fixed = typeof source === 'function' ? undefined : createHostMatcher(normaliseAllowedHosts(source));
+  const fixed = typeof source === 'function' ? undefined : createHostMatcher(checkedAllowedHosts(source));
+  const selfGuardedPaths = options.selfGuardedPaths ?? [];
+  if (
+    !Array.isArray(selfGuardedPaths) ||
+    selfGuardedPaths.some((path) => typeof path !== 'string' || !path.startsWith('/'))
+  ) {
+    throw optionCheck.invalid('selfGuardedPaths must be a list of paths starting with "/"');
+  }
   let lastList: readonly string[] | undefined;
   let lastMatcher: (host: string | undefined) => boolean = () => false;
   const matcherFor = (list: readonly string[]) => {
@@ -79,7 +104,7 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
     }
     return lastMatcher;
   };
-  const selfGuarded = new Set(options.selfGuardedPaths ?? []);
+  const selfGuarded = new Set(selfGuardedPaths);
   return (request, response) => {
     if (selfGuarded.size > 0 && selfGuarded.has((request.url ?? '/').split('?', 1)[0] ?? '')) {
       listener(request, response);

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Handler, HandlerResult, Logger } from '@keyhold/core';
-import { jsonResult, silentLogger } from '@keyhold/core';
+import type { Handler, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
+import { jsonResult, PayloadTooLargeError, silentLogger } from '@keyhold/core';
+import { BodyAlreadyConsumedError, BodyTimeoutError } from './errors.js';
 import {
-  BodyAlreadyConsumedError,
-  BodyTimeoutError,
-  BodyTooLargeError,
+  type CheckedReadRequestOptions,
+  checkReadRequestOptions,
   type ReadRequestOptions,
-  readRequest,
+  readCheckedRequest,
 } from './request.js';
 
 /** Options of {@link createNodeListener}. */
@@ -34,6 +34,7 @@ export function writeResult(response: ServerResponse, result: HandlerResult): vo
  * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
  * Fastify's raw mode. A body over the limit gets 413, a body not received in time 408; an exception, or a
  * result with a header Node cannot send, gets a generic 500 and a log line, and the process keeps serving.
+ * The options are checked here, once: a bad one throws `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
@@ -45,14 +46,40 @@ export function createNodeListener(
   handler: Handler,
   options: NodeListenerOptions = {},
 ): (request: IncomingMessage, response: ServerResponse) => void {
-  const logger = options.logger ?? silentLogger;
+  return listenerFor((input) => handler(input), checkNodeListenerOptions(options));
+}
+
+/** {@link NodeListenerOptions} once checked, with the defaults filled in. */
+export interface CheckedNodeListenerOptions extends CheckedReadRequestOptions {
+  readonly logger: Logger;
+}
+
+/** Checks {@link NodeListenerOptions} once, when a listener is created (`NodeAdapterError` `ERR_INVALID_OPTIONS`). */
+export function checkNodeListenerOptions(options: NodeListenerOptions): CheckedNodeListenerOptions {
+  return { ...checkReadRequestOptions(options), logger: options.logger ?? silentLogger };
+}
+
+/**
+ * The listener behind {@link createNodeListener} and `toNodeListener`: reads the request with checked
+ * options, runs `handle` (which also sees the Node request and response, for a handler that streams its
+ * answer itself) and writes its result unless the response was already sent.
+ */
+export function listenerFor(
+  handle: (
+    input: HandlerRequest,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ) => Promise<HandlerResult>,
+  options: CheckedNodeListenerOptions,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const logger = options.logger;
   return (request, response) => {
     void (async () => {
       let result: HandlerResult;
       try {
-        result = await handler(await readRequest(request, options));
+        result = await handle(await readCheckedRequest(request, options), request, response);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) {
+        if (error instanceof PayloadTooLargeError) {
           result = jsonResult(
             413,
             { error: 'payload_too_large', error_description: error.message },

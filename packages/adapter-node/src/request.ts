@@ -1,24 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { HandlerRequest } from '@keyhold/core';
-
-/** Thrown by {@link readRequest} when the body is larger than the limit; the listener answers 413. */
-export class BodyTooLargeError extends Error {
-  readonly code = 'ERR_BODY_TOO_LARGE' as const;
-  constructor(readonly limitBytes: number) {
-    super(`request body exceeds ${limitBytes} bytes`);
-    this.name = 'BodyTooLargeError';
-  }
-}
-
-/** Thrown by {@link readRequest} when the body is not received in time; the listener answers 408. */
-export class BodyTimeoutError extends Error {
-  readonly code = 'ERR_BODY_TIMEOUT' as const;
-  constructor(readonly timeoutMs: number) {
-    super(`request body not received within ${timeoutMs} ms`);
-    this.name = 'BodyTimeoutError';
-  }
-}
+import { PayloadTooLargeError } from '@keyhold/core';
+import { BodyAlreadyConsumedError, BodyTimeoutError, optionCheck } from './errors.js';
 
 /** Options of {@link readRequest}. */
 export interface ReadRequestOptions {
@@ -42,6 +26,43 @@ export interface ReadRequestOptions {
 
 const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** {@link ReadRequestOptions} once checked, with the defaults filled in. */
+export interface CheckedReadRequestOptions {
+  readonly bodyLimitBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly trustProxy: NonNullable<ReadRequestOptions['trustProxy']>;
+  readonly resolveUserId?: ReadRequestOptions['resolveUserId'];
+}
+
+/**
+ * Checks {@link ReadRequestOptions} (throwing `NodeAdapterError` `ERR_INVALID_OPTIONS`), so a listener checks
+ * them once, when it is created, instead of on every request.
+ */
+export function checkReadRequestOptions(options: ReadRequestOptions): CheckedReadRequestOptions {
+  const trustProxy = options.trustProxy ?? false;
+  if (typeof trustProxy !== 'boolean' && typeof trustProxy !== 'function') {
+    throw optionCheck.invalid('trustProxy must be a boolean or a function of the address');
+  }
+  const resolveUserId = options.resolveUserId;
+  if (resolveUserId !== undefined && typeof resolveUserId !== 'function') {
+    throw optionCheck.invalid('resolveUserId must be a function');
+  }
+  return {
+    bodyLimitBytes: optionCheck.positiveInteger(
+      'bodyLimitBytes',
+      options.bodyLimitBytes,
+      DEFAULT_BODY_LIMIT_BYTES,
+    ),
+    bodyTimeoutMs: optionCheck.positiveInteger(
+      'bodyTimeoutMs',
+      options.bodyTimeoutMs,
+      DEFAULT_BODY_TIMEOUT_MS,
+    ),
+    trustProxy,
+    ...(resolveUserId === undefined ? {} : { resolveUserId }),
+  };
+}
 
 function normaliseAddress(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
@@ -84,20 +105,6 @@ export function clientIp(
 }
 
 /**
- * The request's body was read by something before Keyhold (a global `express.json()` or `urlencoded()`)
- * and what it left in `req.body` cannot be turned back into the body that was sent. The listener answers
- * 500 and logs this message, which names the fix.
- */
-export class BodyAlreadyConsumedError extends Error {
-  constructor(detail: string) {
-    super(
-      `the request body was already read by another middleware (${detail}); mount Keyhold before global body parsers such as express.json() and express.urlencoded(), or leave req.body as the parser's plain object`,
-    );
-    this.name = 'BodyAlreadyConsumedError';
-  }
-}
-
-/**
  * The body a framework's parser left in `req.body`, encoded back as the client sent it: a string or buffer
  * as is, a plain object as JSON or as a form (by the request's content type). Flat forms only: a nested
  * value (a "qs" extended parse) cannot be re-encoded faithfully.
@@ -127,7 +134,7 @@ function preParsedBody(request: IncomingMessage): string | undefined {
 function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
-    return Promise.reject(new BodyTooLargeError(limitBytes));
+    return Promise.reject(new PayloadTooLargeError(limitBytes));
   }
   if (request.readableEnded) {
     let body: string | undefined;
@@ -138,7 +145,7 @@ function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: numbe
     }
     if (body !== undefined) {
       return Buffer.byteLength(body) > limitBytes
-        ? Promise.reject(new BodyTooLargeError(limitBytes))
+        ? Promise.reject(new PayloadTooLargeError(limitBytes))
         : Promise.resolve(body);
     }
     // A GET, or a body that was empty: nothing was lost. A declared body that is gone was consumed.
@@ -166,7 +173,7 @@ function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: numbe
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limitBytes) finish(new BodyTooLargeError(limitBytes));
+      if (size > limitBytes) finish(new PayloadTooLargeError(limitBytes));
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish(undefined);
@@ -182,8 +189,9 @@ function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: numbe
 
 /**
  * Turns a `node:http` request into a Keyhold {@link HandlerRequest}: lower-cased headers, the raw query,
- * the raw body read up to the limit ({@link BodyTooLargeError} past it) and within the body timeout
- * ({@link BodyTimeoutError}), the client address and the host's user id.
+ * the raw body read up to the limit (`PayloadTooLargeError` of `@keyhold/core` past it) and within the body timeout
+ * ({@link BodyTimeoutError}), the client address and the host's user id. A bad option rejects with
+ * `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
@@ -194,6 +202,14 @@ export async function readRequest(
   request: IncomingMessage,
   options: ReadRequestOptions = {},
 ): Promise<HandlerRequest> {
+  return readCheckedRequest(request, checkReadRequestOptions(options));
+}
+
+/** {@link readRequest} with options checked beforehand (by a listener, at its creation). */
+export async function readCheckedRequest(
+  request: IncomingMessage,
+  options: CheckedReadRequestOptions,
+): Promise<HandlerRequest> {
   const url = request.url ?? '/';
   const q = url.indexOf('?');
   const headers: Record<string, string> = {};
@@ -201,11 +217,7 @@ export async function readRequest(
     if (value === undefined) continue;
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const body = await readBody(
-    request,
-    options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-  );
+  const body = await readBody(request, options.bodyLimitBytes, options.bodyTimeoutMs);
   const userId = options.resolveUserId ? await options.resolveUserId(request) : undefined;
   const ip = clientIp(request, options.trustProxy);
   return {

@@ -1,14 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
-import {
-  allowedHostsFor,
-  isLoopbackHostname,
-  loopbackHosts,
-  normaliseAllowedHosts,
-  silentLogger,
-} from '@keyhold/core';
-import { guardHosts } from './host-guard.js';
+import { allowedHostsFor, isLoopbackHostname, loopbackHosts, silentLogger } from '@keyhold/core';
+import { optionCheck } from './errors.js';
+import { checkedAllowedHosts, guardHosts } from './host-guard.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -60,19 +55,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function positiveMs(name: string, value: number | undefined, fallback: number): number {
-  const ms = value ?? fallback;
-  if (!Number.isInteger(ms) || ms <= 0)
-    throw new RangeError(`serve(): ${name} must be a positive whole number of ms`);
-  return ms;
-}
-
 /**
  * Starts a `node:http` server for a listener and returns its URL and a graceful `close()`. Host validation
  * is on by default (see {@link ServeOptions.allowedHosts}); so are header and request timeouts.
  *
- * Throws a `TypeError` before binding when the address is not loopback and no `allowedHosts` is given, and
- * a `RangeError` for a bad timeout.
+ * Throws `NodeAdapterError` `ERR_INVALID_OPTIONS` before binding for a bad option: a timeout that is not a
+ * whole number of ms, a port outside 0–65535, an `allowedHosts` entry that is no host, or a non-loopback
+ * address without `allowedHosts`.
  *
  * @example
  * ```ts
@@ -87,29 +76,33 @@ export async function serve(
   options: ServeOptions = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? silentLogger;
-  const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const hostname = options.hostname ?? '127.0.0.1';
-  const headersTimeout = positiveMs('headersTimeoutMs', options.headersTimeoutMs, 10_000);
-  const requestTimeout = positiveMs('requestTimeoutMs', options.requestTimeoutMs, 30_000);
-  const checkingInterval = positiveMs(
+  if (typeof hostname !== 'string' || hostname === '') {
+    throw optionCheck.invalid('serve(): hostname must be a non-empty string');
+  }
+  const port = optionCheck.integerInRange('port', options.port, 0, { min: 0, max: 65_535 });
+  const timeoutMs = optionCheck.positiveInteger('shutdownTimeoutMs', options.shutdownTimeoutMs, 10_000);
+  const headersTimeout = optionCheck.positiveInteger('headersTimeoutMs', options.headersTimeoutMs, 10_000);
+  const requestTimeout = optionCheck.positiveInteger('requestTimeoutMs', options.requestTimeoutMs, 30_000);
+  const checkingInterval = optionCheck.positiveInteger(
     'connectionsCheckingIntervalMs',
     options.connectionsCheckingIntervalMs,
     1_000,
   );
   if (headersTimeout > requestTimeout) {
-    throw new RangeError('serve(): headersTimeoutMs must not exceed requestTimeoutMs');
+    throw optionCheck.invalid('serve(): headersTimeoutMs must not exceed requestTimeoutMs');
   }
   const loopback = isLoopbackHostname(hostname);
   const extra = options.allowedHosts;
   if (extra === undefined && !loopback) {
-    throw new TypeError(
+    throw optionCheck.invalid(
       `serve(): bound to ${hostname}, which is not a loopback address, without allowedHosts. ` +
         'Pass the host names clients use (allowedHosts: ["app.example.com"]) so DNS-rebinding requests are ' +
         'refused, or allowedHosts: "any" if a proxy in front checks the Host header.',
     );
   }
   // Validate the list before binding, so a typo fails at start-up.
-  const extraHosts = extra === undefined || extra === 'any' ? [] : normaliseAllowedHosts(extra);
+  const extraHosts = extra === undefined || extra === 'any' ? [] : checkedAllowedHosts(extra);
   let allowed: readonly string[] = [];
   const server = createServer(
     { headersTimeout, requestTimeout, connectionsCheckingInterval: checkingInterval },
@@ -123,14 +116,14 @@ export async function serve(
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, hostname, () => {
+    server.listen(port, hostname, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   allowed = loopback
-    ? [...new Set([...loopbackHosts(port), ...allowedHostsFor({ hostname, port }), ...extraHosts])]
+    ? [...new Set([...loopbackHosts(bound), ...allowedHostsFor({ hostname, port: bound }), ...extraHosts])]
     : extraHosts;
   const host = hostname.includes(':') ? `[${hostname}]` : hostname;
   let closing: Promise<void> | undefined;
@@ -156,7 +149,7 @@ export async function serve(
     return closing;
   };
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${host}:${bound}`,
     server,
     allowedHosts: extra === 'any' ? 'any' : allowed,
     close,

@@ -124,6 +124,8 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
   });
 
   it('validates a fixed list when the guard is created', () => {
-    expect(() => guardHosts(() => {}, { allowedHosts: ['https://app.example'] })).toThrow(TypeError);
+    expect(() => guardHosts(() => {}, { allowedHosts: ['https://app.example'] })).toThrow(
+      expect.objectContaining({ name: 'NodeAdapterError', code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 });

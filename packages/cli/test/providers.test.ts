@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createNodeListener } from '@keyhold/adapter-node';
-import type { Provider } from '@keyhold/registry-client';
+import type { McpProvider } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import manifest from '../package.json' with { type: 'json' };
@@ -12,7 +12,7 @@ import manifest from '../package.json' with { type: 'json' };
 // The CLI runs as a real child process from its build output: build before testing.
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
-const remoteProviders: Record<string, Provider> = {
+const remoteProviders: Record<string, McpProvider> = {
   'acme-tools': {
     id: 'acme-tools',
     name: 'Acme Tools',
@@ -112,7 +112,7 @@ describe('keyhold providers against a running registry', () => {
   it('reads the registry from KEYHOLD_REGISTRY_URL when no flag is given', async () => {
     const result = await run(['providers', 'list', '--json'], { KEYHOLD_REGISTRY_URL: registryUrl });
     expect(result.code).toBe(0);
-    const body = JSON.parse(result.stdout) as { source: string; count: number; providers: Provider[] };
+    const body = JSON.parse(result.stdout) as { source: string; count: number; providers: McpProvider[] };
     expect(body.source).toBe('remote');
     expect(body.providers.map((p) => p.id)).toEqual(['acme-cloud', 'acme-tools']);
   });
@@ -147,7 +147,7 @@ describe('keyhold providers against a running registry', () => {
       source: string;
       query: string;
       count: number;
-      results: Provider[];
+      results: McpProvider[];
     };
     expect(body).toMatchObject({ source: 'remote', query: 'hosted', count: 1 });
     expect(body.results.map((p) => p.id)).toEqual(['acme-cloud']);

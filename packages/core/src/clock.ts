@@ -1,3 +1,6 @@
+import { CoreError } from './errors.js';
+import { optionValidators } from './option-validation.js';
+
 /**
  * The source of time for everything that expires. Inject it; tests move a {@link ManualClock} instead
  * of sleeping.
@@ -38,8 +41,12 @@ export interface ManualClock extends Clock {
   set(epochMs: number): void;
 }
 
+// Misuse by code (a time that is not a finite number) throws CoreError ERR_INVALID_OPTIONS.
+const check = optionValidators(CoreError);
+
 /**
- * Creates a {@link ManualClock} starting at `startEpochMs` (default: the current wall-clock time).
+ * Creates a {@link ManualClock} starting at `startEpochMs` (default: the current wall-clock time). A time
+ * that is not a finite number throws `CoreError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
@@ -48,16 +55,16 @@ export interface ManualClock extends Clock {
  * ```
  */
 export function createManualClock(startEpochMs: number = Date.now()): ManualClock {
-  if (!Number.isFinite(startEpochMs)) throw new TypeError('startEpochMs must be a finite number');
+  if (!Number.isFinite(startEpochMs)) throw check.invalid('startEpochMs must be a finite number');
   let current = startEpochMs;
   return {
     now: () => current,
     advance: (ms) => {
-      if (!Number.isFinite(ms)) throw new TypeError('ms must be a finite number');
+      if (!Number.isFinite(ms)) throw check.invalid('ms must be a finite number');
       current += ms;
     },
     set: (epochMs) => {
-      if (!Number.isFinite(epochMs)) throw new TypeError('epochMs must be a finite number');
+      if (!Number.isFinite(epochMs)) throw check.invalid('epochMs must be a finite number');
       current = epochMs;
     },
   };

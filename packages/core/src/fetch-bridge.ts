@@ -1,3 +1,4 @@
+import { PayloadTooLargeError } from './errors.js';
 import type { HandlerRequest, HandlerResult } from './handler.js';
 import { jsonResult } from './results.js';
 
@@ -28,15 +29,10 @@ export interface FetchRequestInfo {
  */
 export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Promise<Response>;
 
-/** Thrown by {@link readHandlerRequest} when the body is larger than allowed (answer 413). */
-export class PayloadTooLargeError extends Error {
-  override readonly name = 'PayloadTooLargeError';
-}
-
 async function readBody(request: Request, limitBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (Number.isFinite(declared) && declared > limitBytes) {
-    throw new PayloadTooLargeError(`the body is larger than ${limitBytes} bytes`);
+    throw new PayloadTooLargeError(limitBytes);
   }
   if (request.body === null) return '';
   const reader = request.body.getReader();
@@ -48,7 +44,7 @@ async function readBody(request: Request, limitBytes: number): Promise<string> {
     total += value.byteLength;
     if (total > limitBytes) {
       await reader.cancel().catch(() => {});
-      throw new PayloadTooLargeError(`the body is larger than ${limitBytes} bytes`);
+      throw new PayloadTooLargeError(limitBytes);
     }
     chunks.push(value);
   }

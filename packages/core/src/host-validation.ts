@@ -9,6 +9,12 @@
  * form, and a Host header without a port stands for the default ports 80 and 443.
  */
 
+import { CoreError } from './errors.js';
+import { optionValidators } from './option-validation.js';
+
+// A list or URL that is no host is misuse by code: CoreError ERR_INVALID_OPTIONS, like every option check.
+const check = optionValidators(CoreError);
+
 /** One host in canonical form: lower-case host name or bracketed IPv6 literal, and the port when given. */
 interface ParsedHost {
   readonly hostname: string;
@@ -95,15 +101,13 @@ export function isLoopbackHostname(hostname: string): boolean {
  * ```
  */
 export function loopbackHosts(port: number): string[] {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new RangeError(`loopbackHosts: port must be 1–65535, got ${port}`);
-  }
+  check.integerInRange('loopbackHosts: port', port, port, { min: 1, max: 65_535 });
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 }
 
 /**
  * The allowed Host value of a public URL (its host, with the scheme's default port made explicit), or of a
- * `{ hostname, port }` pair. Throws a `TypeError` for something that is not an http(s) URL or a host name.
+ * `{ hostname, port }` pair. Throws `CoreError` `ERR_INVALID_OPTIONS` for something that is not an http(s) URL or a host name.
  *
  * @example
  * ```ts
@@ -117,10 +121,10 @@ export function allowedHostsFor(target: string | URL | { hostname: string; port?
     try {
       url = new URL(target);
     } catch {
-      throw new TypeError(`allowedHostsFor: not an absolute URL: ${String(target)}`);
+      throw check.invalid(`allowedHostsFor: not an absolute URL: ${String(target)}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new TypeError(`allowedHostsFor: not an http(s) URL: ${url.protocol}`);
+      throw check.invalid(`allowedHostsFor: not an http(s) URL: ${url.protocol}`);
     }
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
     return [`${url.hostname}:${port}`];
@@ -130,13 +134,13 @@ export function allowedHostsFor(target: string | URL | { hostname: string; port?
       ? `[${target.hostname}]`
       : target.hostname;
   const parsed = parseHost(target.port === undefined ? name : `${name}:${target.port}`);
-  if (!parsed) throw new TypeError(`allowedHostsFor: not a host name: ${target.hostname}`);
+  if (!parsed) throw check.invalid(`allowedHostsFor: not a host name: ${target.hostname}`);
   return [formatHost(parsed)];
 }
 
 /**
  * Normalises a list of allowed hosts once (so that checking a request does no parsing of the list), and
- * throws a `TypeError` naming the first entry that is not a host or `host:port`.
+ * throws `CoreError` `ERR_INVALID_OPTIONS` naming the first entry that is not a host or `host:port`.
  *
  * @example
  * ```ts
@@ -146,7 +150,7 @@ export function allowedHostsFor(target: string | URL | { hostname: string; port?
 export function normaliseAllowedHosts(allowed: readonly string[]): string[] {
   return allowed.map((entry) => {
     const parsed = parseHost(entry);
-    if (!parsed) throw new TypeError(`not a host or host:port: "${entry}"`);
+    if (!parsed) throw check.invalid(`not a host or host:port: "${entry}"`);
     return formatHost(parsed);
   });
 }

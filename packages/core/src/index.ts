@@ -3,14 +3,9 @@ export type { Clock, ManualClock } from './clock.js';
 export { createManualClock, systemClock } from './clock.js';
 export { constantTimeEqual, sha256Base64url } from './constant-time.js';
 export type { CoreErrorCode } from './errors.js';
-export { CoreError, KeyholdError } from './errors.js';
+export { CoreError, KeyholdError, PayloadTooLargeError } from './errors.js';
 export type { FetchHandler, FetchRequestInfo } from './fetch-bridge.js';
-export {
-  PayloadTooLargeError,
-  payloadTooLargeResponse,
-  readHandlerRequest,
-  toResponse,
-} from './fetch-bridge.js';
+export { payloadTooLargeResponse, readHandlerRequest, toResponse } from './fetch-bridge.js';
 export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
 export { formEncode, parseForm, parseQuery } from './form.js';
 export type { Handler, HandlerRequest, HandlerResult } from './handler.js';

@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { CoreError } from './errors.js';
+import { optionValidators } from './option-validation.js';
+
+// Misuse by code (a bad argument) throws CoreError ERR_INVALID_OPTIONS, like every Keyhold option check.
+const check = optionValidators(CoreError);
 
 /**
  * A cryptographically random value of `byteLength` bytes, base64url-encoded: for opaque tokens, codes,
- * nonces and ids. 32 bytes (the default) give 256 bits of entropy.
+ * nonces and ids. 32 bytes (the default) give 256 bits of entropy. A length outside 16–1024 throws
+ * `CoreError` `ERR_INVALID_OPTIONS`.
  *
  * @example
  * ```ts
@@ -10,8 +16,6 @@ import { randomBytes } from 'node:crypto';
  * ```
  */
 export function randomToken(byteLength = 32): string {
-  if (!Number.isInteger(byteLength) || byteLength < 16 || byteLength > 1024) {
-    throw new RangeError('byteLength must be an integer from 16 to 1024');
-  }
-  return randomBytes(byteLength).toString('base64url');
+  const length = check.integerInRange('byteLength', byteLength, 32, { min: 16, max: 1024 });
+  return randomBytes(length).toString('base64url');
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock, systemClock } from '../src/clock.js';
 
+// Misuse by code throws CoreError ERR_INVALID_OPTIONS, as every Keyhold option check does.
+const INVALID_OPTIONS = expect.objectContaining({ name: 'CoreError', code: 'ERR_INVALID_OPTIONS' });
+
 describe('systemClock', () => {
   it('reads the wall clock', () => {
     const before = Date.now();
@@ -21,7 +24,7 @@ describe('createManualClock', () => {
   });
 
   it('refuses non-finite values', () => {
-    expect(() => createManualClock(Number.NaN)).toThrow(TypeError);
-    expect(() => createManualClock(0).advance(Number.POSITIVE_INFINITY)).toThrow(TypeError);
+    expect(() => createManualClock(Number.NaN)).toThrow(INVALID_OPTIONS);
+    expect(() => createManualClock(0).advance(Number.POSITIVE_INFINITY)).toThrow(INVALID_OPTIONS);
   });
 });

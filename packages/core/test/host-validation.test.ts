@@ -10,14 +10,17 @@ import {
   originOf,
 } from '../src/host-validation.js';
 
+// Misuse by code throws CoreError ERR_INVALID_OPTIONS, as every Keyhold option check does.
+const INVALID_OPTIONS = expect.objectContaining({ name: 'CoreError', code: 'ERR_INVALID_OPTIONS' });
+
 describe('loopbackHosts: the names a loopback-bound server is reached under', () => {
   it('lists 127.0.0.1, localhost and [::1] with the port', () => {
     expect(loopbackHosts(8787)).toEqual(['127.0.0.1:8787', 'localhost:8787', '[::1]:8787']);
   });
 
   it('refuses a port that is not 1–65535 (port 0 is only known after binding)', () => {
-    expect(() => loopbackHosts(0)).toThrow(RangeError);
-    expect(() => loopbackHosts(70000)).toThrow(RangeError);
+    expect(() => loopbackHosts(0)).toThrow(INVALID_OPTIONS);
+    expect(() => loopbackHosts(70000)).toThrow(INVALID_OPTIONS);
   });
 });
 
@@ -33,10 +36,10 @@ describe('allowedHostsFor: the Host of a public URL or a hostname/port pair', ()
     expect(allowedHostsFor({ hostname: 'App.Internal' })).toEqual(['app.internal']);
   });
 
-  it('throws a TypeError for something that is not an http(s) URL or a host', () => {
-    expect(() => allowedHostsFor('not a url')).toThrow(TypeError);
-    expect(() => allowedHostsFor('ftp://x.example')).toThrow(TypeError);
-    expect(() => allowedHostsFor({ hostname: 'a b' })).toThrow(TypeError);
+  it('throws CoreError ERR_INVALID_OPTIONS for something that is not an http(s) URL or a host', () => {
+    expect(() => allowedHostsFor('not a url')).toThrow(INVALID_OPTIONS);
+    expect(() => allowedHostsFor('ftp://x.example')).toThrow(INVALID_OPTIONS);
+    expect(() => allowedHostsFor({ hostname: 'a b' })).toThrow(INVALID_OPTIONS);
   });
 });
 
@@ -103,6 +106,7 @@ describe('normaliseAllowedHosts: validated once, at configuration', () => {
       '[::1]:8787',
     ]);
     expect(() => normaliseAllowedHosts(['ok.example', 'https://bad.example'])).toThrow(/bad\.example/);
+    expect(() => normaliseAllowedHosts(['https://bad.example'])).toThrow(INVALID_OPTIONS);
   });
 });
 

@@ -5,6 +5,9 @@ import { mediaType } from '../src/media-type.js';
 import { randomToken } from '../src/random.js';
 import { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult } from '../src/results.js';
 
+// Misuse by code throws CoreError ERR_INVALID_OPTIONS, as every Keyhold option check does.
+const INVALID_OPTIONS = expect.objectContaining({ name: 'CoreError', code: 'ERR_INVALID_OPTIONS' });
+
 describe('result helpers', () => {
   it('jsonResult omits undefined members and sets the JSON content type', () => {
     const result = jsonResult(
@@ -56,7 +59,7 @@ describe('randomToken', () => {
   });
 
   it('refuses fewer than 16 bytes', () => {
-    expect(() => randomToken(8)).toThrow(RangeError);
+    expect(() => randomToken(8)).toThrow(INVALID_OPTIONS);
   });
 });
 

@@ -1,5 +1,5 @@
 import { bench, describe } from 'vitest';
-import type { Provider } from '../src/provider.js';
+import type { McpProvider } from '../src/mcp-provider.js';
 import { createProviderIndex, searchProviders } from '../src/search.js';
 
 const words = [
@@ -14,7 +14,7 @@ const words = [
   'docs',
   'memory',
 ];
-const providers: Provider[] = Array.from({ length: 1000 }, (_, i) => ({
+const providers: McpProvider[] = Array.from({ length: 1000 }, (_, i) => ({
   id: `provider-${i}-${words[i % words.length]}`,
   name: `Provider ${i} ${words[(i * 7) % words.length]}`,
   description: `Provider number ${i} gives the model access to ${words[(i * 3) % words.length]} and ${words[(i * 5) % words.length]}.`,

@@ -1,8 +1,8 @@
 import bundled from '../providers.json' with { type: 'json' };
-import type { ProviderMap } from './provider.js';
-import { parseProviderMap } from './provider.js';
+import type { McpProviderMap } from './mcp-provider.js';
+import { parseProviderMap } from './mcp-provider.js';
 
-let cached: ProviderMap | undefined;
+let cached: McpProviderMap | undefined;
 
 /**
  * The curated providers file shipped with this package (`providers.json`), validated on first use. It is
@@ -15,7 +15,7 @@ let cached: ProviderMap | undefined;
  * console.log(Object.keys(providers).length);
  * ```
  */
-export function loadBundledProviders(): ProviderMap {
+export function loadBundledProviders(): McpProviderMap {
   cached ??= Object.freeze(parseProviderMap(bundled));
   return cached;
 }

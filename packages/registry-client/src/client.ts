@@ -2,9 +2,9 @@ import type { Logger } from '@keyhold/core';
 import { silentLogger } from '@keyhold/core';
 import manifest from '../package.json' with { type: 'json' };
 import { loadBundledProviders } from './bundled-providers.js';
-import { RegistryError } from './errors.js';
-import type { Provider, ProviderMap } from './provider.js';
-import { parseProvider, parseProviderMap } from './provider.js';
+import type { McpProvider, McpProviderMap } from './mcp-provider.js';
+import { parseProvider, parseProviderMap } from './mcp-provider.js';
+import { functionOption, headerValueOption, optionCheck } from './option-check.js';
 import { createProviderIndex, type ProviderIndex } from './search.js';
 
 /** Options of {@link createRegistryClient}. */
@@ -60,8 +60,8 @@ export interface LocalSource {
 
 /** The outcome of {@link RegistryClient.getProvider}. */
 export type ProviderLookup =
-  | { readonly kind: 'found'; readonly source: 'remote'; readonly provider: Provider }
-  | ({ readonly kind: 'found'; readonly provider: Provider } & LocalSource)
+  | { readonly kind: 'found'; readonly source: 'remote'; readonly provider: McpProvider }
+  | ({ readonly kind: 'found'; readonly provider: McpProvider } & LocalSource)
   | {
       /** Unknown remotely and locally: the caller tells the user to add it by hand. */
       readonly kind: 'manual';
@@ -71,12 +71,12 @@ export type ProviderLookup =
 
 /** The outcome of {@link RegistryClient.listProviders}. */
 export type ProviderListing =
-  | { readonly source: 'remote'; readonly providers: ProviderMap }
-  | ({ readonly providers: ProviderMap } & LocalSource);
+  | { readonly source: 'remote'; readonly providers: McpProviderMap }
+  | ({ readonly providers: McpProviderMap } & LocalSource);
 
 /** The outcome of {@link RegistryClient.searchProviders}. */
 export type ProviderSearch = {
-  readonly results: readonly Provider[];
+  readonly results: readonly McpProvider[];
   readonly query: string;
   readonly count: number;
 } & ({ readonly source: 'remote' } | LocalSource);
@@ -109,27 +109,10 @@ type Fetched =
       readonly message: string;
     };
 
-function timeoutOption(name: string, value: number | undefined): number {
-  if (value === undefined) return 5000;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RegistryError('ERR_INVALID_OPTIONS', `${name} must be a positive number of milliseconds`);
-  }
-  return value;
-}
-
-function parseBaseUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl is not an absolute URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new RegistryError('ERR_INVALID_OPTIONS', 'registryUrl must be an http(s) URL');
-  }
+function baseUrlOption(value: string): URL {
+  const url = optionCheck.absoluteUrl('registryUrl', value);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';
-  url.hash = '';
   return url;
 }
 
@@ -153,23 +136,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * ```
  */
 export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
-  const base = options.registryUrl === undefined ? undefined : parseBaseUrl(options.registryUrl);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const connectTimeoutMs = timeoutOption('connectTimeoutMs', options.connectTimeoutMs);
-  const readTimeoutMs = timeoutOption('readTimeoutMs', options.readTimeoutMs);
+  const base = options.registryUrl === undefined ? undefined : baseUrlOption(options.registryUrl);
+  const fetchImpl = functionOption('fetch', options.fetch, globalThis.fetch);
+  const connectTimeoutMs = optionCheck.positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5000);
+  const readTimeoutMs = optionCheck.positiveInteger('readTimeoutMs', options.readTimeoutMs, 5000);
   const logger = options.logger ?? silentLogger;
   const debug = options.debug === true;
-  const userAgent = options.userAgent ?? `keyhold-cli/${manifest.version}`;
-  const local: ProviderMap =
+  const userAgent = headerValueOption('userAgent', options.userAgent, `keyhold-cli/${manifest.version}`);
+  const local: McpProviderMap =
     options.localProviders === undefined ? loadBundledProviders() : parseProviderMap(options.localProviders);
   let localIndex: ProviderIndex | undefined;
   const headers = { accept: 'application/json', 'user-agent': userAgent };
 
   // The run's cache: the remote list once fetched, single lookups (null = remote 404), searches, and the
   // first outage, so one run waits for a dead registry at most once.
-  let remoteList: ProviderMap | undefined;
-  const remoteProviders = new Map<string, Provider | null>();
-  const remoteSearches = new Map<string, readonly Provider[]>();
+  let remoteList: McpProviderMap | undefined;
+  const remoteProviders = new Map<string, McpProvider | null>();
+  const remoteSearches = new Map<string, readonly McpProvider[]>();
   let outage: { reason: Exclude<FallbackReason, 'not_found'>; message: string } | undefined = base
     ? undefined
     : { reason: 'not_configured', message: 'no registry URL is configured' };
@@ -234,12 +217,12 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     if (fetched.reason === 'network' || fetched.reason === 'timeout') outage ??= fetched;
   }
 
-  function readList(json: unknown): ProviderMap | undefined {
+  function readList(json: unknown): McpProviderMap | undefined {
     if (!isPlainObject(json)) return undefined;
     // Both shapes of a providers file: the map itself, or { providers: map }.
     const wrapped = isPlainObject(json['providers']) && !parseProvider(json['providers']).ok;
     const map = wrapped ? (json['providers'] as Record<string, unknown>) : json;
-    const providers: Record<string, Provider> = Object.create(null);
+    const providers: Record<string, McpProvider> = Object.create(null);
     let dropped = 0;
     for (const [key, value] of Object.entries(map)) {
       const checked = parseProvider(value);
@@ -254,7 +237,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     return providers;
   }
 
-  async function fetchList(): Promise<{ remote: ProviderMap } | { local: LocalSource }> {
+  async function fetchList(): Promise<{ remote: McpProviderMap } | { local: LocalSource }> {
     if (remoteList) return { remote: remoteList };
     if (outage) return { local: fallback(outage.reason, outage.message) };
     const fetched = await getJson('api/providers');
@@ -285,7 +268,7 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         return { kind: 'manual', providerId: id, note: 'An empty provider id names no provider.' };
       }
       const cached = remoteList ? (remoteList[key] ?? null) : remoteProviders.get(key);
-      let fromRemote: Provider | null | LocalSource;
+      let fromRemote: McpProvider | null | LocalSource;
       if (cached !== undefined) fromRemote = cached;
       else if (outage) fromRemote = fallback(outage.reason, outage.message);
       else {

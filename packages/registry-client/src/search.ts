@@ -1,4 +1,4 @@
-import type { Provider, ProviderMap } from './provider.js';
+import type { McpProvider, McpProviderMap } from './mcp-provider.js';
 
 /**
  * A search over a fixed set of providers, with the lower-cased fields computed once.
@@ -11,11 +11,11 @@ import type { Provider, ProviderMap } from './provider.js';
  */
 export interface ProviderIndex {
   /** Providers matching `query`, best first; an empty or blank query matches nothing. */
-  search(query: string): Provider[];
+  search(query: string): McpProvider[];
 }
 
 interface Entry {
-  readonly provider: Provider;
+  readonly provider: McpProvider;
   readonly id: string;
   readonly name: string;
   readonly description: string;
@@ -54,8 +54,8 @@ function rank(entry: Entry, query: string): number {
  * const results = createProviderIndex(loadBundledProviders()).search('sentry');
  * ```
  */
-export function createProviderIndex(providers: ProviderMap | readonly Provider[]): ProviderIndex {
-  const list = Array.isArray(providers) ? providers : Object.values(providers as ProviderMap);
+export function createProviderIndex(providers: McpProviderMap | readonly McpProvider[]): ProviderIndex {
+  const list = Array.isArray(providers) ? providers : Object.values(providers as McpProviderMap);
   const entries: Entry[] = list.map((provider) => ({
     provider,
     id: provider.id.toLowerCase(),
@@ -87,6 +87,9 @@ export function createProviderIndex(providers: ProviderMap | readonly Provider[]
  * searchProviders(providers, 'postgres').map((p) => p.id);
  * ```
  */
-export function searchProviders(providers: ProviderMap | readonly Provider[], query: string): Provider[] {
+export function searchProviders(
+  providers: McpProviderMap | readonly McpProvider[],
+  query: string,
+): McpProvider[] {
   return createProviderIndex(providers).search(query);
 }

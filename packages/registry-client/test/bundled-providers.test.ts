@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadBundledProviders } from '../src/bundled-providers.js';
-import { parseProviderMap } from '../src/provider.js';
+import { parseProviderMap } from '../src/mcp-provider.js';
 
 const file = JSON.parse(readFileSync(new URL('../providers.json', import.meta.url), 'utf8')) as Record<
   string,

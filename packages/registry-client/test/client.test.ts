@@ -299,14 +299,34 @@ describe('health', () => {
   });
 });
 
-describe('options are validated at creation', () => {
+describe('createRegistryClient checks its options once, at creation (RegistryError ERR_INVALID_OPTIONS)', () => {
   it.each([
-    [{ registryUrl: 'not a url' }],
-    [{ registryUrl: 'ftp://registry.test' }],
-    [{ connectTimeoutMs: 0 }],
-    [{ readTimeoutMs: -1 }],
-    [{ localProviders: { x: { id: 'x' } } }],
-  ])('throws a RegistryError for %j', (options) => {
-    expect(() => createRegistryClient(options)).toThrow(RegistryError);
+    ['registryUrl', { registryUrl: 'not a url' }],
+    ['registryUrl', { registryUrl: 'ftp://registry.test' }],
+    ['registryUrl', { registryUrl: 'https://registry.test/#fragment' }],
+    ['connectTimeoutMs', { connectTimeoutMs: 0 }],
+    ['connectTimeoutMs', { connectTimeoutMs: 1.5 }],
+    ['readTimeoutMs', { readTimeoutMs: -1 }],
+    // Before, these failed on every request instead: a fetch that is no function, and a User-Agent no
+    // header can carry, both turned into a silent fallback to the local file.
+    ['fetch', { fetch: 'fetch' as unknown as typeof fetch }],
+    ['userAgent', { userAgent: 'keyhold\r\nx-injected: 1' }],
+    ['userAgent', { userAgent: '' }],
+  ])('a bad %s throws at creation', (name, options) => {
+    let thrown: unknown;
+    try {
+      createRegistryClient(options);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RegistryError);
+    expect(thrown).toMatchObject({ code: 'ERR_INVALID_OPTIONS' });
+    expect((thrown as Error).message).toContain(name);
+  });
+
+  it('an invalid local providers map throws ERR_INVALID_PROVIDERS at creation', () => {
+    expect(() => createRegistryClient({ localProviders: { x: { id: 'x' } } })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_PROVIDERS' }),
+    );
   });
 });

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadBundledProviders } from '../src/bundled-providers.js';
 import { RegistryError } from '../src/errors.js';
-import {
-  importOfficialServerList,
-  providerToServerJson,
-  SERVER_JSON_SCHEMA_URL,
-  serverJsonToProvider,
-} from '../src/official-registry.js';
+import { serverJsonToProvider } from '../src/official-registry/from-server-json.js';
+import { SERVER_JSON_SCHEMA_URL } from '../src/official-registry/server-json.js';
+import { importOfficialServerList } from '../src/official-registry/server-list-import.js';
+import { providerToServerJson } from '../src/official-registry/to-server-json.js';
 import { httpProvider, stdioProvider } from './helpers/providers.js';
 
 const options = { namespace: 'io.github.acme', version: '1.0.0' };

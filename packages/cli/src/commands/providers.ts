@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from '@keyhold/core';
 import {
   createRegistryClient,
-  type Provider,
+  type McpProvider,
   type RegistryClient,
   RegistryError,
 } from '@keyhold/registry-client';
@@ -59,7 +59,7 @@ function note(io: CliIo, result: object): void {
   if ('note' in result && typeof result.note === 'string') io.stderr(`Note: ${result.note}\n`);
 }
 
-function table(providers: readonly Provider[]): string {
+function table(providers: readonly McpProvider[]): string {
   const idWidth = Math.max(2, ...providers.map((p) => p.id.length));
   const nameWidth = Math.max(4, ...providers.map((p) => p.name.length));
   const row = (id: string, name: string, transport: string, description: string) =>
@@ -70,11 +70,11 @@ function table(providers: readonly Provider[]): string {
   ].join('\n');
 }
 
-function launchLine(provider: Provider): string | undefined {
+function launchLine(provider: McpProvider): string | undefined {
   return provider.stdio ? [provider.stdio.command, ...provider.stdio.args].join(' ') : undefined;
 }
 
-function details(provider: Provider): string {
+function details(provider: McpProvider): string {
   const lines = [`${provider.name} (${provider.id})`, provider.description, ''];
   lines.push(`Website:      ${provider.website}`, `Recommended:  ${provider.recommended}`);
   if (provider.http) {
@@ -96,7 +96,7 @@ function details(provider: Provider): string {
 }
 
 /** The configuration block for a provider's recommended transport. */
-function mcpServerEntry(provider: Provider): McpServerEntry {
+function mcpServerEntry(provider: McpProvider): McpServerEntry {
   if (provider.recommended === 'http' && provider.http) return { type: 'http', url: provider.http.url };
   const stdio = provider.stdio!;
   return { command: stdio.command, args: [...stdio.args] };
@@ -107,7 +107,7 @@ function placeholders(entry: McpServerEntry): string[] {
   return values.filter((value) => /^<[^>]+>$/.test(value));
 }
 
-function addText(provider: Provider, entry: McpServerEntry): string {
+function addText(provider: McpProvider, entry: McpServerEntry): string {
   const block = JSON.stringify({ mcpServers: { [provider.id]: entry } }, null, 2);
   const lines = [`Add this to the "mcpServers" section of your MCP client configuration:`, '', block, ''];
   const holes = placeholders(entry);
@@ -139,7 +139,7 @@ async function lookup(
   io: CliIo,
   asJson: boolean,
   id: string,
-): Promise<{ provider: Provider; source: 'remote' | 'local' } | undefined> {
+): Promise<{ provider: McpProvider; source: 'remote' | 'local' } | undefined> {
   const found = await client.getProvider(id);
   if (found.kind === 'manual') {
     io.stderr(`keyhold providers: ${found.note}\n`);

@@ -5,10 +5,12 @@ import type {
   HandlerRequest,
   HandlerResult,
   Logger,
+  RateLimiter,
   RequestTracing,
 } from '@keyhold/core';
 import {
   consumeRateLimit,
+  createMemoryRateLimiter,
   jsonResult,
   PayloadTooLargeError,
   parseQuery,
@@ -21,12 +23,10 @@ import {
   traceHandler,
 } from '@keyhold/core';
 import { loadBundledProviders } from '../bundled-providers.js';
-import { RegistryError } from '../errors.js';
-import type { ProviderMap } from '../provider.js';
-import { parseProviderMap } from '../provider.js';
+import type { McpProviderMap } from '../mcp-provider.js';
+import { parseProviderMap } from '../mcp-provider.js';
+import { functionOption, headerValueOption, optionCheck } from '../option-check.js';
 import { createProviderIndex } from '../search.js';
-import { createMemoryRateLimiter } from './memory-rate-limiter.js';
-import type { RateLimiter } from './storage.js';
 
 /** Options of {@link createRegistryApi}. */
 export interface RegistryApiOptions {
@@ -36,8 +36,8 @@ export interface RegistryApiOptions {
    */
   readonly tracing?: RequestTracing;
   /**
-   * The providers to serve: a map of id → Provider (raw JSON is fine; it is validated here). Default: the
-   * bundled `providers.json`. Invalid data throws {@link RegistryError} `ERR_INVALID_PROVIDERS` at creation.
+   * The providers to serve: a map of id → `McpProvider` (raw JSON is fine; it is validated here). Default: the
+   * bundled `providers.json`. Invalid data throws `RegistryError` `ERR_INVALID_PROVIDERS` at creation.
    */
   providers?: unknown;
   /** Counter store for the per-IP limit (default: {@link createMemoryRateLimiter}). */
@@ -78,14 +78,6 @@ export interface RegistryApi {
 /** The API reads no body; a request that sends a large one anyway is refused before it is buffered. */
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new RegistryError('ERR_INVALID_OPTIONS', `${name} must be a positive integer`);
-  }
-  return value;
-}
-
 interface Prepared {
   readonly body: string;
   readonly etag: string;
@@ -123,16 +115,21 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * ```
  */
 export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi {
-  const providers: ProviderMap =
+  const providers: McpProviderMap =
     options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
-  const limit = positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
-  const windowSeconds = positiveInteger('rateLimitWindowSeconds', options.rateLimitWindowSeconds, 60);
-  const maxAge = positiveInteger('cacheMaxAgeSeconds', options.cacheMaxAgeSeconds, 300);
+  const limit = optionCheck.positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
+  const windowSeconds = optionCheck.positiveInteger(
+    'rateLimitWindowSeconds',
+    options.rateLimitWindowSeconds,
+    60,
+  );
+  const maxAge = optionCheck.positiveInteger('cacheMaxAgeSeconds', options.cacheMaxAgeSeconds, 300);
   const rateLimiter = options.rateLimiter ?? createMemoryRateLimiter();
+  functionOption('rateLimiter.increment', rateLimiter.increment, undefined);
   const clock = options.clock ?? systemClock;
+  functionOption('clock.now', clock.now, undefined);
   const logger = options.logger ?? silentLogger;
-  const corsOrigin = options.corsOrigin ?? '*';
-  if (corsOrigin === '') throw new RegistryError('ERR_INVALID_OPTIONS', 'corsOrigin must not be empty');
+  const corsOrigin = headerValueOption('corsOrigin', options.corsOrigin, '*');
 
   const cors: Record<string, string> = {
     'access-control-allow-origin': corsOrigin,

@@ -1,6 +1,6 @@
-import type { Provider } from '../../src/provider.js';
+import type { McpProvider } from '../../src/mcp-provider.js';
 
-export function stdioProvider(id: string, overrides: Partial<Provider> = {}): Provider {
+export function stdioProvider(id: string, overrides: Partial<McpProvider> = {}): McpProvider {
   return {
     id,
     name: `Provider ${id}`,
@@ -12,7 +12,7 @@ export function stdioProvider(id: string, overrides: Partial<Provider> = {}): Pr
   };
 }
 
-export function httpProvider(id: string, overrides: Partial<Provider> = {}): Provider {
+export function httpProvider(id: string, overrides: Partial<McpProvider> = {}): McpProvider {
   return {
     id,
     name: `Remote ${id}`,

@@ -6,7 +6,7 @@ const providers = { github: httpProvider('github', { name: 'GitHub' }) };
 const origin = 'https://registry.example';
 
 describe('createRegistryApi(...).fetch: the same API as a web-standard handler', () => {
-  it('answers GET /api/providers/<id> with the Provider, its ETag and CORS headers', async () => {
+  it('answers GET /api/providers/<id> with the McpProvider, its ETag and CORS headers', async () => {
     const api = createRegistryApi({ providers });
     const response = await api.fetch(new Request(`${origin}/api/providers/github`), { ip: '203.0.113.7' });
     expect(response.status).toBe(200);

@@ -1,4 +1,4 @@
-import { createManualClock, type HandlerRequest } from '@keyhold/core';
+import { type Clock, createManualClock, type HandlerRequest, type RateLimiter } from '@keyhold/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBundledProviders } from '../../src/bundled-providers.js';
 import { RegistryError } from '../../src/errors.js';
@@ -28,7 +28,7 @@ async function serve(
 }
 
 describe('GET /api/providers', () => {
-  it('answers the map of id to Provider', async () => {
+  it('answers the map of id to McpProvider', async () => {
     const url = await serve();
     const response = await fetch(`${url}/api/providers`);
     expect(response.status).toBe(200);
@@ -44,7 +44,7 @@ describe('GET /api/providers', () => {
 });
 
 describe('GET /api/providers/<id>', () => {
-  it('answers one Provider', async () => {
+  it('answers one McpProvider', async () => {
     const url = await serve();
     const response = await fetch(`${url}/api/providers/github`);
     expect(response.status).toBe(200);
@@ -305,13 +305,25 @@ describe('creation: providers and options are validated at start', () => {
     ).toThrow(/provider "git" is invalid/);
   });
 
-  it('throws ERR_INVALID_OPTIONS for a non-positive limit', () => {
+  it.each([
+    ['rateLimitPerWindow', { rateLimitPerWindow: 0 }],
+    ['rateLimitWindowSeconds', { rateLimitWindowSeconds: 1.5 }],
+    ['cacheMaxAgeSeconds', { cacheMaxAgeSeconds: -1 }],
+    ['corsOrigin', { corsOrigin: '' }],
+    // Before, these failed on every request instead (a 500 for a header Node refuses, a TypeError from the
+    // limiter or the clock), not at creation.
+    ['corsOrigin', { corsOrigin: 'https://app.example\r\nx-injected: 1' }],
+    ['rateLimiter', { rateLimiter: {} as RateLimiter }],
+    ['clock', { clock: {} as Clock }],
+  ])('throws ERR_INVALID_OPTIONS at creation for a bad %s', (name, options) => {
+    let thrown: unknown;
     try {
-      createRegistryApi({ providers, rateLimitPerWindow: 0 });
-      expect.unreachable();
+      createRegistryApi({ providers, ...options });
     } catch (error) {
-      expect(error).toBeInstanceOf(RegistryError);
-      expect((error as RegistryError).code).toBe('ERR_INVALID_OPTIONS');
+      thrown = error;
     }
+    expect(thrown).toBeInstanceOf(RegistryError);
+    expect(thrown).toMatchObject({ code: 'ERR_INVALID_OPTIONS' });
+    expect((thrown as Error).message).toContain(name);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RegistryError } from '../src/errors.js';
-import { parseProvider, parseProviderMap } from '../src/provider.js';
+import { parseProvider, parseProviderMap } from '../src/mcp-provider.js';
 import { httpProvider, stdioProvider } from './helpers/providers.js';
 
 function message(data: unknown): string {
@@ -9,7 +9,7 @@ function message(data: unknown): string {
   return result.message;
 }
 
-describe('Provider schema (SPEC area E, Provider)', () => {
+describe('McpProvider schema (SPEC area E, McpProvider)', () => {
   it('accepts a provider with a stdio transport and a setup step', () => {
     const provider = stdioProvider('memory', {
       stdio: {

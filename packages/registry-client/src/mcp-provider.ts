@@ -8,10 +8,10 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
  *
  * @example
  * ```ts
- * const setup: ProviderSetup = { description: 'Export a token', command: 'export TOKEN=<token>', needsSetup: true };
+ * const setup: McpProviderSetup = { description: 'Export a token', command: 'export TOKEN=<token>', needsSetup: true };
  * ```
  */
-export interface ProviderSetup {
+export interface McpProviderSetup {
   /** What the setup does. */
   readonly description: string;
   /** The command to run. */
@@ -31,11 +31,20 @@ export interface ProviderSetup {
 export interface StdioConfig {
   readonly command: string;
   readonly args: readonly string[];
-  readonly setup?: ProviderSetup;
+  readonly setup?: McpProviderSetup;
 }
 
 /** How a remote provider authenticates its MCP clients. */
 export type HttpAuth = 'bearer' | 'oauth' | 'basic';
+
+// Every value of HttpAuth, each once: `satisfies` refuses a missing or an extra one, so the type and the
+// schema cannot drift apart.
+const HTTP_AUTHS = { bearer: 'bearer', oauth: 'oauth', basic: 'basic' } as const satisfies {
+  readonly [Auth in HttpAuth]: Auth;
+};
+
+/** The zod schema of {@link HttpAuth}. */
+export const httpAuthSchema: z.ZodType<HttpAuth> = z.enum(HTTP_AUTHS);
 
 /**
  * How to reach a provider's remote MCP endpoint.
@@ -53,17 +62,19 @@ export interface HttpConfig {
 }
 
 /**
- * One MCP provider of the registry: how to launch or reach it, and how to set it up.
+ * One entry of the registry: an MCP server a service provides, with how to launch it locally (`stdio`) or
+ * reach it remotely (`http`) and how to set it up. (Not `@keyhold/token-vault`'s `Provider`, which is a
+ * configured OAuth provider.)
  *
  * @example
  * ```ts
- * const memory: Provider = {
+ * const memory: McpProvider = {
  *   id: 'memory', name: 'Memory', description: 'Knowledge graph', website: 'https://github.com/modelcontextprotocol/servers',
  *   recommended: 'stdio', stdio: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
  * };
  * ```
  */
-export interface Provider {
+export interface McpProvider {
   /** Unique, lower-case id (`a-z`, `0-9`, `.`, `_`, `-`). */
   readonly id: string;
   readonly name: string;
@@ -75,15 +86,8 @@ export interface Provider {
   readonly http?: HttpConfig;
 }
 
-/**
- * Providers keyed by id: the shape of `GET /api/providers`.
- *
- * @example
- * ```ts
- * const map: ProviderMap = { memory };
- * ```
- */
-export type ProviderMap = Readonly<Record<string, Provider>>;
+/** MCP providers keyed by id: the shape of `GET /api/providers` and of `providers.json`. */
+export type McpProviderMap = Readonly<Record<string, McpProvider>>;
 
 const setupSchema = z.object({
   description: z.string().min(1),
@@ -99,13 +103,13 @@ const stdioSchema = z.object({
 
 const httpSchema = z.object({
   url: httpUrl,
-  auth: z.enum(['bearer', 'oauth', 'basic']),
+  auth: httpAuthSchema,
   docs: httpUrl,
   notes: z.string().optional(),
 });
 
 /**
- * The zod schema of a {@link Provider}. Unknown fields are dropped rather than rejected, so an older client
+ * The zod schema of a {@link McpProvider}. Unknown fields are dropped rather than rejected, so an older client
  * keeps reading a registry that has grown new fields. The recommended
  * transport's configuration must be present.
  *
@@ -115,7 +119,7 @@ const httpSchema = z.object({
  * if (result.success) use(result.data);
  * ```
  */
-export const providerSchema: z.ZodType<Provider> = z
+export const providerSchema: z.ZodType<McpProvider> = z
   .object({
     id: z
       .string()
@@ -151,7 +155,7 @@ function describeIssues(error: z.ZodError): string {
  */
 export function parseProvider(
   data: unknown,
-): { readonly ok: true; readonly provider: Provider } | { readonly ok: false; readonly message: string } {
+): { readonly ok: true; readonly provider: McpProvider } | { readonly ok: false; readonly message: string } {
   const result = providerSchema.safeParse(data);
   return result.success
     ? { ok: true, provider: result.data }
@@ -168,11 +172,11 @@ export function parseProvider(
  * const providers = parseProviderMap(JSON.parse(readFileSync('providers.json', 'utf8')));
  * ```
  */
-export function parseProviderMap(data: unknown): ProviderMap {
+export function parseProviderMap(data: unknown): McpProviderMap {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new RegistryError('ERR_INVALID_PROVIDERS', 'providers must be an object mapping id to provider');
   }
-  const providers: Record<string, Provider> = Object.create(null);
+  const providers: Record<string, McpProvider> = Object.create(null);
   for (const [key, value] of Object.entries(data)) {
     const checked = parseProvider(value);
     if (!checked.ok) {

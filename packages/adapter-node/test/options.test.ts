@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { NodeAdapterError } from '../src/errors.js';
+import { toNodeListener } from '../src/fetch-listener.js';
+import { guardHosts } from '../src/host-guard.js';
+import { createNodeListener } from '../src/listener.js';
+import { type ReadRequestOptions, readRequest } from '../src/request.js';
+import { serve } from '../src/serve.js';
+
+const handler = async () => ({ status: 204, headers: {} });
+const fetchHandler = async () => new Response(null, { status: 204 });
+
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+function expectInvalidOptions(error: unknown, optionName: string): void {
+  expect(error).toBeInstanceOf(NodeAdapterError);
+  expect(error).toMatchObject({ code: 'ERR_INVALID_OPTIONS' });
+  expect((error as Error).message).toContain(optionName);
+}
+
+const badReadOptions: ReadonlyArray<[string, ReadRequestOptions]> = [
+  ['bodyLimitBytes', { bodyLimitBytes: 0 }],
+  ['bodyLimitBytes', { bodyLimitBytes: 1.5 }],
+  ['bodyTimeoutMs', { bodyTimeoutMs: -1 }],
+  ['bodyTimeoutMs', { bodyTimeoutMs: Number.NaN }],
+  ['trustProxy', { trustProxy: 'yes' as unknown as boolean }],
+  ['resolveUserId', { resolveUserId: 'user-1' as unknown as () => string }],
+];
+
+const listenerFactories: ReadonlyArray<[string, (options: ReadRequestOptions) => unknown]> = [
+  ['createNodeListener', (options) => createNodeListener(handler, options)],
+  ['toNodeListener', (options) => toNodeListener(fetchHandler, options)],
+];
+
+describe.each(listenerFactories)('%s checks its options once, when it is created', (_factory, create) => {
+  it.each(badReadOptions)(
+    'a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS at creation',
+    (name, options) => {
+      expectInvalidOptions(
+        thrownBy(() => create(options)),
+        name,
+      );
+    },
+  );
+});
+
+describe('readRequest rejects a bad option with NodeAdapterError ERR_INVALID_OPTIONS', () => {
+  it('before reading anything', async () => {
+    const error = await readRequest({} as never, { bodyLimitBytes: -5 }).catch((e: unknown) => e);
+    expectInvalidOptions(error, 'bodyLimitBytes');
+  });
+});
+
+describe('guardHosts checks its options when it is created', () => {
+  it('an allowedHosts entry that is no host throws NodeAdapterError ERR_INVALID_OPTIONS', () => {
+    expectInvalidOptions(
+      thrownBy(() => guardHosts(() => {}, { allowedHosts: ['bad host'] })),
+      'allowedHosts',
+    );
+  });
+  it('a selfGuardedPaths entry that is no path throws NodeAdapterError ERR_INVALID_OPTIONS', () => {
+    expectInvalidOptions(
+      thrownBy(() => guardHosts(() => {}, { allowedHosts: ['app.example'], selfGuardedPaths: ['mcp'] })),
+      'selfGuardedPaths',
+    );
+  });
+});
+
+describe('serve checks its options before binding', () => {
+  it.each([
+    ['port', { port: 70_000 }],
+    ['port', { port: -1 }],
+    ['shutdownTimeoutMs', { shutdownTimeoutMs: 0 }],
+    ['headersTimeoutMs', { headersTimeoutMs: 0 }],
+    ['requestTimeoutMs', { requestTimeoutMs: 2.5 }],
+    ['connectionsCheckingIntervalMs', { connectionsCheckingIntervalMs: -1 }],
+    ['hostname', { hostname: '' }],
+    ['allowedHosts', { hostname: '0.0.0.0' }],
+    ['allowedHosts', { allowedHosts: ['https://app.example'] }],
+  ])('a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS', async (name, options) => {
+    const error = await serve(() => {}, options).catch((e: unknown) => e);
+    expectInvalidOptions(error, name);
+  });
+});
