@@ -6,7 +6,7 @@ import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
 import { createCallbackHandler } from './handlers/callback.js';
 import { createConnectHandler } from './handlers/connect.js';
-import type { ResolvedBrokerOptions, TokenBrokerOptions } from './options.js';
+import type { TokenBrokerOptions } from './options.js';
 import { resolveBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
 import type { RefreshOutcome } from './refresh.js';
@@ -81,11 +81,6 @@ export interface TokenBroker {
   rewrapGrants(tenantId: string): Promise<RewrapSummary>;
 }
 
-/** What the broker's handlers share with it. */
-export interface BrokerInternals {
-  readonly options: ResolvedBrokerOptions;
-}
-
 /**
  * Creates a token broker. Options are validated here (`ERR_INVALID_OPTIONS`).
  *
@@ -101,7 +96,6 @@ export interface BrokerInternals {
 export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
   const resolved = resolveBrokerOptions(options);
   const { storage, vault, clock, logger } = resolved;
-  const internals: BrokerInternals = { options: resolved };
   // In-process single-flight: concurrent asks for one grant share one refresh.
   const refreshing = new Map<string, Promise<RefreshOutcome>>();
 
@@ -193,8 +187,8 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     return outcome.accessToken;
   }
 
-  const connect = traceHandler(createConnectHandler(internals), options.tracing, 'connect');
-  const callback = traceHandler(createCallbackHandler(internals), options.tracing, 'callback');
+  const connect = traceHandler(createConnectHandler(resolved), options.tracing, 'connect');
+  const callback = traceHandler(createCallbackHandler(resolved), options.tracing, 'callback');
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {
