@@ -3,14 +3,14 @@ import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol
 import type { McpEndpoint } from './endpoint.js';
 
 /**
- * Options of {@link toNodeListener}.
+ * Options of {@link toMcpNodeListener}.
  *
  * @example
  * ```ts
- * const options: NodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
+ * const options: McpNodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
  * ```
  */
-export interface NodeListenerOptions {
+export interface McpNodeListenerOptions {
   /** Largest body read from the socket (413 above it). Default 4 194 304 (4 MiB). */
   readonly maxRequestBodyBytes?: number;
   /** Called when the listener itself fails (it then answers 500). */
@@ -25,15 +25,15 @@ export interface NodeListenerOptions {
  *
  * @example
  * ```ts
- * const listener = toNodeListener(endpoint);
+ * const listener = toMcpNodeListener(endpoint);
  * http.createServer((req, res) => void listener(req, res)).listen(8787);
  * app.all('/mcp', (req, res) => listener(req, res, req.body)); // Express 5
  * router.all('/mcp', (req, res) => listener(req, res)); // under app.use('/tenant/demo', router)
  * ```
  */
-export function toNodeListener(
+export function toMcpNodeListener(
   endpoint: McpEndpoint,
-  options: NodeListenerOptions = {},
+  options: McpNodeListenerOptions = {},
 ): NodeMcpRequestHandler {
   const handler = toNodeHandler(
     {

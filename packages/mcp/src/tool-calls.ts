@@ -1,4 +1,4 @@
-import type { Logger } from '@keyhold/core';
+import type { Logger, OAuthAsk } from '@keyhold/core';
 import {
   type AuthInfo,
   type CallToolResult,
@@ -14,7 +14,6 @@ import {
   type BrokerElicitation,
   linkAsToolText,
   type McpTokenBroker,
-  type OAuthAsk,
 } from './brokering.js';
 import type { RequestStatePayload, RequestStateSeal } from './request-state.js';
 import type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';

@@ -19,7 +19,7 @@ import {
   type McpTokenVerifier,
   type McpToolModule,
 } from '../src/index.js';
-import { toNodeListener } from '../src/node.js';
+import { toMcpNodeListener } from '../src/node.js';
 
 export const SECRET = 'a-request-state-secret-of-32-bytes-at-least!';
 /** A real directory of tool-module sources: claim scopes resolve real paths. */
@@ -164,7 +164,7 @@ export async function startEndpoint(
     clock,
     ...overrides(url),
   });
-  listener = toNodeListener(endpoint) as never;
+  listener = toMcpNodeListener(endpoint) as never;
   return {
     url,
     endpoint,

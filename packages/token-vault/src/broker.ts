@@ -1,6 +1,5 @@
-import type { FetchHandler, Handler } from '@keyhold/core';
+import type { FetchHandler, Handler, OAuthAsk } from '@keyhold/core';
 import { randomToken, readHandlerRequest, toResponse, traceHandler } from '@keyhold/core';
-import type { OAuthAsk } from './ask.js';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
@@ -88,7 +87,7 @@ export interface TokenBroker {
  * ```ts
  * const broker = createTokenBroker({
  *   baseUrl: 'https://host.example', stateSecret, vault: createLocalVault({ masterKey }),
- *   storage: createMemoryStorage(), providers: [{ id: 'github', clientId, clientSecret }],
+ *   storage: createMemoryBrokerStorage(), providers: [{ id: 'github', clientId, clientSecret }],
  * });
  * const token = await broker.getToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
  * ```

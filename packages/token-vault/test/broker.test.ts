@@ -1,9 +1,9 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthAsk } from '../src/index.js';
-import { createMemoryStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
+import { createMemoryBrokerStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
@@ -270,7 +270,7 @@ describe('Refresh is single-flight', () => {
   });
 
   it('across processes: brokers sharing storage and the refresh lock send one refresh request', async () => {
-    const storage = createMemoryStorage();
+    const storage = createMemoryBrokerStorage();
     const clock = createManualClock(T0);
     const processes = [1, 2, 3, 4].map(() => makeHarness({}, { storage, clock }));
     await connectGrant(processes[0]!);

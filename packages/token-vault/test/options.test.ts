@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenBrokerOptions } from '../src/index.js';
-import { createLocalVault, createMemoryStorage, createTokenBroker, TokenVaultError } from '../src/index.js';
+import {
+  createLocalVault,
+  createMemoryBrokerStorage,
+  createTokenBroker,
+  TokenVaultError,
+} from '../src/index.js';
 
 const base: TokenBrokerOptions = {
   baseUrl: 'https://host.example',
   vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
-  storage: createMemoryStorage(),
+  storage: createMemoryBrokerStorage(),
   providers: [{ id: 'github', clientId: 'c', clientSecret: 's' }],
 };
 
