@@ -111,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         { ask: 'oauth', provider: 'acme', scopes: ['read'] },
         { tenantId: 'demo', userId: 'owner', toolModuleId: 'echo' },
       );
-      return Response.json(outcome.kind === 'elicitation' ? { url: outcome.error.elicitationUrl } : {});
+      return Response.json(!outcome.ok ? { url: outcome.error.elicitationUrl } : {});
     }
     if (path.startsWith('/auth/oauth/')) return broker.fetch(request, { ...info, userId: 'owner' });
     if (path === mcp.path) return mcp.fetch(request);

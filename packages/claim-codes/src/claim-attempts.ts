@@ -110,14 +110,14 @@ export function createClaimAttemptGate(claims: Claims, options: ClaimFailureRate
       revoke: (input) => claims.revoke(input),
       async validate(input) {
         const result = await claims.validate(input);
-        if (result.status === 'valid') {
+        if (result.ok) {
           known.delete(result.claim.code);
           if (known.size >= maxKnownCodes) {
             const oldest = known.keys().next();
             if (!oldest.done) known.delete(oldest.value);
           }
           known.set(result.claim.code, result.claim.expiresAt);
-        } else if (result.status !== 'malformed') {
+        } else if (result.reason !== 'malformed') {
           known.delete(result.code);
         }
         return result;

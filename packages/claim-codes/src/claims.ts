@@ -57,33 +57,33 @@ export interface CreateClaimInput {
 }
 
 /**
- * The outcome of validating a presented code. `malformed` carries a sentence for a human.
+ * The outcome of validating a presented code: `ok` with the claim, or why not (`malformed` carries a
+ * sentence for a human).
  *
  * @example
  * ```ts
  * const result = await claims.validate(header);
- * if (result.status === 'valid') narrowTo(result.claim.scopeDir);
+ * if (result.ok) narrowTo(result.claim.scopeDir);
  * ```
  */
 export type ClaimValidation =
-  | { readonly status: 'valid'; readonly claim: ClaimRecord }
-  | { readonly status: 'expired'; readonly code: string }
-  | { readonly status: 'unknown'; readonly code: string }
-  | { readonly status: 'malformed'; readonly message: string };
+  | { readonly ok: true; readonly claim: ClaimRecord }
+  | { readonly ok: false; readonly reason: 'expired' | 'unknown'; readonly code: string }
+  | { readonly ok: false; readonly reason: 'malformed'; readonly message: string };
 
 /**
- * The outcome of revoking a code.
+ * The outcome of revoking a code: `ok` with the revoked claim, or why not.
  *
  * @example
  * ```ts
  * const result = await claims.revoke('abc-def');
- * if (result.status === 'unknown') console.error('no such code');
+ * if (!result.ok && result.reason === 'unknown') console.error('no such code');
  * ```
  */
 export type ClaimRevocation =
-  | { readonly status: 'revoked'; readonly claim: ClaimRecord }
-  | { readonly status: 'unknown'; readonly code: string }
-  | { readonly status: 'malformed'; readonly message: string };
+  | { readonly ok: true; readonly claim: ClaimRecord }
+  | { readonly ok: false; readonly reason: 'unknown'; readonly code: string }
+  | { readonly ok: false; readonly reason: 'malformed'; readonly message: string };
 
 /**
  * The claim service: creates, validates, lists and revokes claim codes over a {@link ClaimStore}.
@@ -174,16 +174,16 @@ export function createClaims(options: ClaimsOptions): Claims {
 
     async validate(input) {
       const normalized = normalizeClaimCode(input);
-      if (!normalized.ok) return { status: 'malformed', message: normalized.message };
+      if (!normalized.ok) return { ok: false, reason: 'malformed', message: normalized.message };
       const { code } = normalized;
       const record = await store.get(code);
-      if (record === undefined) return { status: 'unknown', code };
+      if (record === undefined) return { ok: false, reason: 'unknown', code };
       if (clock.now() >= record.expiresAt) {
         await store.delete(code);
         logger.debug({ code: codePrefix(code) }, 'expired claim purged');
-        return { status: 'expired', code };
+        return { ok: false, reason: 'expired', code };
       }
-      return { status: 'valid', claim: record };
+      return { ok: true, claim: record };
     },
 
     async list() {
@@ -196,14 +196,14 @@ export function createClaims(options: ClaimsOptions): Claims {
 
     async revoke(input) {
       const normalized = normalizeClaimCode(input);
-      if (!normalized.ok) return { status: 'malformed', message: normalized.message };
+      if (!normalized.ok) return { ok: false, reason: 'malformed', message: normalized.message };
       const { code } = normalized;
       const record = await store.get(code);
-      if (record === undefined) return { status: 'unknown', code };
+      if (record === undefined) return { ok: false, reason: 'unknown', code };
       const removed = await store.delete(code);
-      if (!removed || clock.now() >= record.expiresAt) return { status: 'unknown', code };
+      if (!removed || clock.now() >= record.expiresAt) return { ok: false, reason: 'unknown', code };
       logger.info({ code: codePrefix(code) }, 'claim revoked');
-      return { status: 'revoked', claim: record };
+      return { ok: true, claim: record };
     },
   };
 }

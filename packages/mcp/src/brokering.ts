@@ -34,8 +34,8 @@ export interface McpTokenBroker {
     ask: OAuthAsk,
     context: { readonly tenantId: string; readonly userId: string; readonly toolModuleId: string },
   ): Promise<
-    | { readonly kind: 'token'; readonly accessToken: string }
-    | { readonly kind: 'elicitation'; readonly error: BrokerElicitation }
+    | { readonly ok: true; readonly accessToken: string }
+    | { readonly ok: false; readonly error: BrokerElicitation }
   >;
 }
 

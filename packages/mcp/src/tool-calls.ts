@@ -151,7 +151,7 @@ export function createToolRunner(options: {
         userId: data.principal.userId,
         toolModuleId: module.toolModuleId,
       });
-      if (outcome.kind === 'token') return outcome.accessToken;
+      if (outcome.ok) return outcome.accessToken;
       throw new AuthorizationNeeded(outcome.error);
     };
     const context: ToolContext = {

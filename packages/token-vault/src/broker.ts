@@ -30,8 +30,8 @@ export interface AskContext {
 
 /** The outcome of {@link TokenBroker.requestToken}: a token, or the elicitation the user must complete. */
 export type TokenOutcome =
-  | { readonly kind: 'token'; readonly accessToken: string }
-  | { readonly kind: 'elicitation'; readonly error: ElicitationRequiredError };
+  | { readonly ok: true; readonly accessToken: string }
+  | { readonly ok: false; readonly error: ElicitationRequiredError };
 
 /** A tool method that yields asks: a generator, or a function returning one. Each yield evaluates to a token. */
 export type AskingMethod<T> =
@@ -170,19 +170,19 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
           toolModuleId: key.toolModuleId,
           provider: key.provider,
         });
-        return { kind: 'token', accessToken };
+        return { ok: true, accessToken };
       }
       if (grant.refreshTokenEncrypted !== undefined) {
         const refreshed = await refreshOnce(provider, key);
-        if (refreshed.kind === 'token') return refreshed;
+        if (refreshed.ok) return refreshed;
       }
     }
-    return { kind: 'elicitation', error: await elicit(key, provider, ask) };
+    return { ok: false, error: await elicit(key, provider, ask) };
   }
 
   async function getToken(ask: OAuthAsk, context: AskContext): Promise<string> {
     const outcome = await requestToken(ask, context);
-    if (outcome.kind === 'elicitation') throw outcome.error;
+    if (!outcome.ok) throw outcome.error;
     return outcome.accessToken;
   }
 

@@ -72,7 +72,7 @@ describe('Third-party grant absent: the ask raises an elicitation-required error
   it('requestToken reports the elicitation as a result instead of throwing', async () => {
     const { broker, context } = makeHarness();
     const outcome = await broker.requestToken(ask, context);
-    expect(outcome.kind).toBe('elicitation');
+    expect(outcome.ok).toBe(false);
   });
 
   it('an unknown provider or a malformed ask is a programming error', async () => {
