@@ -1,6 +1,12 @@
 // `@keyhold/mcp/node`: an MCP endpoint as a `node:http` listener (Express, Fastify and plain Node).
+
+import { optionValidators } from '@keyhold/core';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
 import type { McpEndpoint } from './endpoint.js';
+import { KeyholdMcpError } from './errors.js';
+
+const check = optionValidators(KeyholdMcpError);
+const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Options of {@link toMcpNodeListener}.
@@ -35,6 +41,15 @@ export function toMcpNodeListener(
   endpoint: McpEndpoint,
   options: McpNodeListenerOptions = {},
 ): NodeMcpRequestHandler {
+  // Validated here, once: the SDK would only meet a bad limit on the first request.
+  const maxRequestBodyBytes = check.positiveInteger(
+    'maxRequestBodyBytes',
+    options.maxRequestBodyBytes,
+    DEFAULT_MAX_REQUEST_BODY_BYTES,
+  );
+  if (options.onerror !== undefined && typeof options.onerror !== 'function') {
+    throw check.invalid('onerror must be a function');
+  }
   const handler = toNodeHandler(
     {
       fetch: (request, handlerOptions) =>
@@ -44,9 +59,7 @@ export function toMcpNodeListener(
         ),
     },
     {
-      ...(options.maxRequestBodyBytes === undefined
-        ? {}
-        : { maxRequestBodySize: options.maxRequestBodyBytes }),
+      maxRequestBodySize: maxRequestBodyBytes,
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
     },
   );

@@ -1,0 +1,112 @@
+import { createManualClock } from '@keyhold/core';
+import { describe, expect, it } from 'vitest';
+import {
+  createMcpEndpoint,
+  createMemoryRequestStateStore,
+  KeyholdMcpError,
+  type McpEndpointOptions,
+} from '../src/index.js';
+import { toMcpNodeListener } from '../src/node.js';
+import { createMcpRequestGate } from '../src/sdk-v1.js';
+import { fakeVerifier, SECRET } from './fixtures.js';
+
+const clock = createManualClock(Date.parse('2026-01-01T00:00:00Z'));
+const authentication = {
+  verifier: fakeVerifier(clock),
+  resourceMetadataUrl: 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp',
+};
+const valid: McpEndpointOptions = {
+  publicUrl: 'http://127.0.0.1:8787/mcp',
+  serverInfo: { name: 'options-test', version: '1.0.0' },
+  toolModules: [],
+  authentication,
+  requestStateSecret: SECRET,
+  clock,
+};
+
+function invalidOptionsError(create: () => unknown): KeyholdMcpError {
+  try {
+    create();
+  } catch (error) {
+    expect(error).toBeInstanceOf(KeyholdMcpError);
+    expect((error as KeyholdMcpError).code).toBe('ERR_INVALID_OPTIONS');
+    return error as KeyholdMcpError;
+  }
+  throw new Error('expected ERR_INVALID_OPTIONS at creation');
+}
+
+describe('createMcpEndpoint validates its options once, at creation', () => {
+  it('accepts valid options', () => {
+    expect(createMcpEndpoint(valid).path).toBe('/mcp');
+  });
+
+  it.each([
+    ['a publicUrl that is not absolute', { publicUrl: '/mcp' }],
+    ['a publicUrl with a fragment', { publicUrl: 'http://127.0.0.1:8787/mcp#x' }],
+    ['a requestStateSecret shorter than 32 bytes', { requestStateSecret: 'short' }],
+    [
+      'resourceMetadataUrl that is not a URL',
+      { authentication: { ...authentication, resourceMetadataUrl: 'x' } },
+    ],
+    ['a maxRequestBodyBytes of 0', { maxRequestBodyBytes: 0 }],
+    ['a requestStateTtlSeconds of 1.5', { requestStateTtlSeconds: 1.5 }],
+    ['a legacyCapabilityTtlSeconds of -1', { legacyCapabilityTtlSeconds: -1 }],
+    [
+      'allowedHosts entry that is not a host (it used to be skipped, refusing that host)',
+      { allowedHosts: ['a b'] },
+    ],
+    ['an allowedOrigins entry that is not an origin', { allowedOrigins: ['not an origin'] }],
+  ])('refuses %s', (_, override) => {
+    invalidOptionsError(() => createMcpEndpoint({ ...valid, ...override }));
+  });
+
+  it('refuses a broker without requestToken, before any tool asks for a token', () => {
+    const error = invalidOptionsError(() => createMcpEndpoint({ ...valid, broker: {} as never }));
+    expect(error.message).toContain('broker');
+  });
+
+  it('refuses a requestStateStore without consume, before the first retry', () => {
+    const error = invalidOptionsError(() => createMcpEndpoint({ ...valid, requestStateStore: {} as never }));
+    expect(error.message).toContain('requestStateStore');
+  });
+
+  it('refuses claimCodes without claims.validate, before the first code is presented', () => {
+    const error = invalidOptionsError(() =>
+      createMcpEndpoint({ ...valid, claimCodes: { claims: {} } as never }),
+    );
+    expect(error.message).toContain('claimCodes');
+  });
+});
+
+describe('createMcpRequestGate validates its options once, at creation', () => {
+  it('refuses a publicUrl that is not absolute', () => {
+    invalidOptionsError(() => createMcpRequestGate({ publicUrl: 'mcp', authentication }));
+  });
+
+  it('refuses authentication without a verifier, before the first request', () => {
+    invalidOptionsError(() =>
+      createMcpRequestGate({
+        publicUrl: 'http://127.0.0.1:8787/mcp',
+        authentication: { resourceMetadataUrl: authentication.resourceMetadataUrl } as never,
+      }),
+    );
+  });
+
+  it('refuses an allowedHosts entry that is not a host', () => {
+    invalidOptionsError(() =>
+      createMcpRequestGate({ publicUrl: 'http://127.0.0.1:8787/mcp', authentication, allowedHosts: ['a b'] }),
+    );
+  });
+});
+
+describe('createMemoryRequestStateStore validates its options once, at creation', () => {
+  it.each([0, -1, 2.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
+    invalidOptionsError(() => createMemoryRequestStateStore({ maxEntries }));
+  });
+});
+
+describe('toMcpNodeListener validates its options once, at creation', () => {
+  it.each([0, -1, 1.5])('refuses maxRequestBodyBytes %s', (maxRequestBodyBytes) => {
+    invalidOptionsError(() => toMcpNodeListener(createMcpEndpoint(valid), { maxRequestBodyBytes }));
+  });
+});
