@@ -1,4 +1,4 @@
-import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { type Clock, type Logger, optionValidators, silentLogger, systemClock } from '@keyhold/core';
 import { generateClaimCode, normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
@@ -9,6 +9,7 @@ const DEFAULT_TTL_SECONDS = 24 * 60 * 60;
 const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;
 const MAX_LABEL_LENGTH = 200;
 const MAX_CREATE_ATTEMPTS = 8;
+const check = optionValidators(ClaimCodesError);
 // C0 and C1 control characters: a label is printed in terminals, where they would be escape sequences.
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
@@ -116,24 +117,29 @@ export interface Claims {
  */
 export function createClaims(options: ClaimsOptions): Claims {
   const { store } = options;
+  // The store is first called by `create` or `validate`: its shape is checked here so a wiring mistake fails
+  // at start-up rather than on the first code a person presents.
+  const storeMethods = ['insert', 'get', 'list', 'delete', 'deleteExpired'] as const;
+  if (storeMethods.some((method) => typeof store?.[method] !== 'function')) {
+    throw check.invalid(`store must be a ClaimStore (${storeMethods.join(', ')})`);
+  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const maxTtlSeconds = options.maxTtlSeconds ?? MAX_TTL_SECONDS;
-  const defaultTtlSeconds = options.defaultTtlSeconds ?? DEFAULT_TTL_SECONDS;
+  const maxTtlSeconds = check.positiveInteger('maxTtlSeconds', options.maxTtlSeconds, MAX_TTL_SECONDS);
+  const defaultTtlSeconds = check.integerInRange(
+    'defaultTtlSeconds',
+    options.defaultTtlSeconds,
+    DEFAULT_TTL_SECONDS,
+    {
+      min: 1,
+      max: maxTtlSeconds,
+    },
+  );
   if (options.resolveScopeDir !== undefined && typeof options.resolveScopeDir !== 'function') {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'resolveScopeDir must be a function');
+    throw check.invalid('resolveScopeDir must be a function');
   }
   const resolveDir =
     options.resolveScopeDir ?? (async (dir: string) => (await import('./scope.js')).resolveScopeDir(dir));
-  if (!isPositiveInteger(maxTtlSeconds)) {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'maxTtlSeconds must be a positive whole number');
-  }
-  if (!isPositiveInteger(defaultTtlSeconds) || defaultTtlSeconds > maxTtlSeconds) {
-    throw new ClaimCodesError(
-      'ERR_INVALID_OPTIONS',
-      'defaultTtlSeconds must be a positive whole number no greater than maxTtlSeconds',
-    );
-  }
 
   return {
     async create(input) {

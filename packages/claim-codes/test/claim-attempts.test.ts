@@ -87,6 +87,12 @@ describe('createClaimAttemptGate: a code not known to be valid spends the budget
 });
 
 describe('createClaimAttemptGate: options are validated at creation', () => {
+  it('refuses something other than a Claims service, before the first code is presented', () => {
+    expect(() => createClaimAttemptGate({} as never, { limiter: createMemoryRateLimiter() })).toThrow(
+      expect.objectContaining({ name: 'ClaimCodesError', code: 'ERR_INVALID_OPTIONS' }),
+    );
+  });
+
   it.each([[{ limit: 0 }], [{ windowSeconds: 1.5 }], [{ maxKnownCodes: 0 }]])(
     'throws ERR_INVALID_OPTIONS for %o',
     (bad) => {

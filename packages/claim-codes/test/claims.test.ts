@@ -167,6 +167,20 @@ describe('options are validated at creation', () => {
     expect(() => createClaims({ store, maxTtlSeconds: 0 })).toThrow(/maxTtlSeconds/);
     expect(() => createClaims({ store, defaultTtlSeconds: -1 })).toThrow(/defaultTtlSeconds/);
   });
+
+  it('refuses a store that is not a ClaimStore, before the first code is created or presented', () => {
+    for (const store of [undefined, {}, { ...createMemoryClaimStore(), deleteExpired: undefined }]) {
+      expect(() => createClaims({ store } as never)).toThrow(
+        expect.objectContaining({ name: 'ClaimCodesError', code: 'ERR_INVALID_OPTIONS' }),
+      );
+    }
+  });
+
+  it('refuses a fractional lifetime', () => {
+    expect(() => createClaims({ store: createMemoryClaimStore(), defaultTtlSeconds: 1.5 })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
+    );
+  });
 });
 
 describe('resolveScopeDir option: a runtime without a file system brings its own', () => {
