@@ -1,4 +1,5 @@
 import { createManualClock } from '@keyhold/core';
+import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   createMcpEndpoint,
@@ -24,17 +25,6 @@ const valid: McpEndpointOptions = {
   clock,
 };
 
-function invalidOptionsError(create: () => unknown): KeyholdMcpError {
-  try {
-    create();
-  } catch (error) {
-    expect(error).toBeInstanceOf(KeyholdMcpError);
-    expect((error as KeyholdMcpError).code).toBe('ERR_INVALID_OPTIONS');
-    return error as KeyholdMcpError;
-  }
-  throw new Error('expected ERR_INVALID_OPTIONS at creation');
-}
-
 describe('createMcpEndpoint validates its options once, at creation', () => {
   it('accepts valid options', () => {
     expect(createMcpEndpoint(valid).path).toBe('/mcp');
@@ -57,21 +47,25 @@ describe('createMcpEndpoint validates its options once, at creation', () => {
     ],
     ['an allowedOrigins entry that is not an origin', { allowedOrigins: ['not an origin'] }],
   ])('refuses %s', (_, override) => {
-    invalidOptionsError(() => createMcpEndpoint({ ...valid, ...override }));
+    expectInvalidOptions(KeyholdMcpError, () => createMcpEndpoint({ ...valid, ...override }));
   });
 
   it('refuses a broker without requestToken, before any tool asks for a token', () => {
-    const error = invalidOptionsError(() => createMcpEndpoint({ ...valid, broker: {} as never }));
+    const error = expectInvalidOptions(KeyholdMcpError, () =>
+      createMcpEndpoint({ ...valid, broker: {} as never }),
+    );
     expect(error.message).toContain('broker');
   });
 
   it('refuses a requestStateStore without consume, before the first retry', () => {
-    const error = invalidOptionsError(() => createMcpEndpoint({ ...valid, requestStateStore: {} as never }));
+    const error = expectInvalidOptions(KeyholdMcpError, () =>
+      createMcpEndpoint({ ...valid, requestStateStore: {} as never }),
+    );
     expect(error.message).toContain('requestStateStore');
   });
 
   it('refuses claimCodes without claims.validate, before the first code is presented', () => {
-    const error = invalidOptionsError(() =>
+    const error = expectInvalidOptions(KeyholdMcpError, () =>
       createMcpEndpoint({ ...valid, claimCodes: { claims: {} } as never }),
     );
     expect(error.message).toContain('claimCodes');
@@ -80,11 +74,11 @@ describe('createMcpEndpoint validates its options once, at creation', () => {
 
 describe('createMcpRequestGate validates its options once, at creation', () => {
   it('refuses a publicUrl that is not absolute', () => {
-    invalidOptionsError(() => createMcpRequestGate({ publicUrl: 'mcp', authentication }));
+    expectInvalidOptions(KeyholdMcpError, () => createMcpRequestGate({ publicUrl: 'mcp', authentication }));
   });
 
   it('refuses authentication without a verifier, before the first request', () => {
-    invalidOptionsError(() =>
+    expectInvalidOptions(KeyholdMcpError, () =>
       createMcpRequestGate({
         publicUrl: 'http://127.0.0.1:8787/mcp',
         authentication: { resourceMetadataUrl: authentication.resourceMetadataUrl } as never,
@@ -93,7 +87,7 @@ describe('createMcpRequestGate validates its options once, at creation', () => {
   });
 
   it('refuses an allowedHosts entry that is not a host', () => {
-    invalidOptionsError(() =>
+    expectInvalidOptions(KeyholdMcpError, () =>
       createMcpRequestGate({ publicUrl: 'http://127.0.0.1:8787/mcp', authentication, allowedHosts: ['a b'] }),
     );
   });
@@ -101,12 +95,14 @@ describe('createMcpRequestGate validates its options once, at creation', () => {
 
 describe('createMemoryRequestStateStore validates its options once, at creation', () => {
   it.each([0, -1, 2.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
-    invalidOptionsError(() => createMemoryRequestStateStore({ maxEntries }));
+    expectInvalidOptions(KeyholdMcpError, () => createMemoryRequestStateStore({ maxEntries }));
   });
 });
 
 describe('toMcpNodeListener validates its options once, at creation', () => {
   it.each([0, -1, 1.5])('refuses maxRequestBodyBytes %s', (maxRequestBodyBytes) => {
-    invalidOptionsError(() => toMcpNodeListener(createMcpEndpoint(valid), { maxRequestBodyBytes }));
+    expectInvalidOptions(KeyholdMcpError, () =>
+      toMcpNodeListener(createMcpEndpoint(valid), { maxRequestBodyBytes }),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { TokenBrokerOptions } from '../src/index.js';
 import {
@@ -8,21 +9,6 @@ import {
   TokenVaultError,
 } from '../src/index.js';
 import { createTestKms } from '../src/testing.js';
-
-function creationError(create: () => unknown): unknown {
-  try {
-    create();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
-function expectInvalidOptions(create: () => unknown): void {
-  const error = creationError(create);
-  expect(error).toBeInstanceOf(TokenVaultError);
-  expect((error as TokenVaultError).code).toBe('ERR_INVALID_OPTIONS');
-}
 
 const base: TokenBrokerOptions = {
   baseUrl: 'https://host.example',
@@ -59,7 +45,9 @@ describe('Broker options are validated once, at creation', () => {
       { onAuthorizationComplete: 'https://hook.example' },
     ],
   ])('refuses %s with ERR_INVALID_OPTIONS', (_name, change) => {
-    expectInvalidOptions(() => createTokenBroker({ ...base, ...change } as TokenBrokerOptions));
+    expectInvalidOptions(TokenVaultError, () =>
+      createTokenBroker({ ...base, ...change } as TokenBrokerOptions),
+    );
   });
 
   it('explicit connect and callback URLs replace the defaults', async () => {
@@ -89,7 +77,7 @@ describe('Vault options are validated once, at creation', () => {
     ['a key cache size of 0', { masterKey, keyCacheSize: 0 }],
     ['a scrypt cost that is not a power of two', { masterKey, scryptCost: 1000 }],
   ])('createLocalVault refuses %s with ERR_INVALID_OPTIONS', (_name, options) => {
-    expectInvalidOptions(() => createLocalVault(options as never));
+    expectInvalidOptions(TokenVaultError, () => createLocalVault(options as never));
   });
 
   it.each([
@@ -97,6 +85,6 @@ describe('Vault options are validated once, at creation', () => {
     ['a data key cache size of 0', { kms: createTestKms(), dataKeyCacheSize: 0 }],
     ['a fractional data key TTL', { kms: createTestKms(), dataKeyTtlSeconds: 0.5 }],
   ])('createKmsVault refuses %s with ERR_INVALID_OPTIONS', (_name, options) => {
-    expectInvalidOptions(() => createKmsVault(options as never));
+    expectInvalidOptions(TokenVaultError, () => createKmsVault(options as never));
   });
 });

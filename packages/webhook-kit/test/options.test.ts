@@ -1,3 +1,4 @@
+import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import { WebhookError } from '../src/errors.js';
 import { createMemoryReplayCache } from '../src/memory-store.js';
@@ -9,17 +10,6 @@ import { githubModule } from './fixtures/modules.js';
 
 const KEY = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
-function expectInvalidOptions(create: () => unknown): WebhookError {
-  try {
-    create();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WebhookError);
-    expect((error as WebhookError).code).toBe('ERR_INVALID_OPTIONS');
-    return error as WebhookError;
-  }
-  throw new Error('expected ERR_INVALID_OPTIONS at creation');
-}
-
 describe('createWebhookHandler checks, at creation, what it would otherwise meet on a delivery', () => {
   it.each([
     ['a replayCache without claim', { replayCache: { release: async () => {} } }],
@@ -27,13 +17,13 @@ describe('createWebhookHandler checks, at creation, what it would otherwise meet
     ['a readSource that is not a function', { readSource: '/srv/tools' }],
     ['signatures that are not an object', { signatures: [] }],
   ])('refuses %s', (_, override) => {
-    expectInvalidOptions(() => createWebhookHandler({ modules: [], ...override } as never));
+    expectInvalidOptions(WebhookError, () => createWebhookHandler({ modules: [], ...override } as never));
   });
 });
 
 describe('createMemoryReplayCache validates maxEntries at creation', () => {
   it.each([0, -1, 1.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
-    expectInvalidOptions(() => createMemoryReplayCache({ maxEntries }));
+    expectInvalidOptions(WebhookError, () => createMemoryReplayCache({ maxEntries }));
   });
 });
 
@@ -43,7 +33,7 @@ describe('each signature verifier validates its settings at creation', () => {
     ['no secrets', { secrets: [] }],
     ['an empty secret', { secrets: [''] }],
   ])('createGitHubVerifier refuses %s', (_, settings) => {
-    expectInvalidOptions(() => createGitHubVerifier({ scheme: 'github', ...settings }));
+    expectInvalidOptions(WebhookError, () => createGitHubVerifier({ scheme: 'github', ...settings }));
   });
 
   it.each([
@@ -51,7 +41,7 @@ describe('each signature verifier validates its settings at creation', () => {
     ['a negative tolerance', { secrets: ['whsec_x'], toleranceSeconds: -5 }],
     ['a fractional tolerance', { secrets: ['whsec_x'], toleranceSeconds: 0.5 }],
   ])('createStripeVerifier refuses %s', (_, settings) => {
-    expectInvalidOptions(() => createStripeVerifier({ scheme: 'stripe', ...settings }));
+    expectInvalidOptions(WebhookError, () => createStripeVerifier({ scheme: 'stripe', ...settings }));
   });
 
   it.each([
@@ -60,11 +50,13 @@ describe('each signature verifier validates its settings at creation', () => {
     ['a zero tolerance', { secrets: [KEY], toleranceSeconds: 0 }],
     ['a negative dedupe TTL', { secrets: [KEY], dedupeTtlSeconds: -1 }],
   ])('createStandardWebhooksVerifier refuses %s', (_, settings) => {
-    expectInvalidOptions(() => createStandardWebhooksVerifier({ scheme: 'standard-webhooks', ...settings }));
+    expectInvalidOptions(WebhookError, () =>
+      createStandardWebhooksVerifier({ scheme: 'standard-webhooks', ...settings }),
+    );
   });
 
   it('the handler names the route whose settings are refused', () => {
-    const error = expectInvalidOptions(() =>
+    const error = expectInvalidOptions(WebhookError, () =>
       createWebhookHandler({
         modules: [githubModule()],
         signatures: { 'github/github/push': { scheme: 'github', secrets: [] } },
