@@ -26,7 +26,7 @@ export interface BrokerElicitation {
  *
  * @example
  * ```ts
- * const broker: McpTokenBroker = createTokenBroker({ baseUrl, stateSecret, vault, storage, providers });
+ * const broker: McpTokenBroker = createTokenBroker({ baseUrl, vault, storage, providers });
  * ```
  */
 export interface McpTokenBroker {

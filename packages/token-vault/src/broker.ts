@@ -86,7 +86,7 @@ export interface TokenBroker {
  * @example
  * ```ts
  * const broker = createTokenBroker({
- *   baseUrl: 'https://host.example', stateSecret, vault: createLocalVault({ masterKey }),
+ *   baseUrl: 'https://host.example', vault: createLocalVault({ masterKey }),
  *   storage: createMemoryBrokerStorage(), providers: [{ id: 'github', clientId, clientSecret }],
  * });
  * const token = await broker.getToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
