@@ -104,9 +104,9 @@ async function refreshGrant(
   };
   // invalid_client says our credentials are wrong, not the user's grant: invalidating every grant would only
   // send every user through an authorization that fails the same way. Treat it as an outage and say so loudly.
-  if (outcome.kind === 'refused' && outcome.error === 'invalid_client') {
+  if (!outcome.ok && outcome.reason === 'refused' && outcome.error === 'invalid_client') {
     logger.error({ ...log, error: outcome.error }, 'token-vault: provider refused the client credentials');
-  } else if (outcome.kind === 'refused') {
+  } else if (!outcome.ok && outcome.reason === 'refused') {
     logger.info({ ...log, error: outcome.error }, 'token-vault: refresh refused; grant marked invalid');
     await storage.grants.compareAndSwap(
       { ...grant, status: 'invalid', updatedAt: clock.now() },
@@ -114,8 +114,8 @@ async function refreshGrant(
     );
     return { ok: false };
   }
-  if (outcome.kind !== 'tokens') {
-    if (outcome.kind === 'unavailable')
+  if (!outcome.ok) {
+    if (outcome.reason === 'unavailable')
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
     // Inside the refresh buffer the old token still works: better than failing the tool call.
     if (grant.tokenExpiresAt !== undefined && clock.now() < grant.tokenExpiresAt) {

@@ -96,7 +96,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
       options.fetch,
       options.tokenRequestTimeoutMs,
     );
-    if (outcome.kind === 'refused') {
+    if (!outcome.ok && outcome.reason === 'refused') {
       logger.info({ ...log, error: outcome.error }, 'token-vault: code exchange refused');
       return page(
         400,
@@ -104,7 +104,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
         `${provider.name} refused the authorization (${outcome.error}).`,
       );
     }
-    if (outcome.kind === 'unavailable') {
+    if (!outcome.ok) {
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: code exchange failed');
       return page(
         502,
