@@ -191,7 +191,15 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     check.positiveInteger('requestStateTtlSeconds', options.requestStateTtlSeconds, 600) * 1000;
   const capabilityTtlMs =
     check.positiveInteger('legacyCapabilityTtlSeconds', options.legacyCapabilityTtlSeconds, 86_400) * 1000;
-  // What is only called while a request is served is checked here too, so a wiring mistake fails at start-up.
+  // What is only read while a request is served is checked here too, so a wiring mistake fails at start-up.
+  const { serverInfo } = options;
+  if (
+    typeof serverInfo?.name !== 'string' ||
+    serverInfo.name === '' ||
+    typeof serverInfo.version !== 'string'
+  ) {
+    throw check.invalid('serverInfo must have a name and a version');
+  }
   if (options.broker !== undefined && typeof options.broker?.requestToken !== 'function') {
     throw check.invalid('broker must have requestToken (a TokenBroker of @keyhold/token-vault)');
   }

@@ -57,6 +57,13 @@ describe('createMcpEndpoint validates its options once, at creation', () => {
     expect(error.message).toContain('broker');
   });
 
+  it('refuses serverInfo without a name, before the first request builds a server', () => {
+    const error = expectInvalidOptions(KeyholdMcpError, () =>
+      createMcpEndpoint({ ...valid, serverInfo: { version: '1.0.0' } as never }),
+    );
+    expect(error.message).toContain('serverInfo');
+  });
+
   it('refuses a requestStateStore without consume, before the first retry', () => {
     const error = expectInvalidOptions(KeyholdMcpError, () =>
       createMcpEndpoint({ ...valid, requestStateStore: {} as never }),

@@ -11,6 +11,7 @@ import type {
 import {
   constantTimeEqual,
   isAllowedOrigin,
+  originOf,
   PayloadTooLargeError,
   parseQuery,
   readHandlerRequest,
@@ -190,8 +191,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
   const replayCache = options.replayCache ?? createMemoryReplayCache();
   const allowedOrigins = options.allowedOrigins ?? [];
-  if (!Array.isArray(allowedOrigins) || allowedOrigins.some((o) => typeof o !== 'string')) {
-    throw invalid('allowedOrigins must be an array of origins');
+  // An entry that is not an origin would never match, quietly refusing the page it was meant to allow.
+  if (
+    !Array.isArray(allowedOrigins) ||
+    allowedOrigins.some((o) => typeof o !== 'string' || originOf(o) === undefined)
+  ) {
+    throw invalid('allowedOrigins must be an array of origins (scheme://host[:port])');
   }
   const redactedNames = options.redactHeaders ?? DEFAULT_REDACTED_HEADERS;
   if (!Array.isArray(redactedNames) || redactedNames.some((header) => typeof header !== 'string')) {

@@ -16,6 +16,10 @@ describe('createWebhookHandler checks, at creation, what it would otherwise meet
     ['redactHeaders that is not an array of names', { redactHeaders: 'authorization' }],
     ['a readSource that is not a function', { readSource: '/srv/tools' }],
     ['signatures that are not an object', { signatures: [] }],
+    [
+      'an allowedOrigins entry that is not an origin (it would never match)',
+      { allowedOrigins: ['console.example'] },
+    ],
   ])('refuses %s', (_, override) => {
     expectInvalidOptions(WebhookError, () => createWebhookHandler({ modules: [], ...override } as never));
   });
