@@ -50,32 +50,29 @@ describe('createMcpEndpoint validates its options once, at creation', () => {
     expectInvalidOptions(KeyholdMcpError, () => createMcpEndpoint({ ...valid, ...override }));
   });
 
-  it('refuses a broker without requestToken, before any tool asks for a token', () => {
+  // Each of these is only used while a request is served; a mistake used to surface on that request.
+  it.each([
+    ['broker', 'a broker without requestToken, before any tool asks for a token', { broker: {} }],
+    [
+      'serverInfo',
+      'serverInfo without a name, before the first request builds a server',
+      { serverInfo: { version: '1' } },
+    ],
+    [
+      'requestStateStore',
+      'a requestStateStore without consume, before the first retry',
+      { requestStateStore: {} },
+    ],
+    [
+      'claimCodes',
+      'claimCodes without claims.validate, before the first code is presented',
+      { claimCodes: { claims: {} } },
+    ],
+  ])('names the %s option: refuses %s', (option, _, override) => {
     const error = expectInvalidOptions(KeyholdMcpError, () =>
-      createMcpEndpoint({ ...valid, broker: {} as never }),
+      createMcpEndpoint({ ...valid, ...override } as never),
     );
-    expect(error.message).toContain('broker');
-  });
-
-  it('refuses serverInfo without a name, before the first request builds a server', () => {
-    const error = expectInvalidOptions(KeyholdMcpError, () =>
-      createMcpEndpoint({ ...valid, serverInfo: { version: '1.0.0' } as never }),
-    );
-    expect(error.message).toContain('serverInfo');
-  });
-
-  it('refuses a requestStateStore without consume, before the first retry', () => {
-    const error = expectInvalidOptions(KeyholdMcpError, () =>
-      createMcpEndpoint({ ...valid, requestStateStore: {} as never }),
-    );
-    expect(error.message).toContain('requestStateStore');
-  });
-
-  it('refuses claimCodes without claims.validate, before the first code is presented', () => {
-    const error = expectInvalidOptions(KeyholdMcpError, () =>
-      createMcpEndpoint({ ...valid, claimCodes: { claims: {} } as never }),
-    );
-    expect(error.message).toContain('claimCodes');
+    expect(error.message).toContain(option);
   });
 });
 
