@@ -2,11 +2,7 @@ import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
 import { createMcpEndpoint, defineTool } from '@keyhold/mcp';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createRegistryApi } from '@keyhold/registry-client/server';
-import {
-  createLocalVault,
-  createTokenBroker,
-  createMemoryStorage as createTokenVaultMemoryStorage,
-} from '@keyhold/token-vault';
+import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler, type ReadSource } from '@keyhold/webhook-kit';
 import * as z from 'zod';
 import { echoModule } from './echo-module.js';
@@ -93,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const broker = createTokenBroker({
     baseUrl: options.baseUrl,
     vault: createLocalVault({ masterKey: `${options.webhookSecret}-vault-master-key` }),
-    storage: createTokenVaultMemoryStorage(),
+    storage: createMemoryBrokerStorage(),
     providers: [
       {
         id: 'acme',
@@ -115,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         { ask: 'oauth', provider: 'acme', scopes: ['read'] },
         { tenantId: 'demo', userId: 'owner', toolModuleId: 'echo' },
       );
-      return Response.json(outcome.kind === 'elicitation' ? { url: outcome.error.elicitationUrl } : {});
+      return Response.json(!outcome.ok ? { url: outcome.error.elicitationUrl } : {});
     }
     if (path.startsWith('/auth/oauth/')) return broker.fetch(request, { ...info, userId: 'owner' });
     if (path === mcp.path) return mcp.fetch(request);

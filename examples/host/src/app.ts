@@ -12,7 +12,7 @@ import {
   systemClock,
 } from '@keyhold/core';
 import { createMcpEndpoint } from '@keyhold/mcp';
-import { toNodeListener as toMcpNodeListener } from '@keyhold/mcp/node';
+import { toMcpNodeListener } from '@keyhold/mcp/node';
 import {
   type AuthorizationServer,
   type CimdFetch,

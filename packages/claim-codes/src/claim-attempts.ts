@@ -1,7 +1,7 @@
 import {
-  assertRateLimitRule,
   type Clock,
   consumeRateLimit,
+  optionValidators,
   type RateLimiter,
   type RateLimitOutcome,
   sha256Base64url,
@@ -10,6 +10,8 @@ import {
 import type { Claims } from './claims.js';
 import { normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
+
+const check = optionValidators(ClaimCodesError);
 
 /**
  * A budget of claim-code guesses per principal (the gate `@keyhold/mcp` takes as `claimCodes.attempts`, or
@@ -67,22 +69,20 @@ export interface ClaimAttemptGate {
  * ```
  */
 export function createClaimAttemptGate(claims: Claims, options: ClaimFailureRateLimit): ClaimAttemptGate {
+  if (typeof claims?.validate !== 'function')
+    throw check.invalid('claims must be a Claims service (createClaims)');
   if (typeof options?.limiter?.increment !== 'function') {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'claimFailureRateLimit.limiter must be a RateLimiter');
+    throw check.invalid('claimFailureRateLimit.limiter must be a RateLimiter');
   }
-  const rule = { limit: options.limit ?? 10, windowSeconds: options.windowSeconds ?? 60 };
-  try {
-    assertRateLimitRule('claimFailureRateLimit', rule);
-  } catch (error) {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', (error as Error).message);
-  }
-  const maxKnownCodes = options.maxKnownCodes ?? 10_000;
-  if (!Number.isSafeInteger(maxKnownCodes) || maxKnownCodes < 1) {
-    throw new ClaimCodesError(
-      'ERR_INVALID_OPTIONS',
-      'claimFailureRateLimit.maxKnownCodes must be a positive integer',
-    );
-  }
+  const rule = {
+    limit: check.positiveInteger('claimFailureRateLimit.limit', options.limit, 10),
+    windowSeconds: check.positiveInteger('claimFailureRateLimit.windowSeconds', options.windowSeconds, 60),
+  };
+  const maxKnownCodes = check.positiveInteger(
+    'claimFailureRateLimit.maxKnownCodes',
+    options.maxKnownCodes,
+    10_000,
+  );
   const { limiter } = options;
   const clock = options.clock ?? systemClock;
   // Stored code → the claim's expiry. Insertion order is age order: the first entry is forgotten first.
@@ -110,14 +110,14 @@ export function createClaimAttemptGate(claims: Claims, options: ClaimFailureRate
       revoke: (input) => claims.revoke(input),
       async validate(input) {
         const result = await claims.validate(input);
-        if (result.status === 'valid') {
+        if (result.ok) {
           known.delete(result.claim.code);
           if (known.size >= maxKnownCodes) {
             const oldest = known.keys().next();
             if (!oldest.done) known.delete(oldest.value);
           }
           known.set(result.claim.code, result.claim.expiresAt);
-        } else if (result.status !== 'malformed') {
+        } else if (result.reason !== 'malformed') {
           known.delete(result.code);
         }
         return result;

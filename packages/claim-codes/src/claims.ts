@@ -1,4 +1,4 @@
-import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { type Clock, type Logger, optionValidators, silentLogger, systemClock } from '@keyhold/core';
 import { generateClaimCode, normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
@@ -9,6 +9,7 @@ const DEFAULT_TTL_SECONDS = 24 * 60 * 60;
 const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;
 const MAX_LABEL_LENGTH = 200;
 const MAX_CREATE_ATTEMPTS = 8;
+const check = optionValidators(ClaimCodesError);
 // C0 and C1 control characters: a label is printed in terminals, where they would be escape sequences.
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 
@@ -57,33 +58,33 @@ export interface CreateClaimInput {
 }
 
 /**
- * The outcome of validating a presented code. `malformed` carries a sentence for a human.
+ * The outcome of validating a presented code: `ok` with the claim, or why not (`malformed` carries a
+ * sentence for a human).
  *
  * @example
  * ```ts
  * const result = await claims.validate(header);
- * if (result.status === 'valid') narrowTo(result.claim.scopeDir);
+ * if (result.ok) narrowTo(result.claim.scopeDir);
  * ```
  */
 export type ClaimValidation =
-  | { readonly status: 'valid'; readonly claim: ClaimRecord }
-  | { readonly status: 'expired'; readonly code: string }
-  | { readonly status: 'unknown'; readonly code: string }
-  | { readonly status: 'malformed'; readonly message: string };
+  | { readonly ok: true; readonly claim: ClaimRecord }
+  | { readonly ok: false; readonly reason: 'expired' | 'unknown'; readonly code: string }
+  | { readonly ok: false; readonly reason: 'malformed'; readonly message: string };
 
 /**
- * The outcome of revoking a code.
+ * The outcome of revoking a code: `ok` with the revoked claim, or why not.
  *
  * @example
  * ```ts
  * const result = await claims.revoke('abc-def');
- * if (result.status === 'unknown') console.error('no such code');
+ * if (!result.ok && result.reason === 'unknown') console.error('no such code');
  * ```
  */
 export type ClaimRevocation =
-  | { readonly status: 'revoked'; readonly claim: ClaimRecord }
-  | { readonly status: 'unknown'; readonly code: string }
-  | { readonly status: 'malformed'; readonly message: string };
+  | { readonly ok: true; readonly claim: ClaimRecord }
+  | { readonly ok: false; readonly reason: 'unknown'; readonly code: string }
+  | { readonly ok: false; readonly reason: 'malformed'; readonly message: string };
 
 /**
  * The claim service: creates, validates, lists and revokes claim codes over a {@link ClaimStore}.
@@ -116,24 +117,29 @@ export interface Claims {
  */
 export function createClaims(options: ClaimsOptions): Claims {
   const { store } = options;
+  // The store is first called by `create` or `validate`: its shape is checked here so a wiring mistake fails
+  // at start-up rather than on the first code a person presents.
+  const storeMethods = ['insert', 'get', 'list', 'delete', 'deleteExpired'] as const;
+  if (storeMethods.some((method) => typeof store?.[method] !== 'function')) {
+    throw check.invalid(`store must be a ClaimStore (${storeMethods.join(', ')})`);
+  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const maxTtlSeconds = options.maxTtlSeconds ?? MAX_TTL_SECONDS;
-  const defaultTtlSeconds = options.defaultTtlSeconds ?? DEFAULT_TTL_SECONDS;
+  const maxTtlSeconds = check.positiveInteger('maxTtlSeconds', options.maxTtlSeconds, MAX_TTL_SECONDS);
+  const defaultTtlSeconds = check.integerInRange(
+    'defaultTtlSeconds',
+    options.defaultTtlSeconds,
+    DEFAULT_TTL_SECONDS,
+    {
+      min: 1,
+      max: maxTtlSeconds,
+    },
+  );
   if (options.resolveScopeDir !== undefined && typeof options.resolveScopeDir !== 'function') {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'resolveScopeDir must be a function');
+    throw check.invalid('resolveScopeDir must be a function');
   }
   const resolveDir =
     options.resolveScopeDir ?? (async (dir: string) => (await import('./scope.js')).resolveScopeDir(dir));
-  if (!isPositiveInteger(maxTtlSeconds)) {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'maxTtlSeconds must be a positive whole number');
-  }
-  if (!isPositiveInteger(defaultTtlSeconds) || defaultTtlSeconds > maxTtlSeconds) {
-    throw new ClaimCodesError(
-      'ERR_INVALID_OPTIONS',
-      'defaultTtlSeconds must be a positive whole number no greater than maxTtlSeconds',
-    );
-  }
 
   return {
     async create(input) {
@@ -174,16 +180,16 @@ export function createClaims(options: ClaimsOptions): Claims {
 
     async validate(input) {
       const normalized = normalizeClaimCode(input);
-      if (!normalized.ok) return { status: 'malformed', message: normalized.message };
+      if (!normalized.ok) return { ok: false, reason: 'malformed', message: normalized.message };
       const { code } = normalized;
       const record = await store.get(code);
-      if (record === undefined) return { status: 'unknown', code };
+      if (record === undefined) return { ok: false, reason: 'unknown', code };
       if (clock.now() >= record.expiresAt) {
         await store.delete(code);
         logger.debug({ code: codePrefix(code) }, 'expired claim purged');
-        return { status: 'expired', code };
+        return { ok: false, reason: 'expired', code };
       }
-      return { status: 'valid', claim: record };
+      return { ok: true, claim: record };
     },
 
     async list() {
@@ -196,14 +202,14 @@ export function createClaims(options: ClaimsOptions): Claims {
 
     async revoke(input) {
       const normalized = normalizeClaimCode(input);
-      if (!normalized.ok) return { status: 'malformed', message: normalized.message };
+      if (!normalized.ok) return { ok: false, reason: 'malformed', message: normalized.message };
       const { code } = normalized;
       const record = await store.get(code);
-      if (record === undefined) return { status: 'unknown', code };
+      if (record === undefined) return { ok: false, reason: 'unknown', code };
       const removed = await store.delete(code);
-      if (!removed || clock.now() >= record.expiresAt) return { status: 'unknown', code };
+      if (!removed || clock.now() >= record.expiresAt) return { ok: false, reason: 'unknown', code };
       logger.info({ code: codePrefix(code) }, 'claim revoked');
-      return { status: 'revoked', claim: record };
+      return { ok: true, claim: record };
     },
   };
 }

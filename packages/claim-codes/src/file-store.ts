@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type Logger, silentLogger } from '@keyhold/core';
+import { type Logger, optionValidators, silentLogger } from '@keyhold/core';
 import * as z from 'zod';
 import { CLAIM_CODE_ALPHABET, CLAIM_CODE_LENGTH } from './code.js';
 import { ClaimCodesError } from './errors.js';
 import { isProcessAlive, withFileLock } from './file-lock.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
 import { systemErrorCode } from './system-error.js';
+
+const check = optionValidators(ClaimCodesError);
 
 /**
  * Options of {@link createFileClaimStore}.
@@ -96,22 +98,17 @@ const EMPTY: ReadonlyMap<string, ClaimRecord> = new Map();
  * ```
  */
 export function createFileClaimStore(options: FileClaimStoreOptions): FileClaimStore {
+  if (typeof options?.dataDir !== 'string' || options.dataDir === '') {
+    throw check.invalid('dataDir must be a directory path');
+  }
   const dataDir = resolve(options.dataDir);
   const fileName = options.fileName ?? 'claims.json';
-  const lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
-  const staleLockMs = options.staleLockMs ?? 30_000;
+  if (typeof fileName !== 'string' || fileName === '' || fileName.includes('/') || fileName.includes('\\')) {
+    throw check.invalid('fileName must be a plain file name');
+  }
+  const lockTimeoutMs = check.positiveInteger('lockTimeoutMs', options.lockTimeoutMs, 10_000);
+  const staleLockMs = check.positiveInteger('staleLockMs', options.staleLockMs, 30_000);
   const logger = options.logger ?? silentLogger;
-  if (fileName === '' || fileName.includes('/') || fileName.includes('\\')) {
-    throw new ClaimCodesError('ERR_INVALID_OPTIONS', 'fileName must be a plain file name');
-  }
-  for (const [name, value] of [
-    ['lockTimeoutMs', lockTimeoutMs],
-    ['staleLockMs', staleLockMs],
-  ] as const) {
-    if (!Number.isFinite(value) || value <= 0) {
-      throw new ClaimCodesError('ERR_INVALID_OPTIONS', `${name} must be a positive number`);
-    }
-  }
   const path = join(dataDir, fileName);
   const lock = { lockPath: `${path}.lock`, lockTimeoutMs, staleLockMs, logger };
 

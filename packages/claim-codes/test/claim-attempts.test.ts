@@ -54,13 +54,13 @@ describe('createClaimAttemptGate: a code not known to be valid spends the budget
     const { gate, claims, clock } = setup(1);
     const claim = await claims.create({ scopeDir: process.cwd(), ttlSeconds: 3600 });
     expect((await gate.admit('sub:alice', claim.code)).ok).toBe(true);
-    expect((await gate.claims.validate(claim.code)).status).toBe('valid');
+    expect(await gate.claims.validate(claim.code)).toMatchObject({ ok: true });
     for (let i = 0; i < 5; i++)
       expect((await gate.admit('sub:alice', claim.code.toLowerCase())).ok).toBe(true);
     // Anyone holding a valid code may present it: holding it is the proof.
     expect((await gate.admit('sub:bob', claim.code)).ok).toBe(true);
     await claims.revoke(claim.code);
-    expect((await gate.claims.validate(claim.code)).status).toBe('unknown');
+    expect(await gate.claims.validate(claim.code)).toMatchObject({ ok: false, reason: 'unknown' });
     clock.advance(60_000);
     expect((await gate.admit('sub:carol', claim.code)).ok).toBe(true);
     expect((await gate.admit('sub:carol', claim.code)).ok).toBe(false);
@@ -87,6 +87,12 @@ describe('createClaimAttemptGate: a code not known to be valid spends the budget
 });
 
 describe('createClaimAttemptGate: options are validated at creation', () => {
+  it('refuses something other than a Claims service, before the first code is presented', () => {
+    expect(() => createClaimAttemptGate({} as never, { limiter: createMemoryRateLimiter() })).toThrow(
+      expect.objectContaining({ name: 'ClaimCodesError', code: 'ERR_INVALID_OPTIONS' }),
+    );
+  });
+
   it.each([[{ limit: 0 }], [{ windowSeconds: 1.5 }], [{ maxKnownCodes: 0 }]])(
     'throws ERR_INVALID_OPTIONS for %o',
     (bad) => {

@@ -96,30 +96,30 @@ describe('validate: valid, expired, unknown or malformed', () => {
       formatClaimCode(claim.code),
       ` ${formatClaimCode(claim.code).toLowerCase()} `,
     ]) {
-      expect(await claims.validate(typed)).toEqual({ status: 'valid', claim });
+      expect(await claims.validate(typed)).toEqual({ ok: true, claim });
     }
   });
 
   it('answers unknown for a well-formed code nobody created', async () => {
     const { claims } = setup();
-    expect(await claims.validate('abc-def')).toEqual({ status: 'unknown', code: 'ABCDEF' });
+    expect(await claims.validate('abc-def')).toEqual({ ok: false, reason: 'unknown', code: 'ABCDEF' });
   });
 
   it('answers expired from expiresAt on, and purges the record', async () => {
     const { claims, clock, store } = setup();
     const claim = await claims.create({ scopeDir: scope, ttlSeconds: 60 });
     clock.advance(59_999);
-    expect((await claims.validate(claim.code)).status).toBe('valid');
+    expect(await claims.validate(claim.code)).toMatchObject({ ok: true });
     clock.advance(1);
-    expect(await claims.validate(claim.code)).toEqual({ status: 'expired', code: claim.code });
+    expect(await claims.validate(claim.code)).toEqual({ ok: false, reason: 'expired', code: claim.code });
     expect(await store.get(claim.code)).toBeUndefined();
   });
 
   it('explains malformed input, naming a lookalike', async () => {
     const { claims } = setup();
     const result = await claims.validate('ABO-DEF');
-    expect(result.status).toBe('malformed');
-    if (result.status === 'malformed') expect(result.message).toContain('"O"');
+    expect(result).toMatchObject({ ok: false, reason: 'malformed' });
+    if (!result.ok && result.reason === 'malformed') expect(result.message).toContain('"O"');
   });
 });
 
@@ -140,23 +140,23 @@ describe('revoke: immediate', () => {
     const { claims } = setup();
     const claim = await claims.create({ scopeDir: scope });
     expect(await claims.revoke(formatClaimCode(claim.code).toLowerCase())).toEqual({
-      status: 'revoked',
+      ok: true,
       claim,
     });
-    expect((await claims.validate(claim.code)).status).toBe('unknown');
+    expect(await claims.validate(claim.code)).toMatchObject({ ok: false, reason: 'unknown' });
   });
 
   it('answers unknown for a code that does not exist or has expired', async () => {
     const { claims, clock } = setup();
-    expect(await claims.revoke('ABCDEF')).toEqual({ status: 'unknown', code: 'ABCDEF' });
+    expect(await claims.revoke('ABCDEF')).toEqual({ ok: false, reason: 'unknown', code: 'ABCDEF' });
     const claim = await claims.create({ scopeDir: scope, ttlSeconds: 1 });
     clock.advance(1_000);
-    expect((await claims.revoke(claim.code)).status).toBe('unknown');
+    expect(await claims.revoke(claim.code)).toMatchObject({ ok: false, reason: 'unknown' });
   });
 
   it('answers malformed for input that cannot be a code', async () => {
     const { claims } = setup();
-    expect((await claims.revoke('nope')).status).toBe('malformed');
+    expect(await claims.revoke('nope')).toMatchObject({ ok: false, reason: 'malformed' });
   });
 });
 
@@ -166,6 +166,20 @@ describe('options are validated at creation', () => {
     expect(() => createClaims({ store, defaultTtlSeconds: 100, maxTtlSeconds: 50 })).toThrow(ClaimCodesError);
     expect(() => createClaims({ store, maxTtlSeconds: 0 })).toThrow(/maxTtlSeconds/);
     expect(() => createClaims({ store, defaultTtlSeconds: -1 })).toThrow(/defaultTtlSeconds/);
+  });
+
+  it('refuses a store that is not a ClaimStore, before the first code is created or presented', () => {
+    for (const store of [undefined, {}, { ...createMemoryClaimStore(), deleteExpired: undefined }]) {
+      expect(() => createClaims({ store } as never)).toThrow(
+        expect.objectContaining({ name: 'ClaimCodesError', code: 'ERR_INVALID_OPTIONS' }),
+      );
+    }
+  });
+
+  it('refuses a fractional lifetime', () => {
+    expect(() => createClaims({ store: createMemoryClaimStore(), defaultTtlSeconds: 1.5 })).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 });
 

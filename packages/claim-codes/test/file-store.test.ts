@@ -196,5 +196,14 @@ describe('file store: the lock file', () => {
   it('refuses bad options at creation', () => {
     expect(() => createFileClaimStore({ dataDir: freshDir(), lockTimeoutMs: 0 })).toThrow(/lockTimeoutMs/);
     expect(() => createFileClaimStore({ dataDir: freshDir(), fileName: '../x.json' })).toThrow(/fileName/);
+    expect(() => createFileClaimStore({ dataDir: freshDir(), staleLockMs: 2.5 })).toThrow(/staleLockMs/);
+  });
+
+  it('refuses a missing data directory with ERR_INVALID_OPTIONS (it was a TypeError)', () => {
+    for (const dataDir of [undefined, '']) {
+      expect(() => createFileClaimStore({ dataDir } as never)).toThrow(
+        expect.objectContaining({ name: 'ClaimCodesError', code: 'ERR_INVALID_OPTIONS' }),
+      );
+    }
   });
 });

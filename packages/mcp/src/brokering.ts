@@ -1,18 +1,4 @@
-/**
- * What a tool yields (or passes to `context.getToken`) to ask for the user's token at a third-party
- * provider. The same shape as `OAuthAsk` of `@keyhold/token-vault`.
- *
- * @example
- * ```ts
- * const ask: OAuthAsk = { ask: 'oauth', provider: 'github', scopes: ['repo'] };
- * ```
- */
-export interface OAuthAsk {
-  readonly ask: 'oauth';
-  readonly provider: string;
-  readonly scopes: readonly string[];
-  readonly message?: string;
-}
+import type { OAuthAsk } from '@keyhold/core';
 
 /**
  * The login link a user must open before a brokered token exists: what `@keyhold/token-vault`'s
@@ -40,7 +26,7 @@ export interface BrokerElicitation {
  *
  * @example
  * ```ts
- * const broker: McpTokenBroker = createTokenBroker({ baseUrl, stateSecret, vault, storage, providers });
+ * const broker: McpTokenBroker = createTokenBroker({ baseUrl, vault, storage, providers });
  * ```
  */
 export interface McpTokenBroker {
@@ -48,8 +34,8 @@ export interface McpTokenBroker {
     ask: OAuthAsk,
     context: { readonly tenantId: string; readonly userId: string; readonly toolModuleId: string },
   ): Promise<
-    | { readonly kind: 'token'; readonly accessToken: string }
-    | { readonly kind: 'elicitation'; readonly error: BrokerElicitation }
+    | { readonly ok: true; readonly accessToken: string }
+    | { readonly ok: false; readonly error: BrokerElicitation }
   >;
 }
 

@@ -21,8 +21,8 @@ export interface McpClaimCodes {
     validate(
       code: string,
     ): Promise<
-      | { readonly status: 'valid'; readonly claim: { readonly scopeDir: string } }
-      | { readonly status: string }
+      | { readonly ok: true; readonly claim: { readonly scopeDir: string } }
+      | { readonly ok: false; readonly reason: string }
     >;
   };
   /**
@@ -114,8 +114,7 @@ export async function decideClaim(
     }
   }
   const result = await claimCodes.claims.validate(code);
-  if (result.status === 'valid' && 'claim' in result)
-    return { kind: 'scoped', scopeDir: result.claim.scopeDir };
-  logger.info({ event: 'claim_code_refused', status: result.status }, 'mcp: claim code not valid');
+  if (result.ok) return { kind: 'scoped', scopeDir: result.claim.scopeDir };
+  logger.info({ event: 'claim_code_refused', reason: result.reason }, 'mcp: claim code not valid');
   return refused(403, 'Forbidden: the claim code is not valid (unknown, expired or revoked).');
 }

@@ -1,11 +1,18 @@
-import { type Clock, type Logger, type RequestTracing, silentLogger, systemClock } from '@keyhold/core';
+import {
+  type Clock,
+  type Logger,
+  optionValidators,
+  type RequestTracing,
+  silentLogger,
+  systemClock,
+} from '@keyhold/core';
 import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { createAuthenticator, type McpAuthenticationOptions } from './authentication.js';
+import type { McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
 import { decideClaim, isUnderDirectory, type McpClaimCodes, presentedClaimCode } from './claim-scope.js';
 import { KeyholdMcpError } from './errors.js';
-import { createHostOriginPolicy } from './host-origin.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
+import { createRequestChecks } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
 import { createToolRunner, type RequestData } from './tool-calls.js';
@@ -106,13 +113,7 @@ function jsonRpcError(
   });
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', `${name} must be a positive whole number`);
-  }
-  return value;
-}
+const check = optionValidators(KeyholdMcpError);
 
 interface RegisteredTool {
   readonly module: McpToolModule;
@@ -170,55 +171,51 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * ```
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
-  let publicUrl: URL;
-  try {
-    publicUrl = new URL(options.publicUrl);
-  } catch {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'publicUrl must be an absolute URL');
-  }
-  if (publicUrl.protocol !== 'https:' && publicUrl.protocol !== 'http:') {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'publicUrl must be an http(s) URL');
-  }
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const { publicUrl, hostOrigin, authenticate } = createRequestChecks(options, clock, logger);
   const secret = options.requestStateSecret;
   const secretBytes = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret?.length;
   if (secretBytes === undefined || secretBytes < 32) {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'requestStateSecret must be at least 32 bytes');
-  }
-  if (typeof options.authentication?.verifier?.verifyAccessToken !== 'function') {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'authentication.verifier must have verifyAccessToken');
-  }
-  try {
-    new URL(options.authentication.resourceMetadataUrl);
-  } catch {
-    throw new KeyholdMcpError(
-      'ERR_INVALID_OPTIONS',
-      'authentication.resourceMetadataUrl must be an absolute URL',
-    );
+    throw check.invalid('requestStateSecret must be at least 32 bytes');
   }
   if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'reject') {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', "legacy must be 'stateless' or 'reject'");
+    throw check.invalid("legacy must be 'stateless' or 'reject'");
   }
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  const maxBodyBytes = positiveInteger('maxRequestBodyBytes', options.maxRequestBodyBytes, 4 * 1024 * 1024);
-  const stateTtlMs = positiveInteger('requestStateTtlSeconds', options.requestStateTtlSeconds, 600) * 1000;
+  const maxBodyBytes = check.positiveInteger(
+    'maxRequestBodyBytes',
+    options.maxRequestBodyBytes,
+    4 * 1024 * 1024,
+  );
+  const stateTtlMs =
+    check.positiveInteger('requestStateTtlSeconds', options.requestStateTtlSeconds, 600) * 1000;
   const capabilityTtlMs =
-    positiveInteger('legacyCapabilityTtlSeconds', options.legacyCapabilityTtlSeconds, 86_400) * 1000;
-  let hostOrigin: ReturnType<typeof createHostOriginPolicy>;
-  try {
-    hostOrigin = createHostOriginPolicy(publicUrl, options.allowedHosts, options.allowedOrigins);
-  } catch (cause) {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'allowedHosts has an entry that is not a host', {
-      cause,
-    });
+    check.positiveInteger('legacyCapabilityTtlSeconds', options.legacyCapabilityTtlSeconds, 86_400) * 1000;
+  // What is only read while a request is served is checked here too, so a wiring mistake fails at start-up.
+  const { serverInfo } = options;
+  if (
+    typeof serverInfo?.name !== 'string' ||
+    serverInfo.name === '' ||
+    typeof serverInfo.version !== 'string'
+  ) {
+    throw check.invalid('serverInfo must have a name and a version');
+  }
+  if (options.broker !== undefined && typeof options.broker?.requestToken !== 'function') {
+    throw check.invalid('broker must have requestToken (a TokenBroker of @keyhold/token-vault)');
+  }
+  if (options.requestStateStore !== undefined && typeof options.requestStateStore?.consume !== 'function') {
+    throw check.invalid('requestStateStore must have consume');
+  }
+  const { claimCodes } = options;
+  if (
+    claimCodes !== undefined &&
+    (typeof claimCodes?.claims?.validate !== 'function' ||
+      (claimCodes.attempts !== undefined && typeof claimCodes.attempts?.admit !== 'function') ||
+      (claimCodes.isInScope !== undefined && typeof claimCodes.isInScope !== 'function'))
+  ) {
+    throw check.invalid('claimCodes must have claims.validate, and attempts.admit and isInScope when given');
   }
   const tools = registerModules(options.toolModules);
-  const authenticate = createAuthenticator(
-    options.authentication,
-    options.authentication.realm ?? publicUrl.origin,
-    clock,
-    logger,
-  );
   const store = options.requestStateStore ?? createMemoryRequestStateStore({ clock });
   const seal = createRequestStateSeal(secret, stateTtlMs, clock, store);
   const capabilities = createLegacyCapabilities(secret, capabilityTtlMs, clock);

@@ -2,7 +2,7 @@
 // in, `Response` out. `./node` mounts it on node:http; `./sdk-v1` serves hosts still on SDK v1.
 export type { Authentication, McpAuthenticationOptions, McpTokenVerifier } from './authentication.js';
 export { scopeCovers } from './authentication.js';
-export type { BrokerElicitation, McpTokenBroker, OAuthAsk } from './brokering.js';
+export type { BrokerElicitation, McpTokenBroker } from './brokering.js';
 export type { McpClaimCodes } from './claim-scope.js';
 export { CLAIM_CODE_HEADER, CLAIM_CODE_QUERY_PARAMETER, isUnderDirectory } from './claim-scope.js';
 export type { McpEndpoint, McpEndpointOptions } from './endpoint.js';

@@ -1,16 +1,22 @@
 // `@keyhold/mcp/node`: an MCP endpoint as a `node:http` listener (Express, Fastify and plain Node).
+
+import { optionValidators } from '@keyhold/core';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
 import type { McpEndpoint } from './endpoint.js';
+import { KeyholdMcpError } from './errors.js';
+
+const check = optionValidators(KeyholdMcpError);
+const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * Options of {@link toNodeListener}.
+ * Options of {@link toMcpNodeListener}.
  *
  * @example
  * ```ts
- * const options: NodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
+ * const options: McpNodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
  * ```
  */
-export interface NodeListenerOptions {
+export interface McpNodeListenerOptions {
   /** Largest body read from the socket (413 above it). Default 4 194 304 (4 MiB). */
   readonly maxRequestBodyBytes?: number;
   /** Called when the listener itself fails (it then answers 500). */
@@ -25,16 +31,25 @@ export interface NodeListenerOptions {
  *
  * @example
  * ```ts
- * const listener = toNodeListener(endpoint);
+ * const listener = toMcpNodeListener(endpoint);
  * http.createServer((req, res) => void listener(req, res)).listen(8787);
  * app.all('/mcp', (req, res) => listener(req, res, req.body)); // Express 5
  * router.all('/mcp', (req, res) => listener(req, res)); // under app.use('/tenant/demo', router)
  * ```
  */
-export function toNodeListener(
+export function toMcpNodeListener(
   endpoint: McpEndpoint,
-  options: NodeListenerOptions = {},
+  options: McpNodeListenerOptions = {},
 ): NodeMcpRequestHandler {
+  // Validated here, once: the SDK would only meet a bad limit on the first request.
+  const maxRequestBodyBytes = check.positiveInteger(
+    'maxRequestBodyBytes',
+    options.maxRequestBodyBytes,
+    DEFAULT_MAX_REQUEST_BODY_BYTES,
+  );
+  if (options.onerror !== undefined && typeof options.onerror !== 'function') {
+    throw check.invalid('onerror must be a function');
+  }
   const handler = toNodeHandler(
     {
       fetch: (request, handlerOptions) =>
@@ -44,9 +59,7 @@ export function toNodeListener(
         ),
     },
     {
-      ...(options.maxRequestBodyBytes === undefined
-        ? {}
-        : { maxRequestBodySize: options.maxRequestBodyBytes }),
+      maxRequestBodySize: maxRequestBodyBytes,
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
     },
   );

@@ -1,9 +1,8 @@
 // `@keyhold/mcp/sdk-v1`: the Keyhold request gate for hosts that still serve MCP with SDK v1's McpServer.
 import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { createAuthenticator, type McpAuthenticationOptions } from './authentication.js';
-import { KeyholdMcpError } from './errors.js';
-import { createHostOriginPolicy } from './host-origin.js';
+import type { McpAuthenticationOptions } from './authentication.js';
+import { createRequestChecks } from './request-checks.js';
 import type { Principal } from './tool-module.js';
 
 /**
@@ -85,17 +84,9 @@ function headerRecord(headers: Headers): Record<string, string> {
 export function createMcpRequestGate(options: McpRequestGateOptions): {
   check(request: NodeRequestLike | Request): Promise<McpGateOutcome>;
 } {
-  let publicUrl: URL;
-  try {
-    publicUrl = new URL(options.publicUrl);
-  } catch {
-    throw new KeyholdMcpError('ERR_INVALID_OPTIONS', 'publicUrl must be an absolute URL');
-  }
   const logger = options.logger ?? silentLogger;
-  const hostOrigin = createHostOriginPolicy(publicUrl, options.allowedHosts, options.allowedOrigins);
-  const authenticate = createAuthenticator(
-    options.authentication,
-    options.authentication.realm ?? publicUrl.origin,
+  const { publicUrl, hostOrigin, authenticate } = createRequestChecks(
+    options,
     options.clock ?? systemClock,
     logger,
   );

@@ -1,4 +1,7 @@
-import { type Clock, systemClock } from '@keyhold/core';
+import { type Clock, optionValidators, systemClock } from '@keyhold/core';
+import { KeyholdMcpError } from './errors.js';
+
+const check = optionValidators(KeyholdMcpError);
 
 /**
  * Remembers which `requestState` values (by their random id) were already used, so a 2026-07-28 retry
@@ -49,7 +52,7 @@ export function createMemoryRequestStateStore(
   options: MemoryRequestStateStoreOptions = {},
 ): RequestStateStore {
   const clock = options.clock ?? systemClock;
-  const maxEntries = options.maxEntries ?? 100_000;
+  const maxEntries = check.positiveInteger('maxEntries', options.maxEntries, 100_000);
   // Insertion order is roughly expiry order (one TTL for all), so the oldest entries are dropped first.
   const used = new Map<string, number>();
   const sweep = (at: number): void => {

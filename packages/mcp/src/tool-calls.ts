@@ -1,4 +1,4 @@
-import type { Logger } from '@keyhold/core';
+import type { Logger, OAuthAsk } from '@keyhold/core';
 import {
   type AuthInfo,
   type CallToolResult,
@@ -14,7 +14,6 @@ import {
   type BrokerElicitation,
   linkAsToolText,
   type McpTokenBroker,
-  type OAuthAsk,
 } from './brokering.js';
 import type { RequestStatePayload, RequestStateSeal } from './request-state.js';
 import type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
@@ -152,7 +151,7 @@ export function createToolRunner(options: {
         userId: data.principal.userId,
         toolModuleId: module.toolModuleId,
       });
-      if (outcome.kind === 'token') return outcome.accessToken;
+      if (outcome.ok) return outcome.accessToken;
       throw new AuthorizationNeeded(outcome.error);
     };
     const context: ToolContext = {

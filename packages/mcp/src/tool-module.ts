@@ -1,11 +1,10 @@
-import type { ToolModule } from '@keyhold/core';
+import type { OAuthAsk, ToolModule } from '@keyhold/core';
 import type {
   AuthInfo,
   CallToolResult,
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
-import type { OAuthAsk } from './brokering.js';
 
 /**
  * Who a tool call acts for: the token's subject, the OAuth client that holds the token, and the tenant.

@@ -19,7 +19,7 @@ import {
   type McpTokenVerifier,
   type McpToolModule,
 } from '../src/index.js';
-import { toNodeListener } from '../src/node.js';
+import { toMcpNodeListener } from '../src/node.js';
 
 export const SECRET = 'a-request-state-secret-of-32-bytes-at-least!';
 /** A real directory of tool-module sources: claim scopes resolve real paths. */
@@ -79,7 +79,7 @@ export function fakeBroker(): McpTokenBroker & {
     ) {
       broker.asks += 1;
       const key = `${context.tenantId}/${context.userId}/${context.toolModuleId}/${ask.provider}`;
-      if (granted.has(key)) return { kind: 'token' as const, accessToken: `token-of-${context.userId}` };
+      if (granted.has(key)) return { ok: true as const, accessToken: `token-of-${context.userId}` };
       counter += 1;
       const elicitationId = `e${counter}`;
       pending.set(elicitationId, key);
@@ -90,7 +90,7 @@ export function fakeBroker(): McpTokenBroker & {
         scopes: ['repo'],
         message: `GitHub authorization is needed`,
       };
-      return { kind: 'elicitation' as const, error };
+      return { ok: false as const, error };
     },
     authorize(elicitationUrl: string) {
       const id = new URL(elicitationUrl).searchParams.get('elicitation_id') ?? '';
@@ -164,7 +164,7 @@ export async function startEndpoint(
     clock,
     ...overrides(url),
   });
-  listener = toNodeListener(endpoint) as never;
+  listener = toMcpNodeListener(endpoint) as never;
   return {
     url,
     endpoint,

@@ -66,7 +66,7 @@ function buildV1Server(): McpServer {
         { ask: 'oauth', provider: 'github', scopes: ['repo'] },
         { tenantId: 'demo', userId: String(extra.authInfo?.extra?.['sub']), toolModuleId: 'github' },
       );
-      if (outcome.kind === 'elicitation') {
+      if (!outcome.ok) {
         throw toMCPError(UrlElicitationRequiredError, outcome.error, { stripPrefix });
       }
       return { content: [{ type: 'text', text: `repos of ${owner} with ${outcome.accessToken}` }] };

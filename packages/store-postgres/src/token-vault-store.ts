@@ -4,7 +4,7 @@ import type {
   Grant,
   GrantKey,
   GrantStore,
-  PendingAuthorizationStore,
+  ProviderAuthorizationStore,
   RefreshLock,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
@@ -119,7 +119,7 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
 }
 
 /**
- * The token-vault {@link PendingAuthorizationStore} on PostgreSQL. `consumeAuthorization` is one
+ * The token-vault {@link ProviderAuthorizationStore} on PostgreSQL. `consumeAuthorization` is one
  * `DELETE … RETURNING`: exactly one caller on any instance takes the record, and an expired one is deleted
  * and not returned.
  *
@@ -130,7 +130,7 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
  */
 export async function createPostgresTokenVaultPendingStore(
   pool: PostgresPool,
-): Promise<PendingAuthorizationStore> {
+): Promise<ProviderAuthorizationStore> {
   await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
   const putElicitation = statement(
     pool,

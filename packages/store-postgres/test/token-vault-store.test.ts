@@ -1,6 +1,6 @@
 import {
   describeGrantStoreConformance,
-  describePendingAuthorizationStoreConformance,
+  describeProviderAuthorizationStoreConformance,
   describeRefreshLockConformance,
 } from '@keyhold/token-vault/testing';
 import { describe } from 'vitest';
@@ -19,7 +19,7 @@ describe.skipIf(!available)('PostgreSQL token-vault storage', () => {
 
   const tables = ['keyhold_vault_grants', ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES.map((t) => t.table)];
   describeGrantStoreConformance('postgres', freshStore(db, tables, createPostgresGrantStore));
-  describePendingAuthorizationStoreConformance(
+  describeProviderAuthorizationStoreConformance(
     'postgres',
     freshStore(db, tables, createPostgresTokenVaultPendingStore),
   );

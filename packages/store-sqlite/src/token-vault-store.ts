@@ -3,7 +3,7 @@ import { createTokenVaultRowMappers } from '@keyhold/store-sql-common';
 import type {
   Grant,
   GrantStore,
-  PendingAuthorizationStore,
+  ProviderAuthorizationStore,
   RefreshLock,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
@@ -97,7 +97,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
 }
 
 /**
- * The token-vault {@link PendingAuthorizationStore} on SQLite. `consumeAuthorization` is one
+ * The token-vault {@link ProviderAuthorizationStore} on SQLite. `consumeAuthorization` is one
  * `DELETE … RETURNING`: exactly one caller takes the record, and an expired one is deleted and not returned.
  *
  * @example
@@ -105,7 +105,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
  * const pending = createSqliteTokenVaultPendingStore(db);
  * ```
  */
-export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): PendingAuthorizationStore {
+export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): ProviderAuthorizationStore {
   migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
   const putElicitation = db.prepare(
     `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id,

@@ -1,6 +1,6 @@
 import {
   describeGrantStoreConformance,
-  describePendingAuthorizationStoreConformance,
+  describeProviderAuthorizationStoreConformance,
   describeRefreshLockConformance,
 } from '@keyhold/token-vault/testing';
 import {
@@ -17,6 +17,6 @@ for (const [label, open] of [
   ['sqlite (WAL file)', databases.file],
 ] as const) {
   describeGrantStoreConformance(label, () => createSqliteGrantStore(open()));
-  describePendingAuthorizationStoreConformance(label, () => createSqliteTokenVaultPendingStore(open()));
+  describeProviderAuthorizationStoreConformance(label, () => createSqliteTokenVaultPendingStore(open()));
   describeRefreshLockConformance(label, () => createSqliteRefreshLock(open()));
 }

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import type { OAuthAsk } from '@keyhold/core';
 import { bench, describe } from 'vitest';
-import type { AskContext, OAuthAsk, VaultBinding } from '../src/index.js';
-import { createKmsVault, createLocalVault, createMemoryStorage, createTokenBroker } from '../src/index.js';
+import type { AskContext, VaultBinding } from '../src/index.js';
+import {
+  createKmsVault,
+  createLocalVault,
+  createMemoryBrokerStorage,
+  createTokenBroker,
+} from '../src/index.js';
 import { createTestKms } from '../src/testing.js';
 
 const binding: VaultBinding = {
@@ -16,7 +22,7 @@ const MASTER = 'a-master-key-of-at-least-32-bytes-long';
 // Default scrypt cost, as production runs it; the key is derived before the measured loop starts.
 const localVault = createLocalVault({ masterKey: MASTER });
 const kmsVault = createKmsVault({ kms: createTestKms() });
-const storage = createMemoryStorage();
+const storage = createMemoryBrokerStorage();
 const broker = createTokenBroker({
   baseUrl: 'https://host.example',
   vault: localVault,

@@ -1,24 +1,6 @@
+import type { OAuthAsk } from '@keyhold/core';
 import * as z from 'zod';
 import { TokenVaultError } from './errors.js';
-
-/**
- * What a tool method yields to ask for a user's token at a third-party provider. The yield evaluates to
- * the access token as a string.
- *
- * @example
- * ```ts
- * const token: string = yield { ask: 'oauth', provider: 'github', scopes: ['repo'], message: 'List your repos' };
- * ```
- */
-export interface OAuthAsk {
-  readonly ask: 'oauth';
-  /** A registered provider id (built-in template or custom). */
-  readonly provider: string;
-  /** Requested scopes; an empty array means the provider's default scopes. */
-  readonly scopes: readonly string[];
-  /** A human-readable reason shown to the user before authorization. */
-  readonly message?: string;
-}
 
 const askSchema = z.strictObject({
   ask: z.literal('oauth'),

@@ -1,12 +1,11 @@
-import type { FetchHandler, Handler } from '@keyhold/core';
+import type { FetchHandler, Handler, OAuthAsk } from '@keyhold/core';
 import { randomToken, readHandlerRequest, toResponse, traceHandler } from '@keyhold/core';
-import type { OAuthAsk } from './ask.js';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
 import { createCallbackHandler } from './handlers/callback.js';
 import { createConnectHandler } from './handlers/connect.js';
-import type { ResolvedBrokerOptions, TokenBrokerOptions } from './options.js';
+import type { TokenBrokerOptions } from './options.js';
 import { resolveBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
 import type { RefreshOutcome } from './refresh.js';
@@ -31,8 +30,8 @@ export interface AskContext {
 
 /** The outcome of {@link TokenBroker.requestToken}: a token, or the elicitation the user must complete. */
 export type TokenOutcome =
-  | { readonly kind: 'token'; readonly accessToken: string }
-  | { readonly kind: 'elicitation'; readonly error: ElicitationRequiredError };
+  | { readonly ok: true; readonly accessToken: string }
+  | { readonly ok: false; readonly error: ElicitationRequiredError };
 
 /** A tool method that yields asks: a generator, or a function returning one. Each yield evaluates to a token. */
 export type AskingMethod<T> =
@@ -81,19 +80,14 @@ export interface TokenBroker {
   rewrapGrants(tenantId: string): Promise<RewrapSummary>;
 }
 
-/** What the broker's handlers share with it. */
-export interface BrokerInternals {
-  readonly options: ResolvedBrokerOptions;
-}
-
 /**
  * Creates a token broker. Options are validated here (`ERR_INVALID_OPTIONS`).
  *
  * @example
  * ```ts
  * const broker = createTokenBroker({
- *   baseUrl: 'https://host.example', stateSecret, vault: createLocalVault({ masterKey }),
- *   storage: createMemoryStorage(), providers: [{ id: 'github', clientId, clientSecret }],
+ *   baseUrl: 'https://host.example', vault: createLocalVault({ masterKey }),
+ *   storage: createMemoryBrokerStorage(), providers: [{ id: 'github', clientId, clientSecret }],
  * });
  * const token = await broker.getToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
  * ```
@@ -101,7 +95,6 @@ export interface BrokerInternals {
 export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
   const resolved = resolveBrokerOptions(options);
   const { storage, vault, clock, logger } = resolved;
-  const internals: BrokerInternals = { options: resolved };
   // In-process single-flight: concurrent asks for one grant share one refresh.
   const refreshing = new Map<string, Promise<RefreshOutcome>>();
 
@@ -177,24 +170,24 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
           toolModuleId: key.toolModuleId,
           provider: key.provider,
         });
-        return { kind: 'token', accessToken };
+        return { ok: true, accessToken };
       }
       if (grant.refreshTokenEncrypted !== undefined) {
         const refreshed = await refreshOnce(provider, key);
-        if (refreshed.kind === 'token') return refreshed;
+        if (refreshed.ok) return refreshed;
       }
     }
-    return { kind: 'elicitation', error: await elicit(key, provider, ask) };
+    return { ok: false, error: await elicit(key, provider, ask) };
   }
 
   async function getToken(ask: OAuthAsk, context: AskContext): Promise<string> {
     const outcome = await requestToken(ask, context);
-    if (outcome.kind === 'elicitation') throw outcome.error;
+    if (!outcome.ok) throw outcome.error;
     return outcome.accessToken;
   }
 
-  const connect = traceHandler(createConnectHandler(internals), options.tracing, 'connect');
-  const callback = traceHandler(createCallbackHandler(internals), options.tracing, 'callback');
+  const connect = traceHandler(createConnectHandler(resolved), options.tracing, 'connect');
+  const callback = traceHandler(createCallbackHandler(resolved), options.tracing, 'callback');
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {

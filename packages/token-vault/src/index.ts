@@ -1,4 +1,3 @@
-export type { OAuthAsk } from './ask.js';
 export type { AskContext, AskingMethod, RewrapSummary, TokenBroker, TokenOutcome } from './broker.js';
 export { createTokenBroker } from './broker.js';
 export type { ElicitationDetails, ElicitationToolResult, UrlElicitationParams } from './elicitation.js';
@@ -6,31 +5,25 @@ export { ElicitationRequiredError } from './elicitation.js';
 export type { TokenVaultErrorCode } from './errors.js';
 export { TokenVaultError } from './errors.js';
 export {
+  createMemoryBrokerStorage,
   createMemoryGrantStore,
-  createMemoryPendingAuthorizationStore,
+  createMemoryProviderAuthorizationStore,
   createMemoryRefreshLock,
-  createMemoryStorage,
 } from './memory-store.js';
 export type { AuthorizationCompleteEvent, TokenBrokerOptions } from './options.js';
-export type { PkcePair } from './pkce.js';
-export { createPkcePair, s256Challenge } from './pkce.js';
 export type {
   BuiltInProviderId,
   BuiltInProviderRegistration,
   CustomProviderRegistration,
-  Provider,
   ProviderRegistration,
 } from './providers.js';
-export { resolveProvider } from './providers.js';
-export { canonicalScopes } from './scopes.js';
-export { STATE_MAX_AGE_MS } from './state.js';
 export type {
   ElicitationRecord,
   Grant,
   GrantKey,
   GrantStore,
   PendingAuthorization,
-  PendingAuthorizationStore,
+  ProviderAuthorizationStore,
   RefreshLock,
   StoredGrant,
   TokenVaultStorage,

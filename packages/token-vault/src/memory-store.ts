@@ -5,7 +5,7 @@ import type {
   GrantKey,
   GrantStore,
   PendingAuthorization,
-  PendingAuthorizationStore,
+  ProviderAuthorizationStore,
   RefreshLock,
   StoredGrant,
   TokenVaultStorage,
@@ -65,14 +65,14 @@ export function createMemoryGrantStore(): GrantStore {
 }
 
 /**
- * An in-memory {@link PendingAuthorizationStore}; expired records are dropped lazily when touched.
+ * An in-memory {@link ProviderAuthorizationStore}; expired records are dropped lazily when touched.
  *
  * @example
  * ```ts
- * const pending = createMemoryPendingAuthorizationStore();
+ * const pending = createMemoryProviderAuthorizationStore();
  * ```
  */
-export function createMemoryPendingAuthorizationStore(): PendingAuthorizationStore {
+export function createMemoryProviderAuthorizationStore(): ProviderAuthorizationStore {
   const elicitations = new Map<string, ElicitationRecord>();
   const authorizations = new Map<string, PendingAuthorization>();
   return {
@@ -137,13 +137,13 @@ export function createMemoryRefreshLock(): RefreshLock {
  *
  * @example
  * ```ts
- * const broker = createTokenBroker({ storage: createMemoryStorage(), … });
+ * const broker = createTokenBroker({ storage: createMemoryBrokerStorage(), … });
  * ```
  */
-export function createMemoryStorage(): TokenVaultStorage {
+export function createMemoryBrokerStorage(): TokenVaultStorage {
   return {
     grants: createMemoryGrantStore(),
-    pending: createMemoryPendingAuthorizationStore(),
+    pending: createMemoryProviderAuthorizationStore(),
     refreshLock: createMemoryRefreshLock(),
   };
 }

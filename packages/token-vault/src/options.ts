@@ -1,5 +1,5 @@
 import type { Clock, Logger, RequestTracing } from '@keyhold/core';
-import { silentLogger, systemClock } from '@keyhold/core';
+import { optionValidators, silentLogger, systemClock } from '@keyhold/core';
 import { TokenVaultError } from './errors.js';
 import type { Provider, ProviderRegistration } from './providers.js';
 import { resolveProvider } from './providers.js';
@@ -76,62 +76,81 @@ export interface ResolvedBrokerOptions {
   readonly logger: Logger;
 }
 
-function invalid(message: string): TokenVaultError {
-  return new TokenVaultError('ERR_INVALID_OPTIONS', message);
-}
+const check = optionValidators(TokenVaultError);
 
-function absoluteUrl(
+/** `value`, or `path` under `baseUrl`, as an absolute http(s) URL. */
+function brokerUrl(
   name: string,
   value: string | undefined,
   baseUrl: string | undefined,
   path: string,
 ): string {
   const raw = value ?? (baseUrl === undefined ? undefined : `${baseUrl.replace(/\/+$/, '')}${path}`);
-  if (raw === undefined) throw invalid(`${name} is required when baseUrl is not given`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid(`${name} must be an absolute URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`${name} must be an http(s) URL`);
-  if (url.hash !== '') throw invalid(`${name} must not have a fragment`);
-  return url.href;
+  if (raw === undefined) throw check.invalid(`${name} is required when baseUrl is not given`);
+  return check.absoluteUrl(name, raw).href;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  const result = value ?? fallback;
-  if (!Number.isFinite(result) || result <= 0) throw invalid(`${name} must be a positive number`);
-  return result;
+// The vault and the stores are first called while a request is served: their shape is checked here so a
+// wiring mistake fails at start-up, not on a user's first ask.
+function assertVault(vault: Vault | undefined): void {
+  const methods = ['encrypt', 'decrypt', 'rewrap'] as const;
+  if (methods.some((method) => typeof vault?.[method] !== 'function')) {
+    throw check.invalid('vault is required: createLocalVault or createKmsVault');
+  }
+}
+
+function assertStorage(storage: TokenVaultStorage | undefined): void {
+  if (
+    typeof storage?.grants?.get !== 'function' ||
+    typeof storage.pending?.consumeAuthorization !== 'function' ||
+    typeof storage.refreshLock?.acquire !== 'function'
+  ) {
+    throw check.invalid('storage is required: grants, pending and refreshLock (createMemoryBrokerStorage)');
+  }
 }
 
 /** Validates broker options once, at creation; throws `ERR_INVALID_OPTIONS`. */
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
-  if (options.vault === undefined || options.storage === undefined)
-    throw invalid('vault and storage are required');
+  assertVault(options.vault);
+  assertStorage(options.storage);
+  if (
+    options.onAuthorizationComplete !== undefined &&
+    typeof options.onAuthorizationComplete !== 'function'
+  ) {
+    throw check.invalid('onAuthorizationComplete must be a function');
+  }
   const providers = new Map<string, Provider>();
   for (const registration of options.providers ?? []) {
     const provider = resolveProvider(registration);
-    if (providers.has(provider.id)) throw invalid(`provider ${provider.id} is registered twice`);
+    if (providers.has(provider.id)) throw check.invalid(`provider ${provider.id} is registered twice`);
     providers.set(provider.id, provider);
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') throw invalid('no fetch available; pass options.fetch');
-  const refreshBufferSeconds = options.refreshBufferSeconds ?? 300;
-  if (!Number.isFinite(refreshBufferSeconds) || refreshBufferSeconds < 0) {
-    throw invalid('refreshBufferSeconds must be a number of seconds, at least 0');
-  }
+  if (typeof fetchImpl !== 'function') throw check.invalid('no fetch available; pass options.fetch');
+  const refreshBufferSeconds = check.integerInRange(
+    'refreshBufferSeconds',
+    options.refreshBufferSeconds,
+    300,
+    {
+      min: 0,
+    },
+  );
   return {
-    connectUrl: absoluteUrl('connectUrl', options.connectUrl, options.baseUrl, '/auth/oauth/connect'),
-    callbackUrl: absoluteUrl('callbackUrl', options.callbackUrl, options.baseUrl, '/auth/oauth/callback'),
+    connectUrl: brokerUrl('connectUrl', options.connectUrl, options.baseUrl, '/auth/oauth/connect'),
+    callbackUrl: brokerUrl('callbackUrl', options.callbackUrl, options.baseUrl, '/auth/oauth/callback'),
     vault: options.vault,
     storage: options.storage,
     providers,
     refreshBufferMs: refreshBufferSeconds * 1000,
-    elicitationTtlMs: positive('elicitationTtlSeconds', options.elicitationTtlSeconds, 600) * 1000,
-    tokenRequestTimeoutMs: positive('tokenRequestTimeoutMs', options.tokenRequestTimeoutMs, 10_000),
-    refreshLockTtlMs: positive('refreshLockTtlMs', options.refreshLockTtlMs, 30_000),
-    refreshPollIntervalMs: positive('refreshPollIntervalMs', options.refreshPollIntervalMs, 50),
+    elicitationTtlMs:
+      check.positiveInteger('elicitationTtlSeconds', options.elicitationTtlSeconds, 600) * 1000,
+    tokenRequestTimeoutMs: check.positiveInteger(
+      'tokenRequestTimeoutMs',
+      options.tokenRequestTimeoutMs,
+      10_000,
+    ),
+    refreshLockTtlMs: check.positiveInteger('refreshLockTtlMs', options.refreshLockTtlMs, 30_000),
+    refreshPollIntervalMs: check.positiveInteger('refreshPollIntervalMs', options.refreshPollIntervalMs, 50),
     ...(options.onAuthorizationComplete === undefined
       ? {}
       : { onAuthorizationComplete: options.onAuthorizationComplete }),

@@ -6,9 +6,7 @@ import { requestTokens } from './token-endpoint.js';
 import type { VaultBinding } from './vault/vault.js';
 
 /** What a refresh ends in: a token to hand out, or a grant that can no longer be used. */
-export type RefreshOutcome =
-  | { readonly kind: 'token'; readonly accessToken: string }
-  | { readonly kind: 'unusable' };
+export type RefreshOutcome = { readonly ok: true; readonly accessToken: string } | { readonly ok: false };
 
 /** A grant's identity as one string: the in-process single-flight key and the refresh-lock key. */
 export function grantLockKey(key: GrantKey): string {
@@ -45,14 +43,14 @@ export async function refreshAcrossProcesses(
   const giveUpAt = performance.now() + refreshLockTtlMs * 2;
   for (;;) {
     const grant = await storage.grants.get(key);
-    if (grant === undefined || grant.status !== 'valid') return { kind: 'unusable' };
+    if (grant === undefined || grant.status !== 'valid') return { ok: false };
     if (isFresh(grant, clock.now(), refreshBufferMs)) {
       return {
-        kind: 'token',
+        ok: true,
         accessToken: await options.vault.decrypt(grant.accessTokenEncrypted, bindingOf(key)),
       };
     }
-    if (grant.refreshTokenEncrypted === undefined) return { kind: 'unusable' };
+    if (grant.refreshTokenEncrypted === undefined) return { ok: false };
     const now = clock.now();
     const lease = await storage.refreshLock.acquire(lockKey, now, now + refreshLockTtlMs);
     if (lease !== undefined) {
@@ -62,10 +60,10 @@ export async function refreshAcrossProcesses(
         // would be, so it is used as it is (a token whose lifetime is shorter than the refresh buffer would
         // otherwise be refreshed once per waiting process).
         const current = await storage.grants.get(key);
-        if (current === undefined || current.status !== 'valid') return { kind: 'unusable' };
+        if (current === undefined || current.status !== 'valid') return { ok: false };
         if (current.version !== grant.version || isFresh(current, clock.now(), refreshBufferMs)) {
           return {
-            kind: 'token',
+            ok: true,
             accessToken: await options.vault.decrypt(current.accessTokenEncrypted, bindingOf(key)),
           };
         }
@@ -88,7 +86,7 @@ async function refreshGrant(
 ): Promise<RefreshOutcome> {
   const { vault, storage, clock, logger } = options;
   const binding = bindingOf(grant);
-  if (grant.refreshTokenEncrypted === undefined) return { kind: 'unusable' };
+  if (grant.refreshTokenEncrypted === undefined) return { ok: false };
   const refreshToken = await vault.decrypt(grant.refreshTokenEncrypted, binding);
   // expiresAt counts from when the request was sent, so a slow answer never makes a token look fresher.
   const sentAt = clock.now();
@@ -106,22 +104,22 @@ async function refreshGrant(
   };
   // invalid_client says our credentials are wrong, not the user's grant: invalidating every grant would only
   // send every user through an authorization that fails the same way. Treat it as an outage and say so loudly.
-  if (outcome.kind === 'refused' && outcome.error === 'invalid_client') {
+  if (!outcome.ok && outcome.reason === 'refused' && outcome.error === 'invalid_client') {
     logger.error({ ...log, error: outcome.error }, 'token-vault: provider refused the client credentials');
-  } else if (outcome.kind === 'refused') {
+  } else if (!outcome.ok && outcome.reason === 'refused') {
     logger.info({ ...log, error: outcome.error }, 'token-vault: refresh refused; grant marked invalid');
     await storage.grants.compareAndSwap(
       { ...grant, status: 'invalid', updatedAt: clock.now() },
       grant.version,
     );
-    return { kind: 'unusable' };
+    return { ok: false };
   }
-  if (outcome.kind !== 'tokens') {
-    if (outcome.kind === 'unavailable')
+  if (!outcome.ok) {
+    if (outcome.reason === 'unavailable')
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
     // Inside the refresh buffer the old token still works: better than failing the tool call.
     if (grant.tokenExpiresAt !== undefined && clock.now() < grant.tokenExpiresAt) {
-      return { kind: 'token', accessToken: await vault.decrypt(grant.accessTokenEncrypted, binding) };
+      return { ok: true, accessToken: await vault.decrypt(grant.accessTokenEncrypted, binding) };
     }
     throw new TokenVaultError(
       'ERR_PROVIDER_UNAVAILABLE',
@@ -159,5 +157,5 @@ async function refreshGrant(
   } else {
     logger.debug(log, 'token-vault: grant refreshed');
   }
-  return { kind: 'token', accessToken: tokens.accessToken };
+  return { ok: true, accessToken: tokens.accessToken };
 }

@@ -6,7 +6,7 @@
 
 /**
  * What names one grant: (tenantId, userId, toolModuleId, provider, scopes). `scopes` is always in canonical form
- * (see `canonicalScopes`: unique, sorted), so a store may key on `scopes.join(' ')`.
+ * (unique, sorted), so a store may key on `scopes.join(' ')`.
  */
 export interface GrantKey {
   readonly tenantId: string;
@@ -110,7 +110,9 @@ export interface PendingAuthorization {
 }
 
 /**
- * Elicitations and pending authorizations. `consumeAuthorization` is atomic: under any concurrency exactly
+ * The third-party (provider) authorizations in progress: the elicitations asks raised, and the pending
+ * authorizations of their browser legs. (Not to be confused with `PendingAuthorizationStore` of
+ * `@keyhold/oauth-core`, which holds the host's own authorization requests.) `consumeAuthorization` is atomic: under any concurrency exactly
  * one caller gets the record, and an expired record is deleted and not returned.
  *
  * @example
@@ -119,7 +121,7 @@ export interface PendingAuthorization {
  * if (!pending) return replayed();
  * ```
  */
-export interface PendingAuthorizationStore {
+export interface ProviderAuthorizationStore {
   putElicitation(record: ElicitationRecord): Promise<void>;
   /** The elicitation, or `undefined` when unknown or `expiresAt <= now`. */
   getElicitation(elicitationId: string, now: number): Promise<ElicitationRecord | undefined>;
@@ -149,6 +151,6 @@ export interface RefreshLock {
 /** Everything a broker stores. */
 export interface TokenVaultStorage {
   readonly grants: GrantStore;
-  readonly pending: PendingAuthorizationStore;
+  readonly pending: ProviderAuthorizationStore;
   readonly refreshLock: RefreshLock;
 }

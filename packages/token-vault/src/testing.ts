@@ -4,7 +4,7 @@ import type {
   Grant,
   GrantStore,
   PendingAuthorization,
-  PendingAuthorizationStore,
+  ProviderAuthorizationStore,
   RefreshLock,
 } from './storage.js';
 
@@ -204,19 +204,19 @@ function samplePending(overrides: Partial<PendingAuthorization> = {}): PendingAu
 }
 
 /**
- * Runs the contract every {@link PendingAuthorizationStore} must meet, including exactly-one-winner
+ * Runs the contract every {@link ProviderAuthorizationStore} must meet, including exactly-one-winner
  * `consumeAuthorization` under concurrency.
  *
  * @example
  * ```ts
- * describePendingAuthorizationStoreConformance('memory', () => createMemoryPendingAuthorizationStore());
+ * describeProviderAuthorizationStoreConformance('memory', () => createMemoryProviderAuthorizationStore());
  * ```
  */
-export function describePendingAuthorizationStoreConformance(
+export function describeProviderAuthorizationStoreConformance(
   name: string,
-  makeStore: () => MaybePromise<PendingAuthorizationStore>,
+  makeStore: () => MaybePromise<ProviderAuthorizationStore>,
 ): void {
-  describe(`PendingAuthorizationStore conformance: ${name}`, () => {
+  describe(`ProviderAuthorizationStore conformance: ${name}`, () => {
     it('returns an elicitation until it expires', async () => {
       const store = await makeStore();
       await store.putElicitation(sampleElicitation());

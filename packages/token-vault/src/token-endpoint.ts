@@ -17,9 +17,9 @@ export interface ProviderTokens {
  * or the provider was unreachable or answered something unusable (an outage: nothing is decided).
  */
 export type TokenRequestOutcome =
-  | { readonly kind: 'tokens'; readonly tokens: ProviderTokens }
-  | { readonly kind: 'refused'; readonly error: string; readonly status: number }
-  | { readonly kind: 'unavailable'; readonly detail: string };
+  | { readonly ok: true; readonly tokens: ProviderTokens }
+  | { readonly ok: false; readonly reason: 'refused'; readonly error: string; readonly status: number }
+  | { readonly ok: false; readonly reason: 'unavailable'; readonly detail: string };
 
 const tokenResponse = z.looseObject({
   access_token: z.string().min(1),
@@ -68,7 +68,7 @@ export async function requestTokens(
     });
     text = await response.text();
   } catch (error) {
-    return { kind: 'unavailable', detail: error instanceof Error ? error.name : 'fetch failed' };
+    return { ok: false, reason: 'unavailable', detail: error instanceof Error ? error.name : 'fetch failed' };
   }
   let decoded: unknown;
   if (mediaType(response.headers.get('content-type') ?? undefined) === 'application/x-www-form-urlencoded') {
@@ -84,17 +84,17 @@ export async function requestTokens(
   // GitHub reports errors with status 200, so the body decides, not the status alone.
   const failure = errorResponse.safeParse(decoded);
   if (failure.success && (response.status === 200 || (response.status >= 400 && response.status < 500))) {
-    return { kind: 'refused', error: failure.data.error, status: response.status };
+    return { ok: false, reason: 'refused', error: failure.data.error, status: response.status };
   }
   if (response.status !== 200) {
-    return { kind: 'unavailable', detail: `token endpoint answered ${response.status}` };
+    return { ok: false, reason: 'unavailable', detail: `token endpoint answered ${response.status}` };
   }
   const parsed = tokenResponse.safeParse(decoded);
   if (!parsed.success)
-    return { kind: 'unavailable', detail: 'token endpoint answered without an access_token' };
+    return { ok: false, reason: 'unavailable', detail: 'token endpoint answered without an access_token' };
   const { access_token, refresh_token, expires_in, scope } = parsed.data;
   return {
-    kind: 'tokens',
+    ok: true,
     tokens: {
       accessToken: access_token,
       ...(refresh_token === undefined ? {} : { refreshToken: refresh_token }),

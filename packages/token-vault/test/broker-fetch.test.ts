@@ -1,6 +1,7 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, OAuthAsk } from '../src/index.js';
+import type { ElicitationRequiredError } from '../src/index.js';
 import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
 
 const server = setupServer();

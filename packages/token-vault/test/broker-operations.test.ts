@@ -1,9 +1,9 @@
-import type { Logger } from '@keyhold/core';
+import type { Logger, OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, OAuthAsk, TokenVaultError } from '../src/index.js';
-import { createKmsVault, createLocalVault, createMemoryStorage } from '../src/index.js';
+import type { ElicitationRequiredError, TokenVaultError } from '../src/index.js';
+import { createKmsVault, createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 import { grantLockKey } from '../src/refresh.js';
 import { createTestKms } from '../src/testing.js';
 import {
@@ -38,7 +38,7 @@ async function connect(
 
 describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the newest key', () => {
   it('local vault: grants move from k1 to k2 and still answer asks', async () => {
-    const storage = createMemoryStorage();
+    const storage = createMemoryBrokerStorage();
     const clock = createManualClock(T0);
     const k1 = 'the-first-master-key-is-32-bytes-long!!';
     const before = makeHarness(

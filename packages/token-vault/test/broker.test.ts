@@ -1,9 +1,9 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthAsk } from '../src/index.js';
-import { createMemoryStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
+import { createMemoryBrokerStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
@@ -72,7 +72,7 @@ describe('Third-party grant absent: the ask raises an elicitation-required error
   it('requestToken reports the elicitation as a result instead of throwing', async () => {
     const { broker, context } = makeHarness();
     const outcome = await broker.requestToken(ask, context);
-    expect(outcome.kind).toBe('elicitation');
+    expect(outcome.ok).toBe(false);
   });
 
   it('an unknown provider or a malformed ask is a programming error', async () => {
@@ -270,7 +270,7 @@ describe('Refresh is single-flight', () => {
   });
 
   it('across processes: brokers sharing storage and the refresh lock send one refresh request', async () => {
-    const storage = createMemoryStorage();
+    const storage = createMemoryBrokerStorage();
     const clock = createManualClock(T0);
     const processes = [1, 2, 3, 4].map(() => makeHarness({}, { storage, clock }));
     await connectGrant(processes[0]!);

@@ -1,6 +1,7 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthAsk, UrlElicitationParams } from '../src/index.js';
+import type { UrlElicitationParams } from '../src/index.js';
 import { ElicitationRequiredError } from '../src/index.js';
 import { ACME_TOKEN, authorizeInBrowser, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
 

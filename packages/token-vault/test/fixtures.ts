@@ -3,7 +3,7 @@ import { createManualClock, parseForm } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
 import type { AskContext, TokenBroker, TokenBrokerOptions, TokenVaultStorage } from '../src/index.js';
-import { createLocalVault, createMemoryStorage, createTokenBroker } from '../src/index.js';
+import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '../src/index.js';
 
 export const T0: number = Date.parse('2026-03-01T12:00:00Z');
 export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
@@ -29,7 +29,7 @@ export function makeHarness(
   shared: { storage?: TokenVaultStorage; clock?: ManualClock } = {},
 ): Harness {
   const clock = shared.clock ?? createManualClock(T0);
-  const storage = shared.storage ?? createMemoryStorage();
+  const storage = shared.storage ?? createMemoryBrokerStorage();
   const broker = createTokenBroker({
     baseUrl: 'https://host.example',
     vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),

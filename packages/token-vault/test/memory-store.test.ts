@@ -1,14 +1,14 @@
 import {
   createMemoryGrantStore,
-  createMemoryPendingAuthorizationStore,
+  createMemoryProviderAuthorizationStore,
   createMemoryRefreshLock,
 } from '../src/index.js';
 import {
   describeGrantStoreConformance,
-  describePendingAuthorizationStoreConformance,
+  describeProviderAuthorizationStoreConformance,
   describeRefreshLockConformance,
 } from '../src/testing.js';
 
 describeGrantStoreConformance('memory', () => createMemoryGrantStore());
-describePendingAuthorizationStoreConformance('memory', () => createMemoryPendingAuthorizationStore());
+describeProviderAuthorizationStoreConformance('memory', () => createMemoryProviderAuthorizationStore());
 describeRefreshLockConformance('memory', () => createMemoryRefreshLock());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPkcePair, s256Challenge } from '../src/index.js';
+import { createPkcePair, s256Challenge } from '../src/pkce.js';
 
 describe('PKCE: 32 random bytes base64url as verifier, S256 challenge (RFC 7636)', () => {
   it('matches the RFC 7636 appendix B vector', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CustomProviderRegistration } from '../src/index.js';
-import { resolveProvider, TokenVaultError } from '../src/index.js';
+import { TokenVaultError } from '../src/index.js';
+import { resolveProvider } from '../src/providers.js';
 
 const custom: CustomProviderRegistration = {
   id: 'acme',

@@ -1,7 +1,6 @@
 import { sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { STATE_MAX_AGE_MS } from '../src/index.js';
-import { createOpaqueState, isOpaqueState, stateHash } from '../src/state.js';
+import { createOpaqueState, isOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../src/state.js';
 
 describe('The third-party state is an opaque reference (issue 15 item 7)', () => {
   it('is 32 random bytes in base64url: 43 characters, different every time', () => {

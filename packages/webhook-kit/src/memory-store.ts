@@ -1,4 +1,4 @@
-import { WebhookError } from './errors.js';
+import { check } from './option-checks.js';
 import type { ReplayCache } from './storage.js';
 
 /** Options of {@link createMemoryReplayCache}. */
@@ -23,10 +23,7 @@ const SWEEP_EVERY_CLAIMS = 1_000;
  * ```
  */
 export function createMemoryReplayCache(options: MemoryReplayCacheOptions = {}): ReplayCache {
-  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new WebhookError('ERR_INVALID_OPTIONS', 'maxEntries must be a positive integer');
-  }
+  const maxEntries = check.positiveInteger('maxEntries', options.maxEntries, DEFAULT_MAX_ENTRIES);
   const records = new Map<string, number>();
   let claimsSinceSweep = 0;
 

@@ -11,6 +11,7 @@ import type {
 import {
   constantTimeEqual,
   isAllowedOrigin,
+  originOf,
   PayloadTooLargeError,
   parseQuery,
   readHandlerRequest,
@@ -24,6 +25,7 @@ import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';
 import { createMemoryReplayCache } from './memory-store.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, type WebhookMetadata } from './metadata.js';
+import { check } from './option-checks.js';
 import { duplicateResult, errorResult, successResult } from './responses.js';
 import type { SignatureVerification, SignatureVerifier } from './signatures/types.js';
 import { createSignatureVerifier } from './signatures/verifier.js';
@@ -114,9 +116,7 @@ const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 const DEFAULT_BASE_PATH = '/webhook';
 const POST_ONLY = Object.freeze({ allow: 'POST' });
 
-function invalid(message: string): WebhookError {
-  return new WebhookError('ERR_INVALID_OPTIONS', message);
-}
+const { invalid } = check;
 
 function isOverLimit(body: string, limitBytes: number): boolean {
   // A UTF-16 code unit encodes to at most 3 UTF-8 bytes, so short bodies skip the byte count.
@@ -172,21 +172,40 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
     throw invalid('secret must be a non-empty string, or undefined for no shared secret');
   }
-  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
-    throw invalid('bodyLimitBytes must be a positive integer');
-  }
+  const bodyLimitBytes = check.positiveInteger(
+    'bodyLimitBytes',
+    options.bodyLimitBytes,
+    DEFAULT_BODY_LIMIT_BYTES,
+  );
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   if (!basePath.startsWith('/') && basePath !== '') throw invalid('basePath must start with "/"');
   const prefix = `${basePath}/`;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  // The replay cache is first called by a signed delivery: its shape is checked here, not on that delivery.
+  if (
+    options.replayCache !== undefined &&
+    (typeof options.replayCache?.claim !== 'function' || typeof options.replayCache.release !== 'function')
+  ) {
+    throw invalid('replayCache must have claim and release');
+  }
   const replayCache = options.replayCache ?? createMemoryReplayCache();
   const allowedOrigins = options.allowedOrigins ?? [];
-  if (!Array.isArray(allowedOrigins) || allowedOrigins.some((o) => typeof o !== 'string')) {
-    throw invalid('allowedOrigins must be an array of origins');
+  // An entry that is not an origin would never match, quietly refusing the page it was meant to allow.
+  if (
+    !Array.isArray(allowedOrigins) ||
+    allowedOrigins.some((o) => typeof o !== 'string' || originOf(o) === undefined)
+  ) {
+    throw invalid('allowedOrigins must be an array of origins (scheme://host[:port])');
   }
-  const redacted = new Set((options.redactHeaders ?? DEFAULT_REDACTED_HEADERS).map((h) => h.toLowerCase()));
+  const redactedNames = options.redactHeaders ?? DEFAULT_REDACTED_HEADERS;
+  if (!Array.isArray(redactedNames) || redactedNames.some((header) => typeof header !== 'string')) {
+    throw invalid('redactHeaders must be an array of header names');
+  }
+  const redacted = new Set(redactedNames.map((header) => header.toLowerCase()));
+  if (options.readSource !== undefined && typeof options.readSource !== 'function') {
+    throw invalid('readSource must be a function');
+  }
 
   const discovered = discoverWebhookRoutes(options.modules, {
     exposeHandlePrefix: options.exposeHandlePrefix ?? true,
@@ -199,6 +218,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     if (module.instance !== undefined) instances.set(module.toolModuleId, module.instance);
   }
   const signatures = options.signatures ?? {};
+  if (typeof signatures !== 'object' || signatures === null || Array.isArray(signatures)) {
+    throw invalid('signatures must be an object keyed by route');
+  }
   const known = new Set(discovered.map((route) => route.key));
   for (const key of Object.keys(signatures)) {
     if (!known.has(key)) {

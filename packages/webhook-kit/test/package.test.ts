@@ -25,7 +25,6 @@ describe('package.json: installs next to any TypeScript (5, 6 and the native 7)'
       '@keyhold/core',
       '@sveltejs/acorn-typescript',
       'acorn',
-      'zod',
     ]);
     for (const name of ['acorn', '@sveltejs/acorn-typescript']) {
       const dependency = JSON.parse(

@@ -189,26 +189,15 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   if (typeof parsed === 'number') return parsed;
   const [input = ''] = parsed.positionals;
   const result = await claimsFor(parsed.values['data-dir'], context.io).revoke(input);
-  switch (result.status) {
-    case 'malformed':
-      return usage(context, result.message, REVOKE_USAGE);
-    case 'unknown':
-      return fail(
-        context,
-        EXIT.failure,
-        'unknown_code',
-        `No active claim code ${formatClaimCode(result.code)}.`,
-      );
-    case 'revoked': {
-      const code = formatClaimCode(result.claim.code);
-      if (context.json) print(context, { revoked: true, code });
-      else
-        context.io.stdout(
-          `Revoked ${code}. A session that presents it is refused from its next request on.\n`,
-        );
-      return EXIT.ok;
-    }
+  if (result.ok) {
+    const code = formatClaimCode(result.claim.code);
+    if (context.json) print(context, { revoked: true, code });
+    else
+      context.io.stdout(`Revoked ${code}. A session that presents it is refused from its next request on.\n`);
+    return EXIT.ok;
   }
+  if (result.reason === 'malformed') return usage(context, result.message, REVOKE_USAGE);
+  return fail(context, EXIT.failure, 'unknown_code', `No active claim code ${formatClaimCode(result.code)}.`);
 }
 
 function claimsFor(dataDirFlag: string | undefined, io: CliIo): Claims {

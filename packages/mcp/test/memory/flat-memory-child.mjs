@@ -44,13 +44,13 @@ const granted = new Set();
 let elicitations = 0;
 const broker = {
   async requestToken(ask, context) {
-    if (granted.has(context.userId)) return { kind: 'token', accessToken: `token-of-${context.userId}` };
+    if (granted.has(context.userId)) return { ok: true, accessToken: `token-of-${context.userId}` };
     granted.add(context.userId);
     if (granted.size > 4 * CONCURRENCY) granted.delete(granted.values().next().value);
     elicitations = (elicitations + 1) % 1_000_000;
     const elicitationId = `e${elicitations}`;
     return {
-      kind: 'elicitation',
+      ok: false,
       error: {
         elicitationUrl: `https://host.example/auth/oauth/connect?elicitation_id=${elicitationId}`,
         elicitationId,

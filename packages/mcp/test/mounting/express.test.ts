@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toNodeListener } from '../../src/node.js';
+import { toMcpNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
   closeServer,
@@ -28,14 +28,14 @@ describe('mounting on Express 5 without body parsers', () => {
   let mounting: Mounting | undefined;
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toNodeListener>;
+    let listener!: ReturnType<typeof toMcpNodeListener>;
     const app = express();
     // The README recipe: the listener reads the body from the request stream itself.
     app.all('/mcp', (req, res) => listener(req, res));
     const server = createServer(app);
     const url = await listenOnLoopback(server);
     const mounted = buildEndpoint(url);
-    listener = toNodeListener(mounted.endpoint);
+    listener = toMcpNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));
@@ -59,7 +59,7 @@ describe('mounting on Express 5 behind global express.json() and express.urlenco
   const parsedMethods: string[] = [];
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toNodeListener>;
+    let listener!: ReturnType<typeof toMcpNodeListener>;
     const app = express();
     app.use(express.json());
     app.use(express.urlencoded({ extended: false }));
@@ -72,7 +72,7 @@ describe('mounting on Express 5 behind global express.json() and express.urlenco
     const server = createServer(app);
     const url = await listenOnLoopback(server);
     const mounted = buildEndpoint(url);
-    listener = toNodeListener(mounted.endpoint);
+    listener = toMcpNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));
@@ -100,17 +100,17 @@ describe('mounting on an Express 5 Router under a path prefix', () => {
   let mounting: Mounting | undefined;
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toNodeListener>;
+    let listener!: ReturnType<typeof toMcpNodeListener>;
     const app = express();
     const router = express.Router();
-    // A router sees `req.url` without its mount path; toNodeListener serves `req.originalUrl`, the full
+    // A router sees `req.url` without its mount path; toMcpNodeListener serves `req.originalUrl`, the full
     // path the public URL names.
     router.all('/mcp', (req, res) => listener(req, res));
     app.use('/tenant/demo', router);
     const server = createServer(app);
     const url = (await listenOnLoopback(server)).replace(/\/mcp$/, '/tenant/demo/mcp');
     const mounted = buildEndpoint(url);
-    listener = toNodeListener(mounted.endpoint);
+    listener = toMcpNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));

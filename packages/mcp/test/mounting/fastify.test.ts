@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toNodeListener } from '../../src/node.js';
+import { toMcpNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
   exerciseLegacyEra,
@@ -16,7 +16,7 @@ let mounted: MountedEndpoint;
 const parsedMethods: string[] = [];
 
 beforeAll(async () => {
-  let listener!: ReturnType<typeof toNodeListener>;
+  let listener!: ReturnType<typeof toMcpNodeListener>;
   app = Fastify();
   // The README recipe: Fastify parses JSON itself; hijack the reply and hand the raw pair plus the body over.
   app.all('/mcp', async (req, reply) => {
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   url = `${address}/mcp`;
   mounted = buildEndpoint(url);
-  listener = toNodeListener(mounted.endpoint);
+  listener = toMcpNodeListener(mounted.endpoint);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import type { Handler } from '@keyhold/core';
 import { parseQuery } from '@keyhold/core';
-import type { BrokerInternals } from '../broker.js';
+import type { ResolvedBrokerOptions } from '../options.js';
 import { page } from '../pages.js';
 import { isOpaqueState, stateHash } from '../state.js';
 import { requestTokens } from '../token-endpoint.js';
@@ -13,8 +13,7 @@ import { requestTokens } from '../token-endpoint.js';
  * user than the asker also spends the state (logged as `callback_user_mismatch`), so the code cannot be
  * redeemed through it afterwards.
  */
-export function createCallbackHandler(internals: BrokerInternals): Handler {
-  const { options } = internals;
+export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
   const { storage, vault, clock, logger } = options;
   return async (request) => {
     if (request.method !== 'GET') {
@@ -97,7 +96,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
       options.fetch,
       options.tokenRequestTimeoutMs,
     );
-    if (outcome.kind === 'refused') {
+    if (!outcome.ok && outcome.reason === 'refused') {
       logger.info({ ...log, error: outcome.error }, 'token-vault: code exchange refused');
       return page(
         400,
@@ -105,7 +104,7 @@ export function createCallbackHandler(internals: BrokerInternals): Handler {
         `${provider.name} refused the authorization (${outcome.error}).`,
       );
     }
-    if (outcome.kind === 'unavailable') {
+    if (!outcome.ok) {
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: code exchange failed');
       return page(
         502,

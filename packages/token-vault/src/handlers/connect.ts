@@ -1,6 +1,6 @@
 import type { Handler } from '@keyhold/core';
 import { isAllowedOrigin, originOf, parseQuery, redirectResult } from '@keyhold/core';
-import type { BrokerInternals } from '../broker.js';
+import type { ResolvedBrokerOptions } from '../options.js';
 import { page } from '../pages.js';
 import { createPkcePair } from '../pkce.js';
 import { createOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../state.js';
@@ -12,8 +12,7 @@ import { createOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../state.js';
  * pending authorization, stored under the state's SHA-256 for five minutes). A
  * request carrying an `Origin` other than the host's own (a cross-site fetch or form) is refused with 403.
  */
-export function createConnectHandler(internals: BrokerInternals): Handler {
-  const { options } = internals;
+export function createConnectHandler(options: ResolvedBrokerOptions): Handler {
   const { storage, clock, logger } = options;
   const ownOrigin = originOf(options.connectUrl);
   return async (request) => {

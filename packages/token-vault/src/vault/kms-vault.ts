@@ -1,9 +1,11 @@
 import type { Clock, Logger } from '@keyhold/core';
-import { base64urlDecode, base64urlEncode, silentLogger, systemClock } from '@keyhold/core';
+import { base64urlDecode, base64urlEncode, optionValidators, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import { TokenVaultError } from '../errors.js';
 import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';
 import type { Vault } from './vault.js';
+
+const check = optionValidators(TokenVaultError);
 
 const VERSION = 'v1k';
 
@@ -84,20 +86,21 @@ interface CurrentDataKey {
  * ```
  */
 export function createKmsVault(options: KmsVaultOptions): KmsVault {
-  const ttlMs = (options.dataKeyTtlSeconds ?? 3600) * 1000;
-  const maxUses = options.dataKeyMaxUses ?? 100_000;
-  if (!(ttlMs > 0) || !Number.isFinite(ttlMs)) {
-    throw new TokenVaultError('ERR_INVALID_OPTIONS', 'dataKeyTtlSeconds must be a positive number');
+  if (
+    typeof options.kms?.generateDataKey !== 'function' ||
+    typeof options.kms.decryptDataKey !== 'function'
+  ) {
+    throw check.invalid('kms must have generateDataKey and decryptDataKey');
   }
-  if (!Number.isInteger(maxUses) || maxUses < 1) {
-    throw new TokenVaultError('ERR_INVALID_OPTIONS', 'dataKeyMaxUses must be a positive integer');
-  }
+  const ttlMs = check.positiveInteger('dataKeyTtlSeconds', options.dataKeyTtlSeconds, 3600) * 1000;
+  const maxUses = check.positiveInteger('dataKeyMaxUses', options.dataKeyMaxUses, 100_000);
+  const cacheSize = check.positiveInteger('dataKeyCacheSize', options.dataKeyCacheSize, 10_000);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const { kms } = options;
   const current = new Map<string, Promise<CurrentDataKey>>();
   const unwrapped = new LRUCache<string, Promise<Uint8Array>>({
-    max: options.dataKeyCacheSize ?? 10_000,
+    max: cacheSize,
     ttl: ttlMs,
     ttlResolution: 0,
     perf: clock,

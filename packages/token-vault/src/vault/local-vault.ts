@@ -1,6 +1,6 @@
 import { scrypt } from 'node:crypto';
 import type { Logger } from '@keyhold/core';
-import { silentLogger } from '@keyhold/core';
+import { optionValidators, silentLogger } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import { TokenVaultError } from '../errors.js';
 import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';
@@ -32,10 +32,13 @@ export interface LocalVaultOptions {
   logger?: Logger;
 }
 
-function keyBytes(value: string | Uint8Array, name: string): Uint8Array {
+const check = optionValidators(TokenVaultError);
+
+function keyBytes(value: string | Uint8Array | undefined, name: string): Uint8Array {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-  if (bytes.byteLength < 32)
-    throw new TokenVaultError('ERR_INVALID_OPTIONS', `${name} must be at least 32 bytes`);
+  if (!(bytes instanceof Uint8Array) || bytes.byteLength < 32) {
+    throw check.invalid(`${name} must be at least 32 bytes`);
+  }
   return bytes;
 }
 
@@ -64,23 +67,22 @@ export function createLocalVault(options: LocalVaultOptions): Vault {
   masterKeys.set(currentKeyId, keyBytes(options.masterKey, 'masterKey'));
   for (const [keyId, key] of Object.entries(options.previousMasterKeys ?? {})) {
     if (keyId === currentKeyId) {
-      throw new TokenVaultError(
-        'ERR_INVALID_OPTIONS',
-        `previousMasterKeys repeats the current key id ${keyId}`,
-      );
+      throw check.invalid(`previousMasterKeys repeats the current key id ${keyId}`);
     }
     masterKeys.set(keyId, keyBytes(key, `previousMasterKeys.${keyId}`));
   }
   for (const keyId of masterKeys.keys()) {
-    if (!isValidKeyId(keyId)) throw new TokenVaultError('ERR_INVALID_OPTIONS', `invalid key id ${keyId}`);
+    if (!isValidKeyId(keyId)) throw check.invalid(`invalid key id ${keyId}`);
   }
   const cost = options.scryptCost ?? 2 ** 15;
   if (!Number.isInteger(cost) || cost < 2 ** 10 || (cost & (cost - 1)) !== 0) {
-    throw new TokenVaultError('ERR_INVALID_OPTIONS', 'scryptCost must be a power of two, at least 1024');
+    throw check.invalid('scryptCost must be a power of two, at least 1024');
   }
   const logger = options.logger ?? silentLogger;
   // The cache holds promises, so concurrent first uses of a tenant share one derivation.
-  const keys = new LRUCache<string, Promise<Uint8Array>>({ max: options.keyCacheSize ?? 10_000 });
+  const keys = new LRUCache<string, Promise<Uint8Array>>({
+    max: check.positiveInteger('keyCacheSize', options.keyCacheSize, 10_000),
+  });
 
   function tenantKey(tenantId: string, keyId: string): Promise<Uint8Array> {
     const cacheKey = `${keyId}\u0000${tenantId}`;

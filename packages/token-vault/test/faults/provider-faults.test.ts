@@ -1,7 +1,8 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import type { ElicitationRequiredError } from '../../src/index.js';
 import { TokenVaultError } from '../../src/index.js';
 import {
   ACME_TOKEN,

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import type { OAuthAsk } from '@keyhold/core';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import type { ElicitationRequiredError } from '../../src/index.js';
 import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from '../fixtures.js';
 
 const mock = setupServer(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));

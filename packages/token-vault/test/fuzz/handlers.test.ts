@@ -1,3 +1,4 @@
+import type { OAuthAsk } from '@keyhold/core';
 import * as fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
@@ -11,7 +12,7 @@ import {
   percentEncode,
   SCRIPT_PAYLOADS,
 } from '../../../../test-support/fuzz.js';
-import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
+import type { ElicitationRequiredError } from '../../src/index.js';
 import { ACME_AUTHORIZE, ACME_TOKEN, authorizeInBrowser, getRequest, makeHarness } from '../fixtures.js';
 
 /** The provider answers at random: tokens, an OAuth error, a 500, garbage, or an empty body. */

@@ -1,7 +1,8 @@
+import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, OAuthAsk } from '../../src/index.js';
-import { s256Challenge } from '../../src/index.js';
+import type { ElicitationRequiredError } from '../../src/index.js';
+import { s256Challenge } from '../../src/pkce.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,

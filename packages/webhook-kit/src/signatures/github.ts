@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/core';
+import { secretsOf } from './settings.js';
 import type { GitHubSignatureVerification, SignatureVerifier } from './types.js';
 
 /**
@@ -14,7 +15,7 @@ import type { GitHubSignatureVerification, SignatureVerifier } from './types.js'
  * ```
  */
 export function createGitHubVerifier(config: GitHubSignatureVerification): SignatureVerifier {
-  const secrets = [...config.secrets];
+  const secrets = secretsOf(config);
   return (headers, body) => {
     const presented = headers['x-hub-signature-256'];
     if (presented === undefined) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };

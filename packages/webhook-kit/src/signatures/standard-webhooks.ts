@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/core';
-import { WebhookError } from '../errors.js';
+import { check } from '../option-checks.js';
+import { secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StandardWebhooksVerification } from './types.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -13,8 +14,7 @@ function decodeSecret(secret: string, index: number): Buffer {
   const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
   const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
   if (key === undefined || key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
-    throw new WebhookError(
-      'ERR_INVALID_OPTIONS',
+    throw check.invalid(
       `standard-webhooks secret #${index + 1} must be "whsec_" followed by base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes`,
     );
   }
@@ -34,9 +34,9 @@ function decodeSecret(secret: string, index: number): Buffer {
  * ```
  */
 export function createStandardWebhooksVerifier(config: StandardWebhooksVerification): SignatureVerifier {
-  const keys = config.secrets.map(decodeSecret);
-  const toleranceSeconds = config.toleranceSeconds ?? 300;
-  const dedupeTtlMs = (config.dedupeTtlSeconds ?? 86_400) * 1000;
+  const keys = secretsOf(config).map(decodeSecret);
+  const toleranceSeconds = toleranceSecondsOf(config);
+  const dedupeTtlMs = check.positiveInteger('dedupeTtlSeconds', config.dedupeTtlSeconds, 86_400) * 1000;
   return (headers, body, nowMs) => {
     const id = headers['webhook-id'];
     const timestamp = headers['webhook-timestamp'];

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/core';
+import { secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StripeSignatureVerification } from './types.js';
 
 const TIMESTAMP = /^\d{1,12}$/;
@@ -17,8 +18,8 @@ const TIMESTAMP = /^\d{1,12}$/;
  * ```
  */
 export function createStripeVerifier(config: StripeSignatureVerification): SignatureVerifier {
-  const secrets = [...config.secrets];
-  const toleranceSeconds = config.toleranceSeconds ?? 300;
+  const secrets = secretsOf(config);
+  const toleranceSeconds = toleranceSecondsOf(config);
   return (headers, body, nowMs) => {
     const header = headers['stripe-signature'];
     if (header === undefined) return { ok: false, reason: 'missing Stripe-Signature header' };
