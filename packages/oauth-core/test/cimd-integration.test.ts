@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCimdResolver } from '../src/cimd/resolver.js';
 import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
-import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER, createMemoryStorage } from '../src/index.js';
+import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import {
   consentFormFields,
   createTestServer,
