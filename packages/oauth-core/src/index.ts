@@ -33,8 +33,8 @@ export type {
 } from './consent-screen.js';
 export { DEFAULT_CONSENT_STRINGS, renderConsentPage } from './consent-screen.js';
 export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
-export type { OAuthErrorCode } from './errors.js';
-export { OAuthError } from './errors.js';
+export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
+export { OAuthCoreError, OAuthError } from './errors.js';
 export { createMemoryLoginTransactionStore, createMemoryUserStore } from './federated/memory-store.js';
 export type {
   FederatedIdentity,
