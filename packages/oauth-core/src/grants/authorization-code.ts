@@ -6,7 +6,7 @@ import type { ServerContext } from '../options.js';
 import { verifyPkce } from '../pkce.js';
 import type { RequestEvent } from '../request-event.js';
 import { audienceFor, parseResources } from '../resources.js';
-import { isWithin } from '../scopes.js';
+import { isWithin, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
 import type { TokenResponseBody } from './issue-tokens.js';
 import { issueTokens } from './issue-tokens.js';
@@ -92,7 +92,7 @@ export async function authorizationCodeGrant(
     throw new OAuthError('invalid_target', 'resource was not part of the authorization');
   }
   const resources = requestedResources.length > 0 ? requestedResources : record.resources;
-  const scopes = record.scope === '' ? [] : record.scope.split(' ');
+  const scopes = scopeList(record.scope);
   return issueTokens(context, tenant, {
     clientId: client.clientId,
     clientType: client.clientType,

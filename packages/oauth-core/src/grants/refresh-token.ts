@@ -7,7 +7,7 @@ import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
 import type { RequestEvent } from '../request-event.js';
 import { audienceFor } from '../resources.js';
-import { formatScope, isWithin, parseScope } from '../scopes.js';
+import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { RefreshTokenRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { TokenResponseBody } from './issue-tokens.js';
@@ -49,13 +49,13 @@ export async function refreshTokenGrant(
   if (params.scope !== undefined) {
     // A too-wide scope is refused before the token is spent, so the client can retry with it.
     const current = await context.storage.refreshTokens.get(tenant.slug, tokenHash);
-    if (current && current.consumedAt === undefined && !isWithin(requested, current.scope.split(' '))) {
+    if (current && current.consumedAt === undefined && !isWithin(requested, scopeList(current.scope))) {
       throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
     }
   }
   const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash);
   const { record } = redemption;
-  const original = record.scope === '' ? [] : record.scope.split(' ');
+  const original = scopeList(record.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
   }

@@ -3,7 +3,7 @@ import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
-import { formatScope, isWithin, parseScope } from '../scopes.js';
+import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
 import type { AccessTokenClaims, ActorClaim } from '../tokens.js';
 import { isActor, MAX_ACTOR_NESTING, verifyAccessTokenJwt } from '../tokens.js';
@@ -136,7 +136,7 @@ export async function tokenExchangeGrant(
   const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');
   const actor =
     actorToken === undefined ? undefined : await verifyPresented(context, tenant, actorToken, 'actor_token');
-  const original = subject.scope === undefined ? [] : subject.scope.split(' ');
+  const original = scopeList(subject.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the subject token');
   }
