@@ -32,10 +32,8 @@ export interface ClientCacheOptions {
  * ```
  */
 export function createCachedClientStore(store: ClientStore, options: ClientCacheOptions): ClientStore {
-  const { ttlSeconds, clock } = options;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) {
-    throw optionCheck.invalid('clientCacheTtlSeconds must be a whole number of seconds, 0 or more');
-  }
+  const { clock } = options;
+  const ttlSeconds = optionCheck.integerInRange('clientCacheTtlSeconds', options.ttlSeconds, 0, { min: 0 });
   if (ttlSeconds === 0) return store;
   const cache = new LRUCache<string, ClientRecord>({
     max: options.maxEntries ?? CLIENT_CACHE_MAX_ENTRIES,
