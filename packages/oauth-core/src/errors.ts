@@ -78,9 +78,9 @@ export class OAuthError extends KeyholdError<OAuthErrorCode> {
 export type OAuthCoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_FORBIDDEN_ADDRESS';
 
 /**
- * Misuse of `@keyhold/oauth-core`, thrown to the caller and never answered on the wire: `ERR_INVALID_OPTIONS`
- * for options (or a tenant configuration) that fail validation, `ERR_FORBIDDEN_ADDRESS` when the SSRF-safe
- * fetch refuses an address (see `ForbiddenAddressError`).
+ * What `@keyhold/oauth-core` throws to its caller, never answered on the wire: `ERR_INVALID_OPTIONS` for
+ * misuse, options (or a tenant configuration) that fail validation; `ERR_FORBIDDEN_ADDRESS` when the SSRF-safe
+ * fetch refuses an address (the subclass `ForbiddenAddressError` of `@keyhold/oauth-core/node`).
  *
  * @example
  * ```ts
