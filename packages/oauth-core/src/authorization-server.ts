@@ -158,7 +158,7 @@ type Run = (
 
 /**
  * Creates the tenant-scoped OAuth 2.1 authorization server. Options are validated here (an
- * {@link OAuthError} with code `invalid_options` for bad ones); tenants are looked up per request.
+ * {@link OAuthCoreError} with code `ERR_INVALID_OPTIONS` for bad ones); tenants are looked up per request.
  *
  * @example
  * ```ts
@@ -219,7 +219,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           result = await run(context, tenant, request, event);
         }
       } catch (error) {
-        if (!(error instanceof OAuthError) || error.code === 'invalid_options') {
+        if (!(error instanceof OAuthError)) {
           record(name, 500, event);
           endSpan?.({ ...outcomeOf(event), status: 500, error });
           throw error;

@@ -1,7 +1,7 @@
 import type { HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
 import type { ServerContext } from './options.js';
-import { isWithin } from './scopes.js';
+import { isWithin, scopeList } from './scopes.js';
 import type { Tenant } from './tenant.js';
 import type { AccessTokenClaims } from './tokens.js';
 import { audiences, verifyAccessTokenJwt } from './tokens.js';
@@ -145,7 +145,7 @@ export async function checkBearer(
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && options.allowMachineSubjects !== true) {
     return forbidden('this resource acts for users; a token a client obtained for itself is not accepted');
   }
-  const granted = claims.scope === undefined ? [] : claims.scope.split(' ');
+  const granted = scopeList(claims.scope);
   if (!isWithin(required, granted)) return forbidden('the access token lacks a required scope');
   return { ok: true, claims };
 }

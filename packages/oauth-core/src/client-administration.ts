@@ -2,7 +2,7 @@ import type { Clock, Logger } from '@keyhold/core';
 import { sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
 import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
-import { OAuthError } from './errors.js';
+import { OAuthError, optionCheck } from './errors.js';
 import type { TenantConfig, TenantLookup } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
 import type {
@@ -123,7 +123,7 @@ const MAX_LIST_LIMIT = 1000;
  */
 export function createClientAdministration(options: ClientAdministrationOptions): ClientAdministration {
   if (typeof options?.storage?.clients?.list !== 'function') {
-    throw new OAuthError('invalid_options', 'storage with a clients.list method is required');
+    throw optionCheck.invalid('storage with a clients.list method is required');
   }
   const { storage } = options;
   const clock = options.clock ?? systemClock;

@@ -1,6 +1,6 @@
 import type { Clock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
-import { OAuthError } from './errors.js';
+import { optionCheck } from './errors.js';
 import type { ClientRecord, ClientStore } from './storage.js';
 
 /** How many clients one server keeps in memory at most (least recently used go first). */
@@ -32,13 +32,8 @@ export interface ClientCacheOptions {
  * ```
  */
 export function createCachedClientStore(store: ClientStore, options: ClientCacheOptions): ClientStore {
-  const { ttlSeconds, clock } = options;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0) {
-    throw new OAuthError(
-      'invalid_options',
-      'clientCacheTtlSeconds must be a whole number of seconds, 0 or more',
-    );
-  }
+  const { clock } = options;
+  const ttlSeconds = optionCheck.integerInRange('clientCacheTtlSeconds', options.ttlSeconds, 0, { min: 0 });
   if (ttlSeconds === 0) return store;
   const cache = new LRUCache<string, ClientRecord>({
     max: options.maxEntries ?? CLIENT_CACHE_MAX_ENTRIES,

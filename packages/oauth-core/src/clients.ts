@@ -1,3 +1,4 @@
+import { isMetadataDocumentClientId } from './cimd/client-id-url.js';
 import type { ClientMetadataDocument } from './cimd/types.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
 import { OAuthError } from './errors.js';
@@ -105,20 +106,6 @@ export async function renewClientOnUse(
   await context.storage.clients.touch(tenant.slug, client.clientId, renewed);
 }
 
-/**
- * Whether a client_id names a Client ID Metadata Document: an `https` URL with a path. A URL that fails
- * these rules is still looked up in the registry, where it will not be found.
- */
-export function isMetadataDocumentClientId(clientId: string): boolean {
-  if (!clientId.startsWith('https://')) return false;
-  try {
-    const url = new URL(clientId);
-    return url.protocol === 'https:' && url.pathname !== '/' && url.pathname !== '';
-  } catch {
-    return false;
-  }
-}
-
 function hostOf(uri: string | undefined): string | undefined {
   if (uri === undefined) return undefined;
   try {
@@ -129,7 +116,8 @@ function hostOf(uri: string | undefined): string | undefined {
 }
 
 /**
- * Finds a client: through the CIMD resolver for `https` ids, through the registry otherwise.
+ * Finds a client: through the CIMD resolver for URL ids (see `isMetadataDocumentClientId`; an `http` one is
+ * refused there with `not_https`), through the registry otherwise.
  * Throws `invalid_client` when it cannot be used.
  */
 export async function resolveClient(

@@ -1,13 +1,16 @@
-import { KeyholdError } from '@keyhold/core';
+import type { OptionValidators } from '@keyhold/core';
+import { KeyholdError, optionValidators } from '@keyhold/core';
 
 /**
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and
- * OIDC that this server answers with, `rate_limited` (429 with `Retry-After`, when `rateLimits` is set), plus `invalid_options` for a misconfiguration found at creation or
- * when a tenant's configuration is first used. Codes are API: they are added, never renamed.
+ * OIDC that this server answers with, and `rate_limited` (429 with `Retry-After`, when `rateLimits` is set).
+ * Codes are API: they are added, never renamed.
  *
  * @example
  * ```ts
- * if (error instanceof OAuthError && error.code === 'invalid_options') throw error;
+ * import { OAuthError } from '@keyhold/oauth-core';
+ * const error = new OAuthError('invalid_grant', 'the authorization code has expired');
+ * error.status; // 400
  * ```
  */
 export type OAuthErrorCode =
@@ -28,7 +31,6 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'server_error'
-  | 'invalid_options'
   | 'rate_limited';
 
 const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
@@ -49,14 +51,13 @@ const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   invalid_token: 401,
   insufficient_scope: 403,
   server_error: 500,
-  invalid_options: 500,
   rate_limited: 429,
 };
 
 /**
- * The one error class of `@keyhold/oauth-core`. Inside the server a protocol failure is thrown as an
- * `OAuthError`; the handler boundary turns it into RFC 6749 JSON with {@link OAuthError.status}. It is
- * thrown to callers only for misuse (`invalid_options`).
+ * A protocol failure, the wire signal of `@keyhold/oauth-core`: inside the server it is thrown as an
+ * `OAuthError` and the handler boundary turns it into RFC 6749 JSON with {@link OAuthError.status}. Misuse
+ * (bad options) is an {@link OAuthCoreError} instead, and is never answered on the wire.
  *
  * @example
  * ```ts
@@ -72,3 +73,26 @@ export class OAuthError extends KeyholdError<OAuthErrorCode> {
     this.status = options?.status ?? STATUS[code];
   }
 }
+
+/** The codes an {@link OAuthCoreError} carries. */
+export type OAuthCoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_FORBIDDEN_ADDRESS';
+
+/**
+ * What `@keyhold/oauth-core` throws to its caller, never answered on the wire: `ERR_INVALID_OPTIONS` for
+ * misuse, options (or a tenant configuration) that fail validation; `ERR_FORBIDDEN_ADDRESS` when the SSRF-safe
+ * fetch refuses an address (the subclass `ForbiddenAddressError` of `@keyhold/oauth-core/node`).
+ *
+ * @example
+ * ```ts
+ * import { createAuthorizationServer, createMemoryStorage, OAuthCoreError } from '@keyhold/oauth-core';
+ * try {
+ *   createAuthorizationServer({ baseUrl: 'ftp://x', tenants: { get: () => undefined }, storage: createMemoryStorage() });
+ * } catch (error) {
+ *   if (error instanceof OAuthCoreError && error.code === 'ERR_INVALID_OPTIONS') console.error(error.message);
+ * }
+ * ```
+ */
+export class OAuthCoreError extends KeyholdError<OAuthCoreErrorCode> {}
+
+/** The option checks of this package, throwing {@link OAuthCoreError} with `ERR_INVALID_OPTIONS` (internal). */
+export const optionCheck: OptionValidators = optionValidators(OAuthCoreError);

@@ -2,11 +2,9 @@ export type { AuthorizationServer, TenantHandler } from './authorization-server.
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
-// CIMD, metrics and federated login
-export type { ClientIdUrlCheck } from './cimd/client-id-url.js';
-export { checkClientIdUrl, isHostAllowed, isMetadataDocumentClientId } from './cimd/client-id-url.js';
+// CIMD (federated login is `@keyhold/oauth-core/federated`, the SSRF-safe fetch `@keyhold/oauth-core/node`)
+export { isMetadataDocumentClientId } from './cimd/client-id-url.js';
 export type { CimdFetch } from './cimd/fetch-contract.js';
-export { ForbiddenAddressError } from './cimd/fetch-contract.js';
 export type { JwksResolution, JwksResolver, JwksResolverOptions } from './cimd/jwks-resolver.js';
 export { createJwksResolver } from './cimd/jwks-resolver.js';
 export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
@@ -32,16 +30,9 @@ export type {
   ConsentView,
 } from './consent-screen.js';
 export { DEFAULT_CONSENT_STRINGS, renderConsentPage } from './consent-screen.js';
-export { DISCOVERY_ROUTES, tenantIssuer, wellKnownUrl } from './discovery-paths.js';
-export type { OAuthErrorCode } from './errors.js';
-export { OAuthError } from './errors.js';
-export { createMemoryLoginTransactionStore, createMemoryUserStore } from './federated/memory-store.js';
-export type {
-  FederatedIdentity,
-  LoginTransaction,
-  LoginTransactionStore,
-  UserStore,
-} from './federated/storage.js';
+export { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
+export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
+export { OAuthCoreError, OAuthError } from './errors.js';
 export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
 export type {
   AsymmetricAlgorithm,

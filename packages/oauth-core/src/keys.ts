@@ -1,7 +1,7 @@
 import { sha256Base64url } from '@keyhold/core';
 import type { CryptoKey, JWK } from 'jose';
 import { compactVerify, exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
-import { OAuthError } from './errors.js';
+import { OAuthCoreError, optionCheck } from './errors.js';
 import { createNativeJwsKey, loadNodeCrypto, type NativeJwsKey } from './native-jws.js';
 
 /**
@@ -102,13 +102,12 @@ async function importOne(
   nodeCrypto: NodeCrypto | undefined,
 ): Promise<ImportedSigningKey> {
   if (typeof config.kid !== 'string' || config.kid === '') {
-    throw new OAuthError('invalid_options', 'every signing key needs a non-empty kid');
+    throw optionCheck.invalid('every signing key needs a non-empty kid');
   }
   if (config.alg === 'HS256' || config.alg === 'HS384' || config.alg === 'HS512') {
     const bytes = typeof config.secret === 'string' ? new TextEncoder().encode(config.secret) : config.secret;
     if (!(bytes instanceof Uint8Array) || bytes.byteLength < HMAC_MIN_BYTES[config.alg]) {
-      throw new OAuthError(
-        'invalid_options',
+      throw optionCheck.invalid(
         `signing key ${config.kid}: ${config.alg} needs a secret of at least ${HMAC_MIN_BYTES[config.alg]} bytes`,
       );
     }
@@ -135,7 +134,7 @@ async function importOne(
     };
   }
   if (config.alg !== 'RS256' && config.alg !== 'ES256') {
-    throw new OAuthError('invalid_options', `signing key ${config.kid}: unsupported alg`);
+    throw optionCheck.invalid(`signing key ${config.kid}: unsupported alg`);
   }
   let privateJwk: JWK;
   try {
@@ -168,13 +167,11 @@ async function importOne(
       ...(native ? { native } : {}),
     };
   } catch (error) {
-    if (error instanceof OAuthError) throw error;
-    throw new OAuthError(
-      'invalid_options',
+    if (error instanceof OAuthCoreError) throw error;
+    throw new OAuthCoreError(
+      'ERR_INVALID_OPTIONS',
       `signing key ${config.kid}: not a usable ${config.alg} private key`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
 }
@@ -204,20 +201,20 @@ async function importKeySet(
   nativeCrypto: boolean,
 ): Promise<TenantKeySet> {
   if (!Array.isArray(configs) || configs.length === 0) {
-    throw new OAuthError('invalid_options', 'a tenant needs at least one signing key');
+    throw optionCheck.invalid('a tenant needs at least one signing key');
   }
   const marked = configs.filter((config) => config.active === true);
-  if (marked.length > 1) throw new OAuthError('invalid_options', 'only one signing key may be active');
+  if (marked.length > 1) throw optionCheck.invalid('only one signing key may be active');
   const nodeCrypto = nativeCrypto ? await loadNodeCrypto() : undefined;
   const imported = await Promise.all(configs.map((config) => importOne(config, nodeCrypto)));
   const byKid = new Map<string, ImportedSigningKey>();
   for (const key of imported) {
-    if (byKid.has(key.kid)) throw new OAuthError('invalid_options', `duplicate signing key kid ${key.kid}`);
+    if (byKid.has(key.kid)) throw optionCheck.invalid(`duplicate signing key kid ${key.kid}`);
     byKid.set(key.kid, key);
   }
   const activeKid = (marked[0] ?? configs[0])?.kid;
   const active = activeKid === undefined ? undefined : byKid.get(activeKid);
-  if (!active) throw new OAuthError('invalid_options', 'no active signing key');
+  if (!active) throw optionCheck.invalid('no active signing key');
   return {
     active,
     byKid,

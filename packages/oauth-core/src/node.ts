@@ -2,7 +2,6 @@
 // metadata documents and their keys). The main entry stays runtime-neutral; its CIMD resolver loads this
 // lazily when no `fetch` is given.
 export { isForbiddenAddress } from './cimd/address.js';
-export type { CimdFetch } from './cimd/fetch-contract.js';
 export { ForbiddenAddressError } from './cimd/fetch-contract.js';
 export type { DnsLookup, SafeFetchOptions } from './cimd/safe-fetch.js';
 export { createSafeFetch } from './cimd/safe-fetch.js';

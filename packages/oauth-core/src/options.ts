@@ -9,7 +9,7 @@ import {
   DEFAULT_CONSENT_STRINGS,
   renderConsentPage,
 } from './consent-screen.js';
-import { OAuthError } from './errors.js';
+import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import type { AuthMetrics } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
@@ -69,7 +69,7 @@ export interface TenantConfig {
    * `invalid_client_metadata`), negotiated with metadata documents, and accepted at `/authorize`, `/token`,
    * `/revoke` and `/introspect` (a client whose method is not listed is `invalid_client`, even one registered
    * before the list changed). Leave out `none` for a tenant of confidential clients only. Default: every method
-   * the server offers. An empty or unknown entry throws `invalid_options` on use.
+   * the server offers. An empty or unknown entry throws `ERR_INVALID_OPTIONS` on use.
    */
   readonly tokenEndpointAuthMethods?: readonly TokenEndpointAuthMethod[];
 }
@@ -301,37 +301,14 @@ export interface ServerContext {
   readonly clientAssertions?: ClientAssertionSettings;
 }
 
-function ttl(name: string, value: number | undefined, fallback: number): number {
-  const seconds = value ?? fallback;
-  if (!Number.isInteger(seconds) || seconds <= 0) {
-    throw new OAuthError('invalid_options', `${name} must be a positive whole number of seconds`);
-  }
-  return seconds;
-}
-
 /** The longest refresh reuse window accepted: a window is for racing requests and quick retries. */
 const MAX_REFRESH_REUSE_WINDOW_SECONDS = 300;
-
-function reuseWindowSeconds(value: number | undefined): number {
-  const seconds = value ?? 5;
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_REFRESH_REUSE_WINDOW_SECONDS) {
-    throw new OAuthError(
-      'invalid_options',
-      `refreshReuseWindowSeconds must be a whole number of seconds from 0 to ${MAX_REFRESH_REUSE_WINDOW_SECONDS}`,
-    );
-  }
-  return seconds;
-}
-
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === '127.0.0.1' || hostname === '[::1]' || hostname === 'localhost';
-}
 
 function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins']): string[] | 'any' {
   if (value === undefined) return [];
   if (value === 'any') return 'any';
   if (!Array.isArray(value)) {
-    throw new OAuthError('invalid_options', 'allowedOrigins must be an array of origins or "any"');
+    throw optionCheck.invalid('allowedOrigins must be an array of origins or "any"');
   }
   return value.map((entry: unknown) => {
     let url: URL | undefined;
@@ -349,7 +326,7 @@ function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins
       url.username !== '' ||
       url.password !== ''
     ) {
-      throw new OAuthError('invalid_options', `allowedOrigins: "${String(entry)}" is not an http(s) origin`);
+      throw optionCheck.invalid(`allowedOrigins: "${String(entry)}" is not an http(s) origin`);
     }
     return url.origin;
   });
@@ -357,55 +334,46 @@ function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins
 
 /** Validates options once, at creation, and fills in the defaults. */
 export function resolveOptions(options: AuthorizationServerOptions): ServerContext {
-  if (typeof options !== 'object' || options === null)
-    throw new OAuthError('invalid_options', 'options are required');
-  let base: URL;
-  try {
-    base = new URL(options.baseUrl);
-  } catch {
-    throw new OAuthError('invalid_options', 'baseUrl must be an absolute URL');
-  }
-  if (base.protocol !== 'https:' && !(base.protocol === 'http:' && isLoopbackHost(base.hostname))) {
-    throw new OAuthError('invalid_options', 'baseUrl must use https (http is allowed on loopback only)');
-  }
+  if (typeof options !== 'object' || options === null) throw optionCheck.invalid('options are required');
+  const base = optionCheck.absoluteUrl('baseUrl', options.baseUrl, { requireHttps: true });
   if (base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') {
-    throw new OAuthError('invalid_options', 'baseUrl must not carry a query, fragment or user information');
+    throw optionCheck.invalid('baseUrl must not carry a query, fragment or user information');
   }
-  if (typeof options.tenants?.get !== 'function')
-    throw new OAuthError('invalid_options', 'tenants.get is required');
+  if (typeof options.tenants?.get !== 'function') throw optionCheck.invalid('tenants.get is required');
   if (typeof options.storage !== 'object' || options.storage === null) {
-    throw new OAuthError('invalid_options', 'storage is required');
+    throw optionCheck.invalid('storage is required');
   }
   if (options.registrationPolicy !== undefined && typeof options.registrationPolicy !== 'function') {
-    throw new OAuthError('invalid_options', 'registrationPolicy must be a function');
+    throw optionCheck.invalid('registrationPolicy must be a function');
   }
   const resourcePath = options.resourcePath ?? '/mcp';
   if (!/^\/[A-Za-z0-9\-._~/]*$/.test(resourcePath) || resourcePath.endsWith('/')) {
-    throw new OAuthError('invalid_options', 'resourcePath must be an absolute path without a trailing slash');
+    throw optionCheck.invalid('resourcePath must be an absolute path without a trailing slash');
   }
   const allowedOrigins = resolveAllowedOrigins(options.allowedOrigins);
   const consent = options.consent ?? {};
   for (const name of ['render', 'pageUrl'] as const) {
     if (consent[name] !== undefined && typeof consent[name] !== 'function') {
-      throw new OAuthError('invalid_options', `consent.${name} must be a function`);
+      throw optionCheck.invalid(`consent.${name} must be a function`);
     }
   }
   for (const [name, value] of Object.entries(consent.strings ?? {})) {
     if (!(name in DEFAULT_CONSENT_STRINGS) || typeof value !== 'string') {
-      throw new OAuthError('invalid_options', `consent.strings.${name} is not a replaceable string`);
+      throw optionCheck.invalid(`consent.strings.${name} is not a replaceable string`);
     }
   }
   if (options.resolveUserId !== undefined && typeof options.resolveUserId !== 'function') {
-    throw new OAuthError('invalid_options', 'resolveUserId must be a function');
+    throw optionCheck.invalid('resolveUserId must be a function');
   }
-  const corsMaxAgeSeconds = options.cors?.maxAgeSeconds ?? 600;
-  if (!Number.isInteger(corsMaxAgeSeconds) || corsMaxAgeSeconds < 0) {
-    throw new OAuthError('invalid_options', 'cors.maxAgeSeconds must be a whole number of seconds');
-  }
-  const bodyLimitBytes = options.bodyLimitBytes ?? 1024 * 1024;
-  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) {
-    throw new OAuthError('invalid_options', 'bodyLimitBytes must be a positive whole number');
-  }
+  const corsMaxAgeSeconds = optionCheck.integerInRange(
+    'cors.maxAgeSeconds',
+    options.cors?.maxAgeSeconds,
+    600,
+    {
+      min: 0,
+    },
+  );
+  const bodyLimitBytes = optionCheck.positiveInteger('bodyLimitBytes', options.bodyLimitBytes, 1024 * 1024);
   const corsOrigins = resolveAllowedOrigins(options.cors?.allowedOrigins ?? 'any');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
@@ -414,20 +382,19 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     assertionOptions.jwksResolver !== undefined &&
     typeof assertionOptions.jwksResolver.resolve !== 'function'
   ) {
-    throw new OAuthError('invalid_options', 'clientAssertions.jwksResolver must have a resolve method');
+    throw optionCheck.invalid('clientAssertions.jwksResolver must have a resolve method');
   }
-  const maxLifetimeSeconds = ttl(
+  const maxLifetimeSeconds = optionCheck.positiveInteger(
     'clientAssertions.maxLifetimeSeconds',
     assertionOptions.maxLifetimeSeconds,
     300,
   );
-  const clockSkewSeconds = assertionOptions.clockSkewSeconds ?? 60;
-  if (!Number.isInteger(clockSkewSeconds) || clockSkewSeconds < 0 || clockSkewSeconds > 600) {
-    throw new OAuthError(
-      'invalid_options',
-      'clientAssertions.clockSkewSeconds must be a whole number from 0 to 600',
-    );
-  }
+  const clockSkewSeconds = optionCheck.integerInRange(
+    'clientAssertions.clockSkewSeconds',
+    assertionOptions.clockSkewSeconds,
+    60,
+    { min: 0, max: 600 },
+  );
   const replays = options.storage.clientAssertionReplays;
   const clientAssertions: ClientAssertionSettings | undefined = replays
     ? {
@@ -454,15 +421,31 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     singleUserMode: options.singleUserMode === true,
     resourcePath,
     authorizationCodeTtlMs:
-      ttl('authorizationCodeTtlSeconds', options.authorizationCodeTtlSeconds, 60) * 1000,
-    accessTokenTtlSeconds: ttl('accessTokenTtlSeconds', options.accessTokenTtlSeconds, 900),
-    idTokenTtlSeconds: ttl('idTokenTtlSeconds', options.idTokenTtlSeconds, 900),
-    refreshTokenTtlMs: ttl('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000,
-    refreshReuseWindowMs: reuseWindowSeconds(options.refreshReuseWindowSeconds) * 1000,
+      optionCheck.positiveInteger('authorizationCodeTtlSeconds', options.authorizationCodeTtlSeconds, 60) *
+      1000,
+    accessTokenTtlSeconds: optionCheck.positiveInteger(
+      'accessTokenTtlSeconds',
+      options.accessTokenTtlSeconds,
+      900,
+    ),
+    idTokenTtlSeconds: optionCheck.positiveInteger('idTokenTtlSeconds', options.idTokenTtlSeconds, 900),
+    refreshTokenTtlMs:
+      optionCheck.positiveInteger('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000,
+    refreshReuseWindowMs:
+      optionCheck.integerInRange('refreshReuseWindowSeconds', options.refreshReuseWindowSeconds, 5, {
+        min: 0,
+        max: MAX_REFRESH_REUSE_WINDOW_SECONDS,
+      }) * 1000,
     pendingAuthorizationTtlMs:
-      ttl('pendingAuthorizationTtlSeconds', options.pendingAuthorizationTtlSeconds, 600) * 1000,
-    consentTtlMs: ttl('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
-    unusedClientTtlMs: ttl('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
+      optionCheck.positiveInteger(
+        'pendingAuthorizationTtlSeconds',
+        options.pendingAuthorizationTtlSeconds,
+        600,
+      ) * 1000,
+    consentTtlMs:
+      optionCheck.positiveInteger('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
+    unusedClientTtlMs:
+      optionCheck.positiveInteger('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
     registrationPolicy: options.registrationPolicy ?? defaultRegistrationPolicy,
     corsOrigins,
     corsMaxAgeSeconds,

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { optionCheck } from './errors.js';
 
 // Each randomBytes call crosses into OpenSSL and costs as much as a tenth of an HMAC signature; a token
 // handler needs two or three values per request. Drawing them from a pool refilled 4 KiB at a time (what
@@ -12,9 +13,7 @@ let offset = POOL_BYTES;
  * tokens and ids. The same entropy as `randomToken` from `@keyhold/core`, drawn from a buffered pool.
  */
 export function pooledRandomToken(byteLength = 32): string {
-  if (!Number.isInteger(byteLength) || byteLength < 16 || byteLength > 256) {
-    throw new RangeError('byteLength must be an integer from 16 to 256');
-  }
+  optionCheck.integerInRange('byteLength', byteLength, 32, { min: 16, max: 256 });
   if (offset + byteLength > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;

@@ -1,6 +1,6 @@
 import type { Clock, HandlerRequest, Logger, RateLimiter, RateLimitRule } from '@keyhold/core';
 import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold/core';
-import { OAuthError } from './errors.js';
+import { OAuthError, optionCheck } from './errors.js';
 
 /**
  * The rate limits of the authorization server's endpoints (option `rateLimits` of
@@ -96,13 +96,13 @@ function resolveRule(
 ): RateLimitRule | undefined {
   if (rule === false) return undefined;
   if (rule !== undefined && (typeof rule !== 'object' || rule === null)) {
-    throw new OAuthError('invalid_options', `rateLimits.${name} must be an object or false`);
+    throw optionCheck.invalid(`rateLimits.${name} must be an object or false`);
   }
   const resolved = { ...DEFAULT_RATE_LIMITS[name], ...(rule ?? {}) };
   try {
     assertRateLimitRule(`rateLimits.${name}`, resolved);
   } catch (error) {
-    throw new OAuthError('invalid_options', (error as Error).message);
+    throw optionCheck.invalid((error as Error).message);
   }
   return { limit: resolved.limit, windowSeconds: resolved.windowSeconds };
 }
@@ -118,11 +118,11 @@ export function createRateLimitCheck(
 ): RateLimitCheck | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) {
-    throw new OAuthError('invalid_options', 'rateLimits must be an object');
+    throw optionCheck.invalid('rateLimits must be an object');
   }
   const limiter = options.limiter;
   if (typeof limiter?.increment !== 'function' || typeof limiter.reset !== 'function') {
-    throw new OAuthError('invalid_options', 'rateLimits.limiter must be a RateLimiter');
+    throw optionCheck.invalid('rateLimits.limiter must be a RateLimiter');
   }
   const rules: Partial<Record<RateLimitedEndpoint, RateLimitRule>> = {};
   for (const name of ['register', 'authorize', 'token', 'consent'] as const) {

@@ -1,10 +1,18 @@
 // RFC 6749 §3.3 scope-token: printable ASCII except space, double quote and backslash.
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
+/**
+ * The scopes of a stored or granted scope string (space-separated, as records keep it): `[]` for an absent or
+ * empty one, never an empty token, whatever the spacing. Every reader of a record's `scope` goes through here.
+ */
+export function scopeList(scope: string | undefined): string[] {
+  if (scope === undefined) return [];
+  return scope.split(' ').filter((token) => token !== '');
+}
+
 /** Splits a scope string into its tokens, or `undefined` when a token is malformed. Duplicates collapse. */
 export function parseScope(scope: string | undefined): string[] | undefined {
-  if (scope === undefined) return [];
-  const tokens = scope.split(' ').filter((token) => token !== '');
+  const tokens = scopeList(scope);
   if (!tokens.every((token) => SCOPE_TOKEN.test(token))) return undefined;
   return [...new Set(tokens)];
 }

@@ -152,12 +152,8 @@ export interface ClientStore {
 }
 
 /**
- * Where a client came from: a Client ID Metadata Document or the registry.
- *
- * @example
- * ```ts
- * const type: ClientType = clientId.startsWith('https://') ? 'metadata_document' : 'registered';
- * ```
+ * Where a client came from: a Client ID Metadata Document (a `client_id` for which
+ * `isMetadataDocumentClientId` holds) or the registry.
  */
 export type ClientType = 'metadata_document' | 'registered';
 

@@ -1,5 +1,5 @@
 import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
-import { OAuthError } from './errors.js';
+import { OAuthError, optionCheck } from './errors.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
 import type { TokenEndpointAuthMethod } from './storage.js';
@@ -36,8 +36,7 @@ function readAuthMethods(
 ): ReadonlySet<TokenEndpointAuthMethod> | undefined {
   if (methods === undefined) return undefined;
   if (!Array.isArray(methods) || methods.length === 0 || !methods.every((m) => AUTH_METHODS.includes(m))) {
-    throw new OAuthError(
-      'invalid_options',
+    throw optionCheck.invalid(
       `the tenant tokenEndpointAuthMethods must list one or more of ${AUTH_METHODS.join(', ')}`,
     );
   }
@@ -108,7 +107,7 @@ function resolveLoginUrl(loginUrl: string | undefined, issuer: string): string {
     // A path such as `/login` is taken relative to the issuer's origin.
     return new URL(loginUrl, `${issuer}/`).href;
   } catch {
-    throw new OAuthError('invalid_options', 'the tenant loginUrl is not a URL');
+    throw optionCheck.invalid('the tenant loginUrl is not a URL');
   }
 }
 

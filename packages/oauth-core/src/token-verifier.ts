@@ -1,6 +1,7 @@
 import { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
+import { scopeList } from './scopes.js';
 import type { Tenant } from './tenant.js';
 import { audiences, verifyAccessTokenJwt } from './tokens.js';
 
@@ -69,7 +70,7 @@ export async function verifyForResource(
   return {
     token,
     clientId: claims.client_id,
-    scopes: claims.scope === undefined ? [] : claims.scope.split(' '),
+    scopes: scopeList(claims.scope),
     expiresAt: claims.exp,
     resource: new URL(audience),
     extra: {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createCimdResolver } from '../src/cimd/resolver.js';
 import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER, createMemoryStorage } from '../src/index.js';
+import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import {
   consentFormFields,
   createTestServer,
@@ -300,3 +302,64 @@ function unsignedAssertion(clientId: string): string {
   const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'ES256', kid: 'k1' })}.${part({ iss: clientId, sub: clientId })}.c2ln`;
 }
+
+describe('a client_id with a URL scheme is a metadata-document client id, whatever the scheme', () => {
+  const HTTP_CLIENT_ID = 'http://app.example/client.json';
+
+  async function setupWithResolver() {
+    const fetches: CimdFetchAttributes[] = [];
+    const networkCalls: string[] = [];
+    const cimdResolver = createCimdResolver({
+      fetch: async (url) => {
+        networkCalls.push(url);
+        throw new Error('an http client_id must be refused before any fetch');
+      },
+      metrics: { event: () => {}, cimdFetch: (attributes) => fetches.push(attributes) },
+    });
+    const t = await createTestServer({ cimdResolver, tenant: { allowedCimdDomains: ['app.example'] } });
+    return { t, fetches, networkCalls };
+  }
+
+  it('an http client_id at /authorize is refused with the CIMD not_https reason and counted, not reported as unknown', async () => {
+    const { t, fetches, networkCalls } = await setupWithResolver();
+    const { challenge } = pkce();
+    const result = await t.server.authorize(
+      get(
+        '/tenant/demo/authorize',
+        {
+          client_id: HTTP_CLIENT_ID,
+          response_type: 'code',
+          redirect_uri: REDIRECT_URI,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        },
+        USER,
+      ),
+      'demo',
+    );
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('invalid_client');
+    expect(result.body).toContain('a URL client_id must use the https scheme');
+    expect(result.body).not.toContain('unknown client');
+    expect(fetches).toEqual([{ status: 'error', cached: false, cimd_error: 'not_https' }]);
+    expect(networkCalls).toEqual([]);
+  });
+
+  it('an http client_id at /token is refused with the CIMD not_https reason and counted, not reported as unknown', async () => {
+    const { t, fetches } = await setupWithResolver();
+    const result = await t.server.token(
+      postForm('/tenant/demo/token', {
+        grant_type: 'authorization_code',
+        code: 'x',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: REDIRECT_URI,
+        client_id: HTTP_CLIENT_ID,
+      }),
+      'demo',
+    );
+    expect(result.status).toBe(401);
+    expect(json(result).error).toBe('invalid_client');
+    expect(json(result).error_description).toBe('a URL client_id must use the https scheme');
+    expect(fetches).toEqual([{ status: 'error', cached: false, cimd_error: 'not_https' }]);
+  });
+});

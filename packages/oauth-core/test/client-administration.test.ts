@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createClientAdministration,
   createMemoryStorage,
+  OAuthCoreError,
   OAuthError,
   TOKEN_EXCHANGE_GRANT,
 } from '../src/index.js';
@@ -157,7 +158,7 @@ describe('createClientAdministration: the same API on an opened store (for a CLI
     const storage = createMemoryStorage();
     const { list: _, ...clients } = storage.clients;
     expect(() => createClientAdministration({ storage: { ...storage, clients: clients as never } })).toThrow(
-      OAuthError,
+      OAuthCoreError,
     );
   });
 });

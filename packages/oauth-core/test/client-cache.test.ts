@@ -91,8 +91,20 @@ describe('client cache: reads are served from memory for at most the TTL', () =>
     const clock = createManualClock(T0);
     const { store } = counting();
     expect(createCachedClientStore(store, { ttlSeconds: 0, clock })).toBe(store);
-    expect(() => createCachedClientStore(store, { ttlSeconds: -1, clock })).toThrow(/clientCacheTtlSeconds/);
-    expect(() => createCachedClientStore(store, { ttlSeconds: 0.5, clock })).toThrow(/clientCacheTtlSeconds/);
+    expect(() => createCachedClientStore(store, { ttlSeconds: -1, clock })).toThrow(
+      expect.objectContaining({
+        name: 'OAuthCoreError',
+        code: 'ERR_INVALID_OPTIONS',
+        message: expect.stringMatching(/clientCacheTtlSeconds/),
+      }),
+    );
+    expect(() => createCachedClientStore(store, { ttlSeconds: 0.5, clock })).toThrow(
+      expect.objectContaining({
+        name: 'OAuthCoreError',
+        code: 'ERR_INVALID_OPTIONS',
+        message: expect.stringMatching(/clientCacheTtlSeconds/),
+      }),
+    );
   });
 
   it('is bounded: the least recently used client is dropped past maxEntries', async () => {

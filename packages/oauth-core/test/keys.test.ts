@@ -5,7 +5,7 @@ import {
   createAuthorizationServer,
   createMemoryStorage,
   generateSigningKey,
-  OAuthError,
+  OAuthCoreError,
 } from '../src/index.js';
 import {
   basic,
@@ -119,11 +119,11 @@ describe('signing keys', () => {
       'a public key where a private one is needed',
       [{ kid: 'a', alg: 'ES256', privateKey: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } }],
     ],
-  ])('refuses %s with invalid_options (a programming error, thrown)', async (_, signingKeys) => {
+  ])('refuses %s with ERR_INVALID_OPTIONS (a programming error, thrown)', async (_, signingKeys) => {
     const t = await createTestServer({ tenant: { signingKeys: signingKeys as never } });
     const error = await t.server.jwks(postForm('/', ''), 'demo').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(OAuthError);
-    expect((error as OAuthError).code).toBe('invalid_options');
+    expect(error).toBeInstanceOf(OAuthCoreError);
+    expect((error as OAuthCoreError).code).toBe('ERR_INVALID_OPTIONS');
   });
 });
 
@@ -136,7 +136,9 @@ describe('options are validated at creation', () => {
     ['a zero TTL', { baseUrl: 'https://auth.example', accessTokenTtlSeconds: 0 }],
     ['a fractional TTL', { baseUrl: 'https://auth.example', authorizationCodeTtlSeconds: 1.5 }],
   ])('refuses %s', (_, options) => {
-    expect(() => createAuthorizationServer({ ...base, ...options } as never)).toThrow(OAuthError);
+    expect(() => createAuthorizationServer({ ...base, ...options } as never)).toThrow(
+      expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 
   it('accepts http on loopback for development', () => {

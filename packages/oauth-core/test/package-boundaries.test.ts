@@ -36,3 +36,49 @@ describe('package boundaries (ARCHITECTURE.md)', () => {
     expect(barrel).not.toMatch(/export default/);
   });
 });
+
+// The names an entry file exports, from its `export { … } from` / `export type { … } from` lines and its own
+// `export function|const|class|interface|type` declarations.
+function exportedNames(entry: string): string[] {
+  const text = readFileSync(join(srcDir, entry), 'utf8');
+  const reexported = [...text.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((match) =>
+    (match[1] ?? '')
+      .split(',')
+      .map((name) => name.trim().replace(/^type /, ''))
+      .filter((name) => name !== ''),
+  );
+  const declared = [
+    ...text.matchAll(/^export (?:async )?(?:function|const|class|interface|type) (\w+)/gm),
+  ].map((match) => match[1] ?? '');
+  return [...reexported, ...declared];
+}
+
+describe('public surface: every export lives in exactly one entry', () => {
+  const entries = ['index.ts', 'node.ts', 'federated.ts', 'testing.ts', 'opentelemetry.ts'];
+
+  it('no name is exported by two entries (federated names from /federated, the safe fetch from /node)', () => {
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    for (const entry of entries) {
+      for (const name of exportedNames(entry)) {
+        const first = seen.get(name);
+        if (first !== undefined && first !== entry) twice.push(`${name} (${first}, ${entry})`);
+        seen.set(name, entry);
+      }
+    }
+    expect(twice).toEqual([]);
+  });
+
+  it('the main entry exports no CIMD machinery beyond the resolvers and the client-id rule', () => {
+    const main = exportedNames('index.ts');
+    for (const internal of [
+      'checkClientIdUrl',
+      'isHostAllowed',
+      'ClientIdUrlCheck',
+      'ForbiddenAddressError',
+    ]) {
+      expect(main).not.toContain(internal);
+    }
+    expect(main).toContain('isMetadataDocumentClientId');
+  });
+});

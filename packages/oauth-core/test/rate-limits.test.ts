@@ -2,7 +2,7 @@ import type { HandlerRequest, HandlerResult, Logger, RateLimiter } from '@keyhol
 import { createMemoryRateLimiter } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver, RateLimitsOptions } from '../src/index.js';
-import { DEFAULT_RATE_LIMITS, OAuthError } from '../src/index.js';
+import { DEFAULT_RATE_LIMITS, OAuthCoreError } from '../src/index.js';
 import {
   basic,
   createTestServer,
@@ -314,13 +314,13 @@ describe('rules: defaults when given without numbers, false turns one off', () =
     [{ register: { limit: 0 } }, /rateLimits\.register\.limit/],
     [{ token: { windowSeconds: 1.5 } }, /rateLimits\.token\.windowSeconds/],
     [{ limiter: {} as RateLimiter }, /rateLimits\.limiter/],
-  ])('refuses bad options at creation with invalid_options (%o)', async (bad, message) => {
+  ])('refuses bad options at creation with ERR_INVALID_OPTIONS (%o)', async (bad, message) => {
     const error = await createTestServer({
       options: { rateLimits: { limiter: createMemoryRateLimiter(), ...bad } as RateLimitsOptions },
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(OAuthError);
-    expect((error as OAuthError).code).toBe('invalid_options');
-    expect((error as OAuthError).message).toMatch(message);
+    expect(error).toBeInstanceOf(OAuthCoreError);
+    expect((error as OAuthCoreError).code).toBe('ERR_INVALID_OPTIONS');
+    expect((error as OAuthCoreError).message).toMatch(message);
   });
 });
 

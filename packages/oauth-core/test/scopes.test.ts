@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatScope, parseScope, requestedScopes } from '../src/scopes.js';
+import { formatScope, parseScope, requestedScopes, scopeList } from '../src/scopes.js';
 
 describe('scope strings (RFC 6749 §3.3)', () => {
   it('splits on spaces, collapses duplicates and refuses quotes and backslashes', () => {
@@ -29,5 +29,18 @@ describe('scope strings (RFC 6749 §3.3)', () => {
     expect(requestedScopes(undefined, ['openid'], undefined, ['mcp:tools'])).toEqual([]);
     expect(requestedScopes(undefined, undefined, ['a'], ['mcp:tools'])).toEqual(['a']);
     expect(requestedScopes('', undefined, undefined, ['mcp:tools'])).toEqual([]);
+  });
+});
+
+describe('a stored scope string reads as a list of scopes (scopeList, every record reader)', () => {
+  it('an absent or empty scope is no scope at all, never one empty scope', () => {
+    expect(scopeList(undefined)).toEqual([]);
+    expect(scopeList('')).toEqual([]);
+    expect(scopeList('   ')).toEqual([]);
+  });
+
+  it('splits on spaces and never yields an empty token, whatever the spacing', () => {
+    expect(scopeList('mcp:tools')).toEqual(['mcp:tools']);
+    expect(scopeList(' a  b ')).toEqual(['a', 'b']);
   });
 });

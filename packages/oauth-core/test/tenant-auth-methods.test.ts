@@ -197,11 +197,12 @@ describe('TenantConfig.tokenEndpointAuthMethods (RFC 8414 token_endpoint_auth_me
   });
 
   it.each([[[]], [['client_secret_jwt']]])(
-    'a tenant listing %j is a configuration error (invalid_options, thrown)',
+    'a tenant listing %j is a configuration error (ERR_INVALID_OPTIONS, thrown)',
     async (methods) => {
       const { server } = await createTestServer({ tenant: { tokenEndpointAuthMethods: methods as never } });
       await expect(server.authorizationServerMetadata(get('/'), 'demo')).rejects.toMatchObject({
-        code: 'invalid_options',
+        name: 'OAuthCoreError',
+        code: 'ERR_INVALID_OPTIONS',
       });
     },
   );

@@ -1,5 +1,5 @@
 import { randomToken } from '@keyhold/core';
-import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
 import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';

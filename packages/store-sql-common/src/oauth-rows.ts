@@ -6,12 +6,11 @@ import type {
   ClientRegistration,
   ClientType,
   ConsentRecord,
-  FederatedIdentity,
-  LoginTransaction,
   PendingAuthorizationRecord,
   RefreshTokenRecord,
   TokenEndpointAuthMethod,
 } from '@keyhold/oauth-core';
+import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
 import type { ColumnReader, Row } from './column-reader.js';
 import { splitScopes, withOptional } from './column-reader.js';
 

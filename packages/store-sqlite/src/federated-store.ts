@@ -1,5 +1,5 @@
 import { randomToken } from '@keyhold/core';
-import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core';
+import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
 import { createOAuthRowMappers } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';

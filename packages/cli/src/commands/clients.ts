@@ -245,7 +245,7 @@ async function withAdministration(
   try {
     return await body(opened.admin, tenant);
   } catch (error) {
-    if (error instanceof OAuthError && error.code !== 'invalid_options') {
+    if (error instanceof OAuthError) {
       return fail(context, EXIT.usage, error.code, error.message);
     }
     throw error;

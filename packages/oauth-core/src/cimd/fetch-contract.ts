@@ -1,5 +1,7 @@
 // Runtime-neutral: what the CIMD resolver needs from a network, and the error a safe one refuses with.
 
+import { OAuthCoreError } from '../errors.js';
+
 /**
  * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does {@link createSafeFetch}.
  * Replacing it (tests, a host's egress proxy) replaces the network; the SSRF checks are then the replacement's job.
@@ -19,15 +21,13 @@ export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
  * try { await safeFetch(url, {}); } catch (e) { if (e instanceof ForbiddenAddressError) e.address; }
  * ```
  */
-export class ForbiddenAddressError extends Error {
-  /** A stable machine-readable code, in the style of Node's system errors. */
-  readonly code: 'ERR_FORBIDDEN_ADDRESS' = 'ERR_FORBIDDEN_ADDRESS';
+export class ForbiddenAddressError extends OAuthCoreError {
+  declare readonly code: 'ERR_FORBIDDEN_ADDRESS';
   /** The refused address. */
   readonly address: string;
 
   constructor(hostname: string, address: string) {
-    super(`${hostname} resolves to ${address}, which is not a public address`);
-    this.name = 'ForbiddenAddressError';
+    super('ERR_FORBIDDEN_ADDRESS', `${hostname} resolves to ${address}, which is not a public address`);
     this.address = address;
   }
 }

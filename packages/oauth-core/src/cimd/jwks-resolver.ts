@@ -2,6 +2,7 @@ import type { Clock, Logger } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import { parseClientJwks } from '../client-keys.js';
+import { optionCheck } from '../errors.js';
 import type { ClientJwk } from '../storage.js';
 import type { BodyRead } from './bounded-read.js';
 import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
@@ -85,14 +86,6 @@ interface CacheEntry {
   readonly freshUntil: number;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen <= 0) {
-    throw new RangeError(`createJwksResolver: ${name} must be a positive integer, got ${String(value)}`);
-  }
-  return chosen;
-}
-
 function failure(description: string, detail?: string): Failure {
   return detail === undefined ? { ok: false, description } : { ok: false, description, detail };
 }
@@ -114,16 +107,19 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
   const fetchSet = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 1000);
-  const minMaxAgeMs = positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
-  const maxMaxAgeMs = positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
-  const defaultMaxAgeMs = positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
-  const throttleMs = positiveInteger('refetchThrottleSeconds', options.refetchThrottleSeconds, 60) * 1000;
-  const failureTtlMs = positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
-  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 65_536);
+  const maxEntries = optionCheck.positiveInteger('maxEntries', options.maxEntries, 1000);
+  const minMaxAgeMs = optionCheck.positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
+  const maxMaxAgeMs =
+    optionCheck.positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
+  const defaultMaxAgeMs =
+    optionCheck.positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
+  const throttleMs =
+    optionCheck.positiveInteger('refetchThrottleSeconds', options.refetchThrottleSeconds, 60) * 1000;
+  const failureTtlMs = optionCheck.positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
+  const timeoutMs = optionCheck.positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const maxBodyBytes = optionCheck.positiveInteger('maxBodyBytes', options.maxBodyBytes, 65_536);
   if (minMaxAgeMs > maxMaxAgeMs) {
-    throw new RangeError('createJwksResolver: minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
+    throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
   }
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<JwksResolution>>();

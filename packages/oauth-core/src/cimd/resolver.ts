@@ -1,6 +1,7 @@
 import type { Clock, Logger, RateLimiter } from '@keyhold/core';
 import { assertRateLimitRule, consumeRateLimit, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
+import { optionCheck } from '../errors.js';
 import type { AuthMetrics } from '../metrics-types.js';
 import { noopMetrics } from '../metrics-types.js';
 import type { BodyRead } from './bounded-read.js';
@@ -98,14 +99,6 @@ interface Attempt {
   readonly cached: boolean;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen <= 0) {
-    throw new RangeError(`createCimdResolver: ${name} must be a positive integer, got ${String(value)}`);
-  }
-  return chosen;
-}
-
 function failure(error: CimdErrorCode, description: string, detail?: string): Failure {
   return detail === undefined ? { ok: false, error, description } : { ok: false, error, description, detail };
 }
@@ -133,15 +126,17 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? noopMetrics;
-  const maxEntries = positiveInteger('maxEntries', options.maxEntries, 1000);
-  const minMaxAgeMs = positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
-  const maxMaxAgeMs = positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
-  const defaultMaxAgeMs = positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
-  const failureTtlMs = positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
-  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 5120);
+  const maxEntries = optionCheck.positiveInteger('maxEntries', options.maxEntries, 1000);
+  const minMaxAgeMs = optionCheck.positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
+  const maxMaxAgeMs =
+    optionCheck.positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
+  const defaultMaxAgeMs =
+    optionCheck.positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
+  const failureTtlMs = optionCheck.positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
+  const timeoutMs = optionCheck.positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const maxBodyBytes = optionCheck.positiveInteger('maxBodyBytes', options.maxBodyBytes, 5120);
   if (minMaxAgeMs > maxMaxAgeMs) {
-    throw new RangeError('createCimdResolver: minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
+    throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
   }
   const fetchRateLimit = options.fetchRateLimit;
   const fetchRule =
@@ -150,12 +145,12 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
       : { limit: fetchRateLimit.limit ?? 10, windowSeconds: fetchRateLimit.windowSeconds ?? 60 };
   if (fetchRateLimit !== undefined && fetchRule !== undefined) {
     if (typeof fetchRateLimit.limiter?.increment !== 'function') {
-      throw new RangeError('createCimdResolver: fetchRateLimit.limiter must be a RateLimiter');
+      throw optionCheck.invalid('fetchRateLimit.limiter must be a RateLimiter');
     }
     try {
       assertRateLimitRule('fetchRateLimit', fetchRule);
     } catch (error) {
-      throw new RangeError(`createCimdResolver: ${(error as Error).message}`);
+      throw optionCheck.invalid((error as Error).message);
     }
   }
 

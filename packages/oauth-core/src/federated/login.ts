@@ -1,6 +1,8 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { constantTimeEqual, sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
 import * as oidc from 'openid-client';
+import { optionCheck } from '../errors.js';
+import { scopeList } from '../scopes.js';
 import { createMemoryLoginTransactionStore } from './memory-store.js';
 import type { FederatedIdentity, LoginTransactionStore, UserStore } from './storage.js';
 
@@ -161,28 +163,27 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const transactions = options.transactionStore ?? createMemoryLoginTransactionStore();
-  const ttlSeconds = options.transactionTtlSeconds ?? 600;
-  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0) {
-    throw new RangeError('createFederatedLogin: transactionTtlSeconds must be a positive integer');
-  }
+  const ttlSeconds = optionCheck.positiveInteger('transactionTtlSeconds', options.transactionTtlSeconds, 600);
   const providers = new Map<string, FederatedProvider>();
   for (const provider of options.providers) {
-    if (providers.has(provider.id))
-      throw new TypeError(`createFederatedLogin: duplicate provider id ${provider.id}`);
-    const issuer = new URL(provider.issuer);
+    const name = `providers[${provider.id}]`;
+    if (providers.has(provider.id)) throw optionCheck.invalid(`duplicate provider id ${provider.id}`);
+    const issuer = optionCheck.absoluteUrl(`${name}.issuer`, provider.issuer);
     if (
       issuer.protocol !== 'https:' &&
       !(provider.allowInsecureRequests && loopbackHosts.has(issuer.hostname))
     ) {
-      throw new TypeError(`createFederatedLogin: provider ${provider.id} issuer must be https`);
+      throw optionCheck.invalid(
+        `${name}.issuer must use https (http needs allowInsecureRequests and a loopback host)`,
+      );
     }
-    if (!(provider.scope ?? 'openid').split(' ').includes('openid')) {
-      throw new TypeError(`createFederatedLogin: provider ${provider.id} scope must include openid`);
+    if (!scopeList(provider.scope ?? 'openid').includes('openid')) {
+      throw optionCheck.invalid(`${name}.scope must include openid`);
     }
-    new URL(provider.redirectUri);
+    optionCheck.absoluteUrl(`${name}.redirectUri`, provider.redirectUri);
     providers.set(provider.id, provider);
   }
-  if (providers.size === 0) throw new TypeError('createFederatedLogin: at least one provider is required');
+  if (providers.size === 0) throw optionCheck.invalid('providers must list at least one provider');
 
   // One discovery per provider, shared by concurrent logins; a failed discovery is forgotten so the next
   // login retries it instead of failing until restart.
@@ -219,7 +220,9 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
   return {
     async start(providerId, startOptions = {}) {
       const provider = providers.get(providerId);
-      if (provider === undefined) throw new TypeError(`unknown federated provider ${providerId}`);
+      if (provider === undefined) {
+        throw optionCheck.invalid(`unknown federated provider ${providerId} (not in the providers option)`);
+      }
       const configuration = await configurationOf(provider);
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();

@@ -1,14 +1,12 @@
-import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/core';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { verifyPkce } from '../pkce.js';
-import type { RequestEvent } from '../request-event.js';
 import { audienceFor, parseResources } from '../resources.js';
-import { isWithin } from '../scopes.js';
+import { isWithin, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
-import type { TokenResponseBody } from './issue-tokens.js';
+import type { Grant } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
 async function revokeIssuedFrom(
@@ -36,13 +34,7 @@ async function revokeIssuedFrom(
  * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
  * both were chosen when the code was issued and recorded with it.
  */
-export async function authorizationCodeGrant(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  params: Readonly<Record<string, string>>,
-  event: RequestEvent,
-): Promise<TokenResponseBody> {
+export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
@@ -92,7 +84,7 @@ export async function authorizationCodeGrant(
     throw new OAuthError('invalid_target', 'resource was not part of the authorization');
   }
   const resources = requestedResources.length > 0 ? requestedResources : record.resources;
-  const scopes = record.scope === '' ? [] : record.scope.split(' ');
+  const scopes = scopeList(record.scope);
   return issueTokens(context, tenant, {
     clientId: client.clientId,
     clientType: client.clientType,
@@ -115,4 +107,4 @@ export async function authorizationCodeGrant(
         }
       : {}),
   });
-}
+};

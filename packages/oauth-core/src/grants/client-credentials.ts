@@ -1,25 +1,15 @@
-import type { HandlerRequest } from '@keyhold/core';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
-import type { ServerContext } from '../options.js';
-import type { RequestEvent } from '../request-event.js';
 import { audienceFor, parseResources } from '../resources.js';
 import { formatScope, requestedScopes } from '../scopes.js';
-import type { Tenant } from '../tenant.js';
-import type { TokenResponseBody } from './issue-tokens.js';
+import type { Grant } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
 /**
  * The client_credentials grant (RFC 6749 §4.4): a confidential client acting for itself. The token's
  * subject is `client:<client_id>`; no refresh token is issued; the scope stays within the registered one.
  */
-export async function clientCredentialsGrant(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  params: Readonly<Record<string, string>>,
-  event: RequestEvent,
-): Promise<TokenResponseBody> {
+export const clientCredentialsGrant: Grant = async ({ context, tenant, request, params, event }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
@@ -42,4 +32,4 @@ export async function clientCredentialsGrant(
     audience: audienceFor(tenant, resources),
     refresh: false,
   });
-}
+};

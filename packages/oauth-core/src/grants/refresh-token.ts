@@ -1,16 +1,14 @@
-import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/core';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
-import type { RequestEvent } from '../request-event.js';
 import { audienceFor } from '../resources.js';
-import { formatScope, isWithin, parseScope } from '../scopes.js';
+import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { RefreshTokenRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
-import type { TokenResponseBody } from './issue-tokens.js';
+import type { Grant } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
 /** What a presentation of a refresh token leads to once the store has answered. */
@@ -26,13 +24,7 @@ type Redemption =
  * while that successor is still unused. A narrower `scope` narrows the access token only; the new refresh
  * token keeps the original grant.
  */
-export async function refreshTokenGrant(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  params: Readonly<Record<string, string>>,
-  event: RequestEvent,
-): Promise<TokenResponseBody> {
+export const refreshTokenGrant: Grant = async ({ context, tenant, request, params, event }) => {
   const presented = params.refresh_token;
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
@@ -49,13 +41,13 @@ export async function refreshTokenGrant(
   if (params.scope !== undefined) {
     // A too-wide scope is refused before the token is spent, so the client can retry with it.
     const current = await context.storage.refreshTokens.get(tenant.slug, tokenHash);
-    if (current && current.consumedAt === undefined && !isWithin(requested, current.scope.split(' '))) {
+    if (current && current.consumedAt === undefined && !isWithin(requested, scopeList(current.scope))) {
       throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
     }
   }
   const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash);
   const { record } = redemption;
-  const original = record.scope === '' ? [] : record.scope.split(' ');
+  const original = scopeList(record.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
   }
@@ -69,7 +61,7 @@ export async function refreshTokenGrant(
     audience: audienceFor(tenant, record.resources),
     refresh: { rotated: redemption.successor },
   });
-}
+};
 
 /** Rotates the presented token, or recognises a repeat inside the reuse window; throws `invalid_grant`. */
 async function redeem(

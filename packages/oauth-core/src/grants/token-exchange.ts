@@ -1,13 +1,11 @@
-import type { HandlerRequest } from '@keyhold/core';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
-import type { RequestEvent } from '../request-event.js';
-import { formatScope, isWithin, parseScope } from '../scopes.js';
+import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
 import type { AccessTokenClaims, ActorClaim } from '../tokens.js';
 import { isActor, MAX_ACTOR_NESTING, verifyAccessTokenJwt } from '../tokens.js';
-import type { TokenResponseBody } from './issue-tokens.js';
+import type { Grant } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
 /**
@@ -76,13 +74,7 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
  * exact audiences.
  */
-export async function tokenExchangeGrant(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  params: Readonly<Record<string, string>>,
-  event: RequestEvent,
-): Promise<TokenResponseBody> {
+export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
@@ -136,7 +128,7 @@ export async function tokenExchangeGrant(
   const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');
   const actor =
     actorToken === undefined ? undefined : await verifyPresented(context, tenant, actorToken, 'actor_token');
-  const original = subject.scope === undefined ? [] : subject.scope.split(' ');
+  const original = scopeList(subject.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the subject token');
   }
@@ -165,4 +157,4 @@ export async function tokenExchangeGrant(
     notAfterSeconds: subject.exp,
   });
   return { ...body, issued_token_type: ACCESS_TOKEN_TYPE };
-}
+};

@@ -19,6 +19,7 @@ import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { errorPage } from '../responses.js';
+import { scopeList } from '../scopes.js';
 import type { PendingAuthorizationRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { errorRedirect, issueCode } from './authorize.js';
@@ -171,7 +172,7 @@ export async function consentDetails(
       ...(websiteHost === undefined ? {} : { websiteHost }),
       ...(pending.clientType === 'metadata_document' ? { documentHost: pending.clientHost } : {}),
     },
-    scopes: pending.scope === '' ? [] : pending.scope.split(' '),
+    scopes: scopeList(pending.scope),
     redirectUri: pending.redirectUri,
     recipient: consentRecipient(pending.redirectUri),
   };
@@ -272,7 +273,7 @@ export async function decideConsent(
     await context.storage.consents.save(tenant.slug, {
       userId: pending.userId,
       clientId: pending.clientId,
-      scopes: pending.scope === '' ? [] : pending.scope.split(' '),
+      scopes: scopeList(pending.scope),
       grantedAt: now,
       expiresAt: now + context.consentTtlMs,
     });

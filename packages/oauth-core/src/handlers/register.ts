@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { clientRecord, usesSecret } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';
 import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from '../client-metadata.js';
-import { OAuthError } from '../errors.js';
+import { OAuthError, optionCheck } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import type { InitialAccessTokenConfig, RegistrationDecision } from '../registration-policy.js';
@@ -46,8 +46,7 @@ function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
   const tokens = tenant.config.initialAccessTokens ?? [];
   for (const token of tokens) {
     if (typeof token?.tokenHash !== 'string' || !TOKEN_HASH.test(token.tokenHash)) {
-      throw new OAuthError(
-        'invalid_options',
+      throw optionCheck.invalid(
         'initialAccessTokens[].tokenHash must be a SHA-256 in base64url (sha256Base64url of the token)',
       );
     }

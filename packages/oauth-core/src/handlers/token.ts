@@ -3,6 +3,7 @@ import { mediaType, parseForm } from '@keyhold/core';
 import { OAuthError } from '../errors.js';
 import { authorizationCodeGrant } from '../grants/authorization-code.js';
 import { clientCredentialsGrant } from '../grants/client-credentials.js';
+import type { Grant } from '../grants/grant.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from '../grants/token-exchange.js';
 import type { ServerContext } from '../options.js';
@@ -10,12 +11,12 @@ import type { RequestEvent } from '../request-event.js';
 import { noStoreJson } from '../responses.js';
 import type { Tenant } from '../tenant.js';
 
-const GRANTS = {
+const GRANTS: Readonly<Record<string, Grant>> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
-} as const;
+};
 
 /** The grant types the token endpoint serves, in the order they are advertised. */
 export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANTS);
@@ -48,8 +49,8 @@ export async function tokenHandler(
     throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
   }
   event.grant_type = grantType;
-  const grant = GRANTS[grantType as keyof typeof GRANTS];
-  const issued = await grant(context, tenant, request, params, event);
+  const grant = GRANTS[grantType] as Grant;
+  const issued = await grant({ context, tenant, request, params, event });
   context.logger.debug(
     { event: 'token_issued', tenant: tenant.slug, grantType, clientType: event.client_type },
     'token issued',

@@ -91,8 +91,12 @@ describe('createJwksResolver: https only, bounded, validated (RFC 7517 §5)', ()
   });
 
   it('refuses bad options at creation', () => {
-    expect(() => createJwksResolver({ refetchThrottleSeconds: 0 })).toThrow(RangeError);
-    expect(() => createJwksResolver({ minMaxAgeSeconds: 100, maxMaxAgeSeconds: 10 })).toThrow(RangeError);
+    expect(() => createJwksResolver({ refetchThrottleSeconds: 0 })).toThrow(
+      expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
+    );
+    expect(() => createJwksResolver({ minMaxAgeSeconds: 100, maxMaxAgeSeconds: 10 })).toThrow(
+      expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 });
 

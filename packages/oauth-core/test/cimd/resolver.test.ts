@@ -590,7 +590,7 @@ describe('fetch budget per host (fetchRateLimit): only network fetches count (fe
   it.each([[{ limit: 0 }], [{ windowSeconds: 0.5 }]])('rejects a bad rule %o at creation', (rule) => {
     expect(() =>
       createCimdResolver({ fetchRateLimit: { limiter: createMemoryRateLimiter(), ...rule } }),
-    ).toThrow(RangeError);
+    ).toThrow(expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }));
   });
 });
 
@@ -601,6 +601,8 @@ describe('options are validated at creation', () => {
     [{ maxBodyBytes: 1.5 }],
     [{ minMaxAgeSeconds: 100, maxMaxAgeSeconds: 10 }],
   ])('rejects %o', (options) => {
-    expect(() => createCimdResolver(options)).toThrow(RangeError);
+    expect(() => createCimdResolver(options)).toThrow(
+      expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 });

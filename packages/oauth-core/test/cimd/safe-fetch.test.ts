@@ -7,6 +7,7 @@ import { ForbiddenAddressError } from '../../src/cimd/fetch-contract.js';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import type { DnsLookup } from '../../src/cimd/safe-fetch.js';
 import { createSafeFetch } from '../../src/cimd/safe-fetch.js';
+import { OAuthCoreError } from '../../src/errors.js';
 
 // A real TLS server on loopback with a certificate for cimd.test: the fetcher talks to it for real; the
 // injected lookup plays DNS. Loopback is refused unless a test exempts 127.0.0.1 explicitly.
@@ -125,6 +126,15 @@ describe('createSafeFetch: talks https to public addresses only', () => {
     const lookup = vi.fn<DnsLookup>(async () => []);
     await expect(createSafeFetch({ lookup })(url, {})).rejects.toBeInstanceOf(ForbiddenAddressError);
     expect(lookup).not.toHaveBeenCalled();
+  });
+
+  it('refuses with a ForbiddenAddressError, which is an OAuthCoreError coded ERR_FORBIDDEN_ADDRESS', async () => {
+    const error = await createSafeFetch({ lookup: async () => [] })(
+      'https://127.0.0.1/client.json',
+      {},
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthCoreError);
+    expect(error).toMatchObject({ name: 'ForbiddenAddressError', code: 'ERR_FORBIDDEN_ADDRESS' });
   });
 
   it('refuses plain http', async () => {

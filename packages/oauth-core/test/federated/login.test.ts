@@ -265,6 +265,8 @@ describe('options are validated at creation', () => {
     ['duplicate ids', [base, base].map((provider) => ({ ...provider, issuer: 'https://idp.example' }))],
     ['no provider', []],
   ])('refuses %s', (_case, providers) => {
-    expect(() => createFederatedLogin({ providers, userStore: createMemoryUserStore() })).toThrow(TypeError);
+    expect(() => createFederatedLogin({ providers, userStore: createMemoryUserStore() })).toThrow(
+      expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
+    );
   });
 });

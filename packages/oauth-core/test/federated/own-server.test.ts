@@ -5,11 +5,11 @@ import { createNodeListener, createRouter } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationServer } from '../../src/authorization-server.js';
-import { DISCOVERY_ROUTES } from '../../src/discovery-paths.js';
 import { createFederatedLogin, type FederatedLogin } from '../../src/federated/login.js';
 import { createMemoryUserStore } from '../../src/federated/memory-store.js';
 import { generateSigningKey } from '../../src/keys.js';
 import { createMemoryStorage } from '../../src/memory-store.js';
+import { DISCOVERY_ROUTES } from '../flows/http-host.js';
 
 // The upstream identity provider is a tenant ("upstream") of Keyhold's own authorization server, on a real
 // node:http server. Its users are whoever the test's "browser" says (the x-upstream-user header stands in

@@ -4,12 +4,22 @@ import { createNodeListener, createRouter } from '@keyhold/adapter-node';
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
 import type { AuthorizationServer, AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
-import {
-  createAuthorizationServer,
-  createMemoryStorage,
-  DISCOVERY_ROUTES,
-  generateSigningKey,
-} from '../../src/index.js';
+import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../../src/index.js';
+
+/** Every discovery form MCP clients try (RFC 8414 and OpenID, path-inserted and issuer-relative; RFC 9728). */
+export const DISCOVERY_ROUTES = {
+  authorizationServerMetadata: [
+    '/.well-known/oauth-authorization-server/tenant/:tenant',
+    '/tenant/:tenant/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration/tenant/:tenant',
+    '/tenant/:tenant/.well-known/openid-configuration',
+  ],
+  protectedResourceMetadata: [
+    '/.well-known/oauth-protected-resource/tenant/:tenant/mcp',
+    '/tenant/:tenant/.well-known/oauth-protected-resource',
+  ],
+  jwks: '/tenant/:tenant/.well-known/jwks.json',
+} as const;
 
 export interface HttpHost {
   readonly baseUrl: string;

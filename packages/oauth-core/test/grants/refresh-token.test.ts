@@ -172,7 +172,8 @@ describe('createAuthorizationServer refreshReuseWindowSeconds: validated at crea
     }
     for (const bad of [-1, 1.5, 301, Number.NaN]) {
       await expect(createTestServer({ options: { refreshReuseWindowSeconds: bad } })).rejects.toMatchObject({
-        code: 'invalid_options',
+        name: 'OAuthCoreError',
+        code: 'ERR_INVALID_OPTIONS',
       });
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver } from '../../src/index.js';
-import { createMemoryStorage, DISCOVERY_ROUTES, generateSigningKey, wellKnownUrl } from '../../src/index.js';
+import { createMemoryStorage, generateSigningKey, wellKnownUrl } from '../../src/index.js';
 import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE } from '../helpers.js';
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
@@ -118,19 +118,6 @@ describe('discovery paths', () => {
     expect(wellKnownUrl(RESOURCE, 'oauth-protected-resource')).toBe(
       `${BASE_URL}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
     );
-  });
-
-  it('lists every route form of the example host contract', () => {
-    expect(DISCOVERY_ROUTES.authorizationServerMetadata).toEqual([
-      '/.well-known/oauth-authorization-server/tenant/:tenant',
-      '/tenant/:tenant/.well-known/oauth-authorization-server',
-      '/.well-known/openid-configuration/tenant/:tenant',
-      '/tenant/:tenant/.well-known/openid-configuration',
-    ]);
-    expect(DISCOVERY_ROUTES.protectedResourceMetadata).toContain(
-      '/.well-known/oauth-protected-resource/tenant/:tenant/mcp',
-    );
-    expect(DISCOVERY_ROUTES.jwks).toBe('/tenant/:tenant/.well-known/jwks.json');
   });
 });
 

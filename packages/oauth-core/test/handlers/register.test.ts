@@ -259,7 +259,11 @@ describe('registration policy: RFC 7591 §3 initial access tokens', () => {
 
   it('a tenant configured with a token hash that is not a SHA-256 is a configuration error (thrown)', async () => {
     const t = await createTestServer({ tenant: { initialAccessTokens: [{ tokenHash: IAT, label: 'raw' }] } });
-    await expect(t.server.register(registration(MACHINE, bearer(IAT)), 'demo')).rejects.toThrow(/tokenHash/);
+    await expect(t.server.register(registration(MACHINE, bearer(IAT)), 'demo')).rejects.toMatchObject({
+      name: 'OAuthCoreError',
+      code: 'ERR_INVALID_OPTIONS',
+      message: expect.stringMatching(/tokenHash/),
+    });
   });
 });
 
@@ -362,9 +366,13 @@ describe('registration policy: the host hook', () => {
   });
 
   it('a registrationPolicy that is not a function is refused at creation', async () => {
-    await expect(createTestServer({ options: { registrationPolicy: 'open' as never } })).rejects.toThrow(
-      /registrationPolicy/,
-    );
+    await expect(
+      createTestServer({ options: { registrationPolicy: 'open' as never } }),
+    ).rejects.toMatchObject({
+      name: 'OAuthCoreError',
+      code: 'ERR_INVALID_OPTIONS',
+      message: expect.stringMatching(/registrationPolicy/),
+    });
   });
 });
 
@@ -461,7 +469,8 @@ describe('POST /register: browser requests only from allowed origins', () => {
   it('allowedOrigins is validated at creation: entries must be bare http(s) origins', async () => {
     for (const bad of [['https://a.example/path'], ['not a url'], ['ftp://a.example']]) {
       await expect(createTestServer({ options: { allowedOrigins: bad } })).rejects.toMatchObject({
-        code: 'invalid_options',
+        name: 'OAuthCoreError',
+        code: 'ERR_INVALID_OPTIONS',
       });
     }
   });
