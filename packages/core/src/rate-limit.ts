@@ -76,11 +76,6 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 
 /**
  * One rate-limit rule: at most `limit` hits per fixed window of `windowSeconds`.
- *
- * @example
- * ```ts
- * const register: RateLimitRule = { limit: 30, windowSeconds: 60 };
- * ```
  */
 export interface RateLimitRule {
   /** Hits allowed per window (a positive integer). */
@@ -91,11 +86,6 @@ export interface RateLimitRule {
 
 /**
  * What {@link consumeRateLimit} counts: a rule applied to one key.
- *
- * @example
- * ```ts
- * const hit: RateLimitHit = { key: 'oauth:register:ip:203.0.113.7', limit: 30, windowSeconds: 60 };
- * ```
  */
 export interface RateLimitHit extends RateLimitRule {
   /** The counter's name without the window; callers namespace it (`<package>:<rule>:<kind>:<value>`). */

@@ -1,11 +1,6 @@
 /**
  * What a tool yields (or passes to `context.getToken`) to ask for the user's token at a third-party
  * provider. The same shape as `OAuthAsk` of `@keyhold/token-vault`.
- *
- * @example
- * ```ts
- * const ask: OAuthAsk = { ask: 'oauth', provider: 'github', scopes: ['repo'] };
- * ```
  */
 export interface OAuthAsk {
   readonly ask: 'oauth';
@@ -17,14 +12,6 @@ export interface OAuthAsk {
 /**
  * The login link a user must open before a brokered token exists: what `@keyhold/token-vault`'s
  * `ElicitationRequiredError` carries.
- *
- * @example
- * ```ts
- * const pending: BrokerElicitation = {
- *   elicitationUrl: 'https://host.example/auth/oauth/connect?elicitation_id=e1', elicitationId: 'e1',
- *   provider: 'github', scopes: ['repo'], message: 'GitHub authorization is needed',
- * };
- * ```
  */
 export interface BrokerElicitation {
   readonly elicitationUrl: string;
@@ -37,11 +24,6 @@ export interface BrokerElicitation {
 /**
  * The token broker as `@keyhold/mcp` uses it: `@keyhold/token-vault`'s `TokenBroker` fits as it is.
  * `requestToken` answers with the token, or with the elicitation the user must complete.
- *
- * @example
- * ```ts
- * const broker: McpTokenBroker = createTokenBroker({ baseUrl, stateSecret, vault, storage, providers });
- * ```
  */
 export interface McpTokenBroker {
   requestToken(

@@ -4,11 +4,6 @@ import type { McpEndpoint } from './endpoint.js';
 
 /**
  * Options of {@link toNodeListener}.
- *
- * @example
- * ```ts
- * const options: NodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
- * ```
  */
 export interface NodeListenerOptions {
   /** Largest body read from the socket (413 above it). Default 4 194 304 (4 MiB). */

@@ -9,11 +9,6 @@ import type { OAuthAsk } from './brokering.js';
 
 /**
  * Who a tool call acts for: the token's subject, the OAuth client that holds the token, and the tenant.
- *
- * @example
- * ```ts
- * const principal: Principal = { userId: 'alice', clientId: 'cursor', tenantId: 'demo' };
- * ```
  */
 export interface Principal {
   readonly userId: string;

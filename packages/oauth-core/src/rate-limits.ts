@@ -35,11 +35,6 @@ export interface RateLimitsOptions {
 
 /**
  * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}).
- *
- * @example
- * ```ts
- * const rule: RateLimitedEndpoint = 'token';
- * ```
  */
 export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
 

@@ -32,11 +32,6 @@ export interface AuthInfo {
 
 /**
  * The MCP SDK's `OAuthTokenVerifier` shape.
- *
- * @example
- * ```ts
- * const verifier: OAuthTokenVerifier = server.tokenVerifier('demo');
- * ```
  */
 export interface OAuthTokenVerifier {
   /**

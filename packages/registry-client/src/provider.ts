@@ -5,11 +5,6 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 /**
  * The setup step a stdio provider may need before its first launch (for example exporting a token).
- *
- * @example
- * ```ts
- * const setup: ProviderSetup = { description: 'Export a token', command: 'export TOKEN=<token>', needsSetup: true };
- * ```
  */
 export interface ProviderSetup {
   /** What the setup does. */
@@ -22,11 +17,6 @@ export interface ProviderSetup {
 
 /**
  * How to launch a provider as a local process speaking MCP over stdio.
- *
- * @example
- * ```ts
- * const stdio: StdioConfig = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] };
- * ```
  */
 export interface StdioConfig {
   readonly command: string;
@@ -39,11 +29,6 @@ export type HttpAuth = 'bearer' | 'oauth' | 'basic';
 
 /**
  * How to reach a provider's remote MCP endpoint.
- *
- * @example
- * ```ts
- * const http: HttpConfig = { url: 'https://mcp.linear.app/mcp', auth: 'oauth', docs: 'https://linear.app/docs/mcp' };
- * ```
  */
 export interface HttpConfig {
   readonly url: string;
@@ -54,14 +39,6 @@ export interface HttpConfig {
 
 /**
  * One MCP provider of the registry: how to launch or reach it, and how to set it up.
- *
- * @example
- * ```ts
- * const memory: Provider = {
- *   id: 'memory', name: 'Memory', description: 'Knowledge graph', website: 'https://github.com/modelcontextprotocol/servers',
- *   recommended: 'stdio', stdio: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
- * };
- * ```
  */
 export interface Provider {
   /** Unique, lower-case id (`a-z`, `0-9`, `.`, `_`, `-`). */
@@ -77,11 +54,6 @@ export interface Provider {
 
 /**
  * Providers keyed by id: the shape of `GET /api/providers`.
- *
- * @example
- * ```ts
- * const map: ProviderMap = { memory };
- * ```
  */
 export type ProviderMap = Readonly<Record<string, Provider>>;
 

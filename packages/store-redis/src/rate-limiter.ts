@@ -4,11 +4,6 @@ import type { RedisStoreOptions } from './refresh-lock.js';
 
 /**
  * `@keyhold/core`'s `RateLimiter`, which the Redis limiter implements (the name is kept for existing imports).
- *
- * @example
- * ```ts
- * const limiter: RedisRateLimiter = createRedisRateLimiter(redis);
- * ```
  */
 export type RedisRateLimiter = RateLimiter;
 
