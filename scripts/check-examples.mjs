@@ -23,6 +23,8 @@ const outputDir = join(root, '.examples');
 const UNDECLARED_NAME_CODES = new Set([
   2304, 2552, 2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 2867, 2868, 18004,
 ]);
+/** "Cannot find module": a third-party library the example shows but no workspace package installs. */
+const MODULE_NOT_FOUND_CODES = new Set([2307, 2792]);
 /** "A 'return' statement can only be used within a function body": the example is a function's body. */
 const RETURN_OUTSIDE_FUNCTION = 1108;
 const MAX_ROUNDS = 5;
@@ -212,6 +214,12 @@ function moduleText(example) {
 
 const examples = collectExamples();
 rmSync(outputDir, { recursive: true, force: true });
+/**
+ * Third-party modules no workspace package installs (`pino`), declared as untyped ambient modules; a
+ * `@keyhold/*` or relative import that does not resolve stays an error.
+ */
+const untypedModules = new Set();
+const untypedModulesFile = join(outputDir, 'untyped-modules.d.ts');
 const host = createHost();
 
 /** name → entry specifier, for the names a package's entries export; the main entry wins. */
@@ -238,8 +246,13 @@ for (let round = 1; round <= MAX_ROUNDS && pending.length > 0; round++) {
     mkdirSync(dirname(example.path), { recursive: true });
     writeFileSync(example.path, moduleText(example));
   }
+  const declaredUntyped = new Set(untypedModules);
+  writeFileSync(
+    untypedModulesFile,
+    [...untypedModules].map((name) => `declare module '${name}';\n`).join(''),
+  );
   program = ts.createProgram(
-    [...examples.map((example) => example.path), ...entryFiles],
+    [...examples.map((example) => example.path), untypedModulesFile, ...entryFiles],
     options,
     host,
     program,
@@ -260,6 +273,13 @@ for (let round = 1; round <= MAX_ROUNDS && pending.length > 0; round++) {
         .map((diagnostic) => source.text.slice(diagnostic.start, diagnostic.start + diagnostic.length)),
     );
     let added = false;
+    for (const diagnostic of diagnostics) {
+      if (!MODULE_NOT_FOUND_CODES.has(diagnostic.code) || diagnostic.start === undefined) continue;
+      const name = source.text.slice(diagnostic.start + 1, diagnostic.start + diagnostic.length - 1);
+      if (name.startsWith('.') || name.startsWith('@keyhold/') || declaredUntyped.has(name)) continue;
+      untypedModules.add(name);
+      added = true;
+    }
     if (
       !example.functionBody &&
       diagnostics.some((diagnostic) => diagnostic.code === RETURN_OUTSIDE_FUNCTION)

@@ -38,8 +38,10 @@ export interface MemoryRateLimiterOptions {
  *
  * @example
  * ```ts
+ * import { createAuthorizationServer } from '@keyhold/oauth-core';
+ *
  * const limiter = createMemoryRateLimiter({ maxKeys: 50_000 });
- * createAuthorizationServer({ …, rateLimits: { limiter } });
+ * createAuthorizationServer({ baseUrl, tenants, storage, rateLimits: { limiter } });
  * ```
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {

@@ -79,12 +79,14 @@ export type ToolReturn =
  *
  * @example
  * ```ts
+ * import * as z from 'zod';
+ *
+ * const schema = z.object({ text: z.string() });
  * const addNote: ModuleTool<typeof schema> = {
  *   name: 'add_note',
  *   inputSchema: schema,
  *   handler: ({ text }) => ({ content: [{ type: 'text', text: `saved ${text}` }] }),
  * };
- * const schema = z.object({ text: z.string() });
  * ```
  */
 export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchemaWithJSON> {

@@ -394,7 +394,7 @@ export interface ClientAssertionReplayStore {
  *
  * @example
  * ```ts
- * const server = createAuthorizationServer({ storage: createMemoryStorage(), … });
+ * const server = createAuthorizationServer({ baseUrl, tenants, storage: createMemoryStorage() });
  * ```
  */
 export interface OAuthStorage {

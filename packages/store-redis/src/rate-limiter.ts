@@ -24,9 +24,12 @@ return 1`;
  *
  * @example
  * ```ts
+ * import { createAuthorizationServer } from '@keyhold/oauth-core';
+ * import { createRegistryApi } from '@keyhold/registry-client/server';
+ *
  * const limiter = createRedisRateLimiter(redis);
  * createRegistryApi({ providers, rateLimiter: limiter });
- * createAuthorizationServer({ …, rateLimits: { limiter } });
+ * createAuthorizationServer({ baseUrl, tenants, storage, rateLimits: { limiter } });
  * ```
  */
 export function createRedisRateLimiter(

@@ -7,7 +7,11 @@ import { TokenVaultError } from './errors.js';
  *
  * @example
  * ```ts
- * const token: string = yield { ask: 'oauth', provider: 'github', scopes: ['repo'], message: 'List your repos' };
+ * async function* listRepos(): AsyncGenerator<OAuthAsk, unknown, string> {
+ *   const token = yield { ask: 'oauth', provider: 'github', scopes: ['repo'], message: 'List your repos' };
+ *   const response = await fetch('https://api.github.com/user/repos', { headers: { authorization: `Bearer ${token}` } });
+ *   return response.json();
+ * }
  * ```
  */
 export interface OAuthAsk {

@@ -137,7 +137,7 @@ export function createMemoryRefreshLock(): RefreshLock {
  *
  * @example
  * ```ts
- * const broker = createTokenBroker({ storage: createMemoryStorage(), … });
+ * const broker = createTokenBroker({ baseUrl, vault, providers, storage: createMemoryStorage() });
  * ```
  */
 export function createMemoryStorage(): TokenVaultStorage {

@@ -32,7 +32,7 @@ export const METER_NAME = '@keyhold/oauth-core';
  * @example
  * ```ts
  * import { createOpenTelemetryMetrics } from '@keyhold/oauth-core/opentelemetry';
- * const server = createAuthorizationServer({ metrics: createOpenTelemetryMetrics(), … });
+ * const server = createAuthorizationServer({ baseUrl, tenants, storage, metrics: createOpenTelemetryMetrics() });
  * ```
  */
 export function createOpenTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): AuthMetrics {
