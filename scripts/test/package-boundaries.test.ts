@@ -151,6 +151,14 @@ describe('stores use domain packages for their types only', () => {
     expect(unexcused(offending, STORE_DEPENDENCY_ALLOW_LIST)).toEqual([]);
   });
 
+  it('store src files import no Keyhold package but core, store-sql-common and domain types', () => {
+    const allowed = ['@keyhold/core', '@keyhold/store-sql-common', ...domainNames];
+    const offending = packagesIn(STORE_PACKAGES).flatMap((pkg) =>
+      keyholdImports(pkg).filter((entry) => !allowed.includes(packageNameOf(entry.specifier))),
+    );
+    expect(offending.map(describeImport)).toEqual([]);
+  });
+
   it('the allow-list holds only violations that still exist (remove fixed ones)', () => {
     expect(STORE_DEPENDENCY_ALLOW_LIST.filter((entry) => !violations.includes(entry))).toEqual([]);
   });
