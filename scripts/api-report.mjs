@@ -5,6 +5,7 @@
 //   node scripts/api-report.mjs --check                  fail, with a summary, if they differ (pnpm run check:api)
 //   node scripts/api-report.mjs --fail-on-shared-names   also fail when two packages export the same name
 //                                                        from different declarations
+//   node scripts/api-report.mjs --fail-on-shared-names=all   ... or re-export one package's name from another
 //
 // Needs `pnpm run build` first: it reads `packages/*/dist/*.d.ts`, never the sources.
 import {
@@ -24,7 +25,8 @@ const packagesDir = join(root, 'packages');
 const reportDir = join(root, 'api');
 const args = new Set(process.argv.slice(2));
 const checking = args.has('--check');
-const failOnSharedNames = args.has('--fail-on-shared-names');
+const failOnSharedNames = args.has('--fail-on-shared-names') || args.has('--fail-on-shared-names=all');
+const failOnReexports = args.has('--fail-on-shared-names=all');
 
 /** Each package under packages/ with the `.d.ts` file behind every `exports` subpath that has types. */
 function packageEntries() {
@@ -231,7 +233,7 @@ if (reexported.length > 0) {
   console.log(`\nNames one package re-exports from another (${reexported.length}):`);
   console.log(reexported.map(describe).join('\n'));
 }
-if (failOnSharedNames && distinct.length > 0) {
-  console.error('\n--fail-on-shared-names: give each of these one home and one meaning.');
+if ((failOnSharedNames && distinct.length > 0) || (failOnReexports && reexported.length > 0)) {
+  console.error('\n--fail-on-shared-names: give each of these names one home and one meaning.');
   process.exitCode = 1;
 }
