@@ -139,6 +139,8 @@ function collectExamples() {
 
 const options = {
   target: ts.ScriptTarget.ES2022,
+  // The packages' own libs, and what a project without a `lib` setting gets: DOM globals such as `name` and
+  // `status` are declared, so an example must not use them as free variables.
   lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
