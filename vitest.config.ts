@@ -25,6 +25,8 @@ function workspaceProjects(): { name: string; dir: string }[] {
   // The real-runtime checks (Node, Bun, Deno, workerd) live in their own private folder.
   if (existsSync(join(root, 'runtimes', 'test')))
     found.push({ name: 'runtimes', dir: join(root, 'runtimes') });
+  // Repository-wide checks (package boundaries, import cycles) that belong to no single package.
+  if (existsSync(join(root, 'scripts', 'test'))) found.push({ name: 'scripts', dir: join(root, 'scripts') });
   return found;
 }
 

@@ -6,11 +6,6 @@ import { writeResult } from './listener.js';
 
 /**
  * A `node:http` request listener.
- *
- * @example
- * ```ts
- * const listener: NodeListener = createNodeListener(router.handle);
- * ```
  */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
 

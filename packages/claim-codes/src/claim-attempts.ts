@@ -16,11 +16,6 @@ const check = optionValidators(ClaimCodesError);
 /**
  * A budget of claim-code guesses per principal (the gate `@keyhold/mcp` takes as `claimCodes.attempts`, or
  * {@link createClaimAttemptGate} directly). Off unless given.
- *
- * @example
- * ```ts
- * const claimFailureRateLimit: ClaimFailureRateLimit = { limiter: createMemoryRateLimiter(), limit: 10, windowSeconds: 60 };
- * ```
  */
 export interface ClaimFailureRateLimit {
   /** The counter store (`createMemoryRateLimiter()` from `@keyhold/core`, or a Redis one for several instances). */

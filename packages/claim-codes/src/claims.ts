@@ -15,11 +15,6 @@ const CONTROL_CHARACTERS = /\p{Cc}/u;
 
 /**
  * Options of {@link createClaims}.
- *
- * @example
- * ```ts
- * const options: ClaimsOptions = { store: createFileClaimStore({ dataDir: '.keyhold' }), defaultTtlSeconds: 3600 };
- * ```
  */
 export interface ClaimsOptions {
   /** Where claims live. */

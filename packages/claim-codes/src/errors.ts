@@ -12,11 +12,6 @@ import { KeyholdError } from '@keyhold/core';
  * - `ERR_STORE_UNREADABLE`: the claim file or its directory cannot be read or written (permissions, I/O).
  * - `ERR_STORE_LOCKED`: the claim file lock could not be taken within the configured time.
  * - `ERR_INVALID_TOOL_MODULE`: a tool module or tool is malformed, or two tools share a name.
- *
- * @example
- * ```ts
- * const code: ClaimCodesErrorCode = 'ERR_STORE_CORRUPT';
- * ```
  */
 export type ClaimCodesErrorCode =
   | 'ERR_INVALID_OPTIONS'

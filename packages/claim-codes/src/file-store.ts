@@ -14,11 +14,6 @@ const check = optionValidators(ClaimCodesError);
 
 /**
  * Options of {@link createFileClaimStore}.
- *
- * @example
- * ```ts
- * const options: FileClaimStoreOptions = { dataDir: process.env.KEYHOLD_DATA_DIR ?? '.keyhold' };
- * ```
  */
 export interface FileClaimStoreOptions {
   /** The data directory; created with mode 0700 when missing. Relative paths resolve against `process.cwd()`. */

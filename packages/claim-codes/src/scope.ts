@@ -27,7 +27,7 @@ export function isPathInScope(scopeDir: string, resolvedPath: string): boolean {
  *
  * @example
  * ```ts
- * if (!isFileInScope(claim.scopeDir, module.sourcePath)) hide(module);
+ * if (!isFileInScope(claim.scopeDir, toolModule.sourcePath)) hide(toolModule);
  * ```
  */
 export function isFileInScope(scopeDir: string, filePath: string): boolean {

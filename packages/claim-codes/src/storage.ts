@@ -1,12 +1,5 @@
 /**
  * One claim: a code tied to a directory until it expires.
- *
- * @example
- * ```ts
- * const record: ClaimRecord = {
- *   code: 'K7QX2M', scopeDir: '/workspace/proj', createdAt: 1_767_225_600_000, expiresAt: 1_767_312_000_000,
- * };
- * ```
  */
 export interface ClaimRecord {
   /** The stored form: 6 uppercase characters, no dash. */

@@ -20,7 +20,7 @@ export interface Clock {
  *
  * @example
  * ```ts
- * createAuthorizationServer({ clock: systemClock, … });
+ * const expiresAt = systemClock.now() + 60_000;
  * ```
  */
 export const systemClock: Clock = Object.freeze({ now: (): number => Date.now() });

@@ -6,11 +6,6 @@ import { jsonResult } from './results.js';
  * What a runtime or framework knows about a request beyond the web `Request`: the client address and the
  * user of the host's session. Bun, Deno and workerd have no socket on the `Request`; the adapter or the
  * host passes what it knows.
- *
- * @example
- * ```ts
- * const info: FetchRequestInfo = { ip: '203.0.113.7', userId: session.userId };
- * ```
  */
 export interface FetchRequestInfo {
   readonly ip?: string;

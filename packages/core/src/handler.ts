@@ -1,14 +1,5 @@
 /**
  * What every Keyhold HTTP handler receives: raw strings plus what the host knows.
- *
- * @example
- * ```ts
- * const request: HandlerRequest = {
- *   method: 'POST', path: '/tenant/demo/token', query: '',
- *   headers: { 'content-type': 'application/x-www-form-urlencoded' },
- *   body: 'grant_type=refresh_token&refresh_token=…',
- * };
- * ```
  */
 export interface HandlerRequest {
   /** Upper-case HTTP method. */
@@ -29,11 +20,6 @@ export interface HandlerRequest {
 
 /**
  * What every Keyhold HTTP handler returns. Optional fields are omitted, never `null`.
- *
- * @example
- * ```ts
- * const result: HandlerResult = { status: 204, headers: {} };
- * ```
  */
 export interface HandlerResult {
   readonly status: number;

@@ -11,7 +11,7 @@ const ESCAPES: Record<string, string> = {
  *
  * @example
  * ```ts
- * `<p title="${escapeHtml(title)}">${escapeHtml(name)}</p>`;
+ * `<p title="${escapeHtml(pageTitle)}">${escapeHtml(userName)}</p>`;
  * ```
  */
 export function escapeHtml(text: string): string {

@@ -38,8 +38,10 @@ export interface MemoryRateLimiterOptions {
  *
  * @example
  * ```ts
+ * import { createAuthorizationServer } from '@keyhold/oauth-core';
+ *
  * const limiter = createMemoryRateLimiter({ maxKeys: 50_000 });
- * createAuthorizationServer({ …, rateLimits: { limiter } });
+ * createAuthorizationServer({ baseUrl, tenants, storage, rateLimits: { limiter } });
  * ```
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
@@ -76,11 +78,6 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 
 /**
  * One rate-limit rule: at most `limit` hits per fixed window of `windowSeconds`.
- *
- * @example
- * ```ts
- * const register: RateLimitRule = { limit: 30, windowSeconds: 60 };
- * ```
  */
 export interface RateLimitRule {
   /** Hits allowed per window (a positive integer). */
@@ -91,11 +88,6 @@ export interface RateLimitRule {
 
 /**
  * What {@link consumeRateLimit} counts: a rule applied to one key.
- *
- * @example
- * ```ts
- * const hit: RateLimitHit = { key: 'oauth:register:ip:203.0.113.7', limit: 30, windowSeconds: 60 };
- * ```
  */
 export interface RateLimitHit extends RateLimitRule {
   /** The counter's name without the window; callers namespace it (`<package>:<rule>:<kind>:<value>`). */

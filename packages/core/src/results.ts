@@ -31,7 +31,7 @@ export function jsonResult(
  *
  * @example
  * ```ts
- * return htmlResult(200, `<p>${escapeHtml(name)}</p>`);
+ * return htmlResult(200, `<p>${escapeHtml(userName)}</p>`);
  * ```
  */
 export function htmlResult(

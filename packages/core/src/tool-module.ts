@@ -3,15 +3,6 @@
  * it — claim codes scope it by `sourcePath`, webhooks route to `instance` under `toolModuleId`, the token
  * broker keys grants by `toolModuleId`, and `@keyhold/mcp` serves its `tools`. `Tool` is the tool type of the
  * package that serves them (`ModuleTool` of `@keyhold/mcp`); packages that never call tools leave it open.
- *
- * @example
- * ```ts
- * const notes: ToolModule = {
- *   toolModuleId: 'notes',
- *   displayName: 'Notes',
- *   sourcePath: '/srv/tools/workspace-a/notes.ts',
- * };
- * ```
  */
 export interface ToolModule<Tool = unknown> {
   /** Stable id: the key of brokered grants, the `<module>` segment of webhook routes, the id in logs. */

@@ -2,11 +2,6 @@ import type { Handler } from './handler.js';
 
 /**
  * What a handler reports when it ends: the status, and what the request was about.
- *
- * @example
- * ```ts
- * const outcome: RequestOutcome = { status: 200, grantType: 'client_credentials' };
- * ```
  */
 export interface RequestOutcome {
   readonly status: number;

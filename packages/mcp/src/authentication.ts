@@ -6,11 +6,6 @@ import type { Principal } from './tool-module.js';
  * The SDK's `OAuthTokenVerifier` shape: `@keyhold/oauth-core`'s `server.tokenVerifier(tenant)` is one. It
  * throws an error whose `code` is `'invalid_token'` for a token it does not accept (any other error is an
  * outage and answers 500).
- *
- * @example
- * ```ts
- * const verifier: McpTokenVerifier = oauth.tokenVerifier('demo');
- * ```
  */
 export interface McpTokenVerifier {
   verifyAccessToken(token: string): Promise<AuthInfo>;
@@ -18,14 +13,6 @@ export interface McpTokenVerifier {
 
 /**
  * How requests are authenticated and which tokens the MCP resource accepts.
- *
- * @example
- * ```ts
- * const authentication: McpAuthenticationOptions = {
- *   verifier: oauth.tokenVerifier('demo'),
- *   resourceMetadataUrl: 'https://host.example/.well-known/oauth-protected-resource/tenant/demo/mcp',
- * };
- * ```
  */
 export interface McpAuthenticationOptions {
   readonly verifier: McpTokenVerifier;

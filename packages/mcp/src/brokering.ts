@@ -3,14 +3,6 @@ import type { OAuthAsk } from '@keyhold/core';
 /**
  * The login link a user must open before a brokered token exists: what `@keyhold/token-vault`'s
  * `ElicitationRequiredError` carries.
- *
- * @example
- * ```ts
- * const pending: BrokerElicitation = {
- *   elicitationUrl: 'https://host.example/auth/oauth/connect?elicitation_id=e1', elicitationId: 'e1',
- *   provider: 'github', scopes: ['repo'], message: 'GitHub authorization is needed',
- * };
- * ```
  */
 export interface BrokerElicitation {
   readonly elicitationUrl: string;
@@ -23,11 +15,6 @@ export interface BrokerElicitation {
 /**
  * The token broker as `@keyhold/mcp` uses it: `@keyhold/token-vault`'s `TokenBroker` fits as it is.
  * `requestToken` answers with the token, or with the elicitation the user must complete.
- *
- * @example
- * ```ts
- * const broker: McpTokenBroker = createTokenBroker({ baseUrl, vault, storage, providers });
- * ```
  */
 export interface McpTokenBroker {
   requestToken(

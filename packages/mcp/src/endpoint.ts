@@ -20,17 +20,6 @@ import type { McpToolModule, ModuleTool } from './tool-module.js';
 
 /**
  * Options of {@link createMcpEndpoint}. Validated once, at creation (`ERR_INVALID_OPTIONS`).
- *
- * @example
- * ```ts
- * const options: McpEndpointOptions = {
- *   publicUrl: 'https://host.example/tenant/demo/mcp',
- *   serverInfo: { name: 'my-host', version: '1.0.0' },
- *   toolModules: [notes],
- *   authentication: { verifier: oauth.tokenVerifier('demo'), resourceMetadataUrl },
- *   requestStateSecret: process.env.MCP_STATE_SECRET!,
- * };
- * ```
  */
 export interface McpEndpointOptions {
   /**

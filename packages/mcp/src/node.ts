@@ -10,11 +10,6 @@ const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Options of {@link toMcpNodeListener}.
- *
- * @example
- * ```ts
- * const options: McpNodeListenerOptions = { maxRequestBodyBytes: 1_048_576 };
- * ```
  */
 export interface McpNodeListenerOptions {
   /** Largest body read from the socket (413 above it). Default 4 194 304 (4 MiB). */

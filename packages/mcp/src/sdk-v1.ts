@@ -7,14 +7,6 @@ import type { Principal } from './tool-module.js';
 
 /**
  * Options of {@link createMcpRequestGate}: the same meaning as in `createMcpEndpoint`.
- *
- * @example
- * ```ts
- * const options: McpRequestGateOptions = {
- *   publicUrl: 'http://127.0.0.1:8787/mcp',
- *   authentication: { verifier: oauth.tokenVerifier('demo'), resourceMetadataUrl },
- * };
- * ```
  */
 export interface McpRequestGateOptions {
   readonly publicUrl: string | URL;
@@ -27,11 +19,6 @@ export interface McpRequestGateOptions {
 
 /**
  * A request as Node gives it: enough of `IncomingMessage` for the gate.
- *
- * @example
- * ```ts
- * const request: NodeRequestLike = req; // an IncomingMessage
- * ```
  */
 export interface NodeRequestLike {
   readonly method?: string;

@@ -25,11 +25,6 @@ export interface RequestStateStore {
 
 /**
  * Options of {@link createMemoryRequestStateStore}.
- *
- * @example
- * ```ts
- * const options: MemoryRequestStateStoreOptions = { clock, maxEntries: 50_000 };
- * ```
  */
 export interface MemoryRequestStateStoreOptions {
   /** The time expired ids are dropped by. Default: the system clock. */

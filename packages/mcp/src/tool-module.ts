@@ -8,11 +8,6 @@ import type {
 
 /**
  * Who a tool call acts for: the token's subject, the OAuth client that holds the token, and the tenant.
- *
- * @example
- * ```ts
- * const principal: Principal = { userId: 'alice', clientId: 'cursor', tenantId: 'demo' };
- * ```
  */
 export interface Principal {
   readonly userId: string;
@@ -83,12 +78,14 @@ export type ToolReturn =
  *
  * @example
  * ```ts
+ * import * as z from 'zod';
+ *
+ * const schema = z.object({ text: z.string() });
  * const addNote: ModuleTool<typeof schema> = {
  *   name: 'add_note',
  *   inputSchema: schema,
  *   handler: ({ text }) => ({ content: [{ type: 'text', text: `saved ${text}` }] }),
  * };
- * const schema = z.object({ text: z.string() });
  * ```
  */
 export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchemaWithJSON> {

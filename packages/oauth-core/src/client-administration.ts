@@ -18,11 +18,6 @@ import { isTenantSlug } from './tenant.js';
 /**
  * What the host gives {@link ClientAdministration.provision}. Defaults: confidential
  * (`client_secret_basic`), no redirect URIs, `response_types` following the grant types.
- *
- * @example
- * ```ts
- * const input: ClientProvisionInput = { grantTypes: ['client_credentials'], clientName: 'nightly-report', scope: 'reports:read' };
- * ```
  */
 export interface ClientProvisionInput {
   readonly grantTypes: readonly string[];

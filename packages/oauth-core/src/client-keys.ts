@@ -20,11 +20,6 @@ export const CLIENT_ASSERTION_ALGORITHMS: readonly ['RS256', 'PS256', 'ES256', '
 
 /**
  * One of {@link CLIENT_ASSERTION_ALGORITHMS}.
- *
- * @example
- * ```ts
- * const alg: ClientAssertionAlgorithm = 'ES256';
- * ```
  */
 export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 
@@ -49,11 +44,6 @@ const jwksSchema = z.object({
 
 /**
  * The outcome of {@link parseClientJwks}.
- *
- * @example
- * ```ts
- * const parsed: ClientJwksCheck = parseClientJwks(body);
- * ```
  */
 export type ClientJwksCheck =
   | { readonly ok: true; readonly jwks: ClientJwks }
@@ -118,11 +108,6 @@ export function suitableKeys(keys: readonly ClientJwk[], alg: ClientAssertionAlg
 /**
  * The outcome of {@link selectClientKey}: the key, or why none was chosen (`unknown_kid` may be cured by
  * fetching the set again).
- *
- * @example
- * ```ts
- * const selection: ClientKeySelection = selectClientKey(keys, 'ES256', header.kid);
- * ```
  */
 export type ClientKeySelection =
   | { readonly ok: true; readonly key: ClientJwk }

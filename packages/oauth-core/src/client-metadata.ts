@@ -77,14 +77,6 @@ export const CLIENT_METADATA_LIMITS: {
  * A client's registered metadata in this library's terms (RFC 7591 §2 names in camelCase), with defaults
  * filled in. What a {@link RegistrationPolicy} sees and may return trimmed, and what
  * `ClientAdministration.provision` takes.
- *
- * @example
- * ```ts
- * const machine: ClientMetadata = {
- *   redirectUris: [], grantTypes: ['client_credentials'], responseTypes: [],
- *   tokenEndpointAuthMethod: 'client_secret_basic', scope: 'reports:read',
- * };
- * ```
  */
 export interface ClientMetadata {
   readonly redirectUris: readonly string[];

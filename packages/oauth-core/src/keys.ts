@@ -6,20 +6,10 @@ import { createNativeJwsKey, loadNodeCrypto, type NativeJwsKey } from './native-
 
 /**
  * The symmetric algorithms a tenant key may use.
- *
- * @example
- * ```ts
- * const alg: SymmetricAlgorithm = 'HS256';
- * ```
  */
 export type SymmetricAlgorithm = 'HS256' | 'HS384' | 'HS512';
 /**
  * The asymmetric algorithms a tenant key may use; their public keys are published in the JWKS.
- *
- * @example
- * ```ts
- * const alg: AsymmetricAlgorithm = 'ES256';
- * ```
  */
 export type AsymmetricAlgorithm = 'RS256' | 'ES256';
 /**

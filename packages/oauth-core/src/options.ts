@@ -20,11 +20,6 @@ import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod 
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.
- *
- * @example
- * ```ts
- * const demo: TenantConfig = { signingKeys: [await generateSigningKey('ES256', 'k1')], singleUserId: 'owner' };
- * ```
  */
 export interface TenantConfig {
   /** Several keys may be listed; verification accepts each, signing uses the active one. */
@@ -90,11 +85,6 @@ export interface TenantLookup {
 /**
  * How `private_key_jwt` client assertions (RFC 7523 §2.2) are checked. The method is offered when the
  * storage has `clientAssertionReplays`.
- *
- * @example
- * ```ts
- * const clientAssertions: ClientAssertionOptions = { maxLifetimeSeconds: 300, clockSkewSeconds: 60 };
- * ```
  */
 export interface ClientAssertionOptions {
   /**
@@ -118,11 +108,6 @@ export interface ClientAssertionSettings {
 
 /**
  * Options of {@link createAuthorizationServer}. Lifetimes are in seconds, each default documented with its option.
- *
- * @example
- * ```ts
- * const options: AuthorizationServerOptions = { baseUrl: 'https://auth.example', tenants, storage: createMemoryStorage() };
- * ```
  */
 export interface AuthorizationServerOptions {
   /** The public origin (and optional path prefix) the host serves; issuers are `{baseUrl}/tenant/<slug>`. */

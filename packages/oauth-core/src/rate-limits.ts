@@ -17,7 +17,12 @@ import { OAuthError, optionCheck } from './errors.js';
  *
  * @example
  * ```ts
- * createAuthorizationServer({ …, rateLimits: { limiter: createMemoryRateLimiter(), register: { limit: 10 } } });
+ * createAuthorizationServer({
+ *   baseUrl,
+ *   tenants,
+ *   storage,
+ *   rateLimits: { limiter: createMemoryRateLimiter(), register: { limit: 10 } },
+ * });
  * ```
  */
 export interface RateLimitsOptions {
@@ -35,11 +40,6 @@ export interface RateLimitsOptions {
 
 /**
  * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}).
- *
- * @example
- * ```ts
- * const rule: RateLimitedEndpoint = 'token';
- * ```
  */
 export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
 
@@ -49,7 +49,12 @@ export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent'
  *
  * @example
  * ```ts
- * rateLimits: { limiter, token: { ...DEFAULT_RATE_LIMITS.token, limit: 1200 } }
+ * createAuthorizationServer({
+ *   baseUrl,
+ *   tenants,
+ *   storage,
+ *   rateLimits: { limiter, token: { ...DEFAULT_RATE_LIMITS.token, limit: 1200 } },
+ * });
  * ```
  */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitedEndpoint, Readonly<RateLimitRule>>> =

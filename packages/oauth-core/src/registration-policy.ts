@@ -70,11 +70,6 @@ export interface RegistrationPolicyInput {
  * A registration policy's answer. `allow` may return trimmed (or, for host-vetted callers, widened)
  * metadata, which is checked again against the structural rules; `refuse` answers
  * `400 invalid_client_metadata` with `description`, which the client sees.
- *
- * @example
- * ```ts
- * const decision: RegistrationDecision = { outcome: 'refuse', description: 'registration is closed on this tenant' };
- * ```
  */
 export type RegistrationDecision =
   | { readonly outcome: 'allow'; readonly metadata?: ClientMetadata }

@@ -16,21 +16,11 @@ export type TokenEndpointAuthMethod =
 /**
  * The OpenID Connect Dynamic Client Registration `application_type`: `web` clients redirect to https only;
  * `native` clients may also use loopback http and private-use URI schemes (RFC 8252).
- *
- * @example
- * ```ts
- * const desktop: ApplicationType = 'native';
- * ```
  */
 export type ApplicationType = 'web' | 'native';
 
 /**
  * One public key of a client's JWK Set (RFC 7517), as the client published it. Private members are refused.
- *
- * @example
- * ```ts
- * const key: ClientJwk = { kty: 'EC', crv: 'P-256', x: '…', y: '…', kid: 'k1', alg: 'ES256' };
- * ```
  */
 export interface ClientJwk {
   readonly kty: string;
@@ -42,11 +32,6 @@ export interface ClientJwk {
 
 /**
  * A client's JWK Set given by value (RFC 7591 `jwks`).
- *
- * @example
- * ```ts
- * const jwks: ClientJwks = { keys: [publicJwk] };
- * ```
  */
 export interface ClientJwks {
   readonly keys: readonly ClientJwk[];
@@ -66,14 +51,6 @@ export type ClientRegistration = 'dynamic' | 'provisioned';
 /**
  * A registered client: created through dynamic registration (RFC 7591) or provisioned by the host.
  * Plain JSON: every field maps to a column.
- *
- * @example
- * ```ts
- * const client: ClientRecord = {
- *   clientId: 'c_123', redirectUris: ['http://127.0.0.1/cb'], grantTypes: ['authorization_code', 'refresh_token'],
- *   responseTypes: ['code'], tokenEndpointAuthMethod: 'none', createdAt: Date.now(),
- * };
- * ```
  */
 export interface ClientRecord {
   readonly clientId: string;
@@ -289,11 +266,6 @@ export interface RefreshTokenRecord {
  * One rotation of a refresh token, as {@link RefreshTokenStore.rotate} takes it: the presented token, the
  * client presenting it, and what the store needs to write the successor. The successor copies the family,
  * client, user, scope and resources of the presented token.
- *
- * @example
- * ```ts
- * const rotation: RefreshTokenRotation = { tokenHash, clientId, now, successorHash, successorExpiresAt: now + ttlMs };
- * ```
  */
 export interface RefreshTokenRotation {
   /** SHA-256 of the presented token. */
@@ -423,7 +395,7 @@ export interface ClientAssertionReplayStore {
  *
  * @example
  * ```ts
- * const server = createAuthorizationServer({ storage: createMemoryStorage(), … });
+ * const server = createAuthorizationServer({ baseUrl, tenants, storage: createMemoryStorage() });
  * ```
  */
 export interface OAuthStorage {

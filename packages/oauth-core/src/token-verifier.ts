@@ -33,11 +33,6 @@ export interface AuthInfo {
 
 /**
  * The MCP SDK's `OAuthTokenVerifier` shape.
- *
- * @example
- * ```ts
- * const verifier: OAuthTokenVerifier = server.tokenVerifier('demo');
- * ```
  */
 export interface OAuthTokenVerifier {
   /**

@@ -8,11 +8,6 @@ import { pooledRandomToken } from './random-pool.js';
 /**
  * The acting party of a delegated token (RFC 8693 §4.1). A chain of delegations nests: the outermost
  * `act` is the current actor, its `act` the one before, and so on.
- *
- * @example
- * ```ts
- * const chain: ActorClaim = { sub: 'client:server-b', client_id: 'server-b', act: { sub: 'client:server-a' } };
- * ```
  */
 export interface ActorClaim {
   readonly sub: string;

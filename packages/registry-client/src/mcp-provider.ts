@@ -5,11 +5,6 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 /**
  * The setup step a stdio provider may need before its first launch (for example exporting a token).
- *
- * @example
- * ```ts
- * const setup: McpProviderSetup = { description: 'Export a token', command: 'export TOKEN=<token>', needsSetup: true };
- * ```
  */
 export interface McpProviderSetup {
   /** What the setup does. */
@@ -22,11 +17,6 @@ export interface McpProviderSetup {
 
 /**
  * How to launch a provider as a local process speaking MCP over stdio.
- *
- * @example
- * ```ts
- * const stdio: StdioConfig = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] };
- * ```
  */
 export interface StdioConfig {
   readonly command: string;
@@ -48,11 +38,6 @@ export const httpAuthSchema: z.ZodType<HttpAuth> = z.enum(HTTP_AUTHS);
 
 /**
  * How to reach a provider's remote MCP endpoint.
- *
- * @example
- * ```ts
- * const http: HttpConfig = { url: 'https://mcp.linear.app/mcp', auth: 'oauth', docs: 'https://linear.app/docs/mcp' };
- * ```
  */
 export interface HttpConfig {
   readonly url: string;
@@ -65,14 +50,6 @@ export interface HttpConfig {
  * One entry of the registry: an MCP server a service provides, with how to launch it locally (`stdio`) or
  * reach it remotely (`http`) and how to set it up. (Not `@keyhold/token-vault`'s `Provider`, which is a
  * configured OAuth provider.)
- *
- * @example
- * ```ts
- * const memory: McpProvider = {
- *   id: 'memory', name: 'Memory', description: 'Knowledge graph', website: 'https://github.com/modelcontextprotocol/servers',
- *   recommended: 'stdio', stdio: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
- * };
- * ```
  */
 export interface McpProvider {
   /** Unique, lower-case id (`a-z`, `0-9`, `.`, `_`, `-`). */

@@ -252,7 +252,9 @@ export async function createPostgresRefreshLock(pool: PostgresPool): Promise<Ref
  *
  * @example
  * ```ts
- * const broker = createTokenBroker({ storage: await createPostgresTokenVaultStorage(pool), … });
+ * import { createTokenBroker } from '@keyhold/token-vault';
+ *
+ * const broker = createTokenBroker({ baseUrl, vault, providers, storage: await createPostgresTokenVaultStorage(pool) });
  * ```
  */
 export async function createPostgresTokenVaultStorage(pool: PostgresPool): Promise<TokenVaultStorage> {

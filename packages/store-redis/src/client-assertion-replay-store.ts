@@ -4,11 +4,6 @@ import type { RedisStoreOptions } from './refresh-lock.js';
 /**
  * The contract of `@keyhold/oauth-core`'s `ClientAssertionReplayStore`: single use of `private_key_jwt`
  * assertion `jti` values (RFC 7523 §3).
- *
- * @example
- * ```ts
- * const replays: RedisClientAssertionReplayStore = createRedisClientAssertionReplayStore(redis);
- * ```
  */
 export interface RedisClientAssertionReplayStore {
   consume(tenant: string, clientId: string, jti: string, expiresAt: number, now: number): Promise<boolean>;

@@ -4,11 +4,6 @@ import type { RedisStoreOptions } from './refresh-lock.js';
 
 /**
  * `@keyhold/core`'s `RateLimiter`, which the Redis limiter implements (the name is kept for existing imports).
- *
- * @example
- * ```ts
- * const limiter: RedisRateLimiter = createRedisRateLimiter(redis);
- * ```
  */
 export type RedisRateLimiter = RateLimiter;
 
@@ -29,9 +24,12 @@ return 1`;
  *
  * @example
  * ```ts
+ * import { createAuthorizationServer } from '@keyhold/oauth-core';
+ * import { createRegistryApi } from '@keyhold/registry-client/server';
+ *
  * const limiter = createRedisRateLimiter(redis);
  * createRegistryApi({ providers, rateLimiter: limiter });
- * createAuthorizationServer({ …, rateLimits: { limiter } });
+ * createAuthorizationServer({ baseUrl, tenants, storage, rateLimits: { limiter } });
  * ```
  */
 export function createRedisRateLimiter(

@@ -35,7 +35,9 @@ return 0`;
  *
  * @example
  * ```ts
- * createTokenBroker({ storage: { grants, pending, refreshLock: createRedisRefreshLock(redis) }, … });
+ * import { createTokenBroker } from '@keyhold/token-vault';
+ *
+ * createTokenBroker({ baseUrl, vault, providers, storage: { grants, pending, refreshLock: createRedisRefreshLock(redis) } });
  * ```
  */
 export function createRedisRefreshLock(

@@ -16,11 +16,6 @@ export interface SweptTable {
 /**
  * Options of both stores' `startExpirySweeper(database, options)`: the same shape in SQLite and
  * PostgreSQL.
- *
- * @example
- * ```ts
- * const options: ExpirySweeperOptions = { tables: OAUTH_SQLITE_SWEPT_TABLES, intervalSeconds: 60 };
- * ```
  */
 export interface ExpirySweeperOptions {
   /** Tables to prune (a plain string is a table with an `expires_at` column). */

@@ -1,10 +1,5 @@
 /**
  * One forward-only schema step. Versions of a component start at 1 and increase by one.
- *
- * @example
- * ```ts
- * const v1: Migration = { version: 1, name: 'create notes', sql: 'CREATE TABLE notes (id TEXT PRIMARY KEY)' };
- * ```
  */
 export interface Migration {
   readonly version: number;

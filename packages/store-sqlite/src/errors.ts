@@ -13,7 +13,12 @@ export type SqliteStoreErrorCode =
  *
  * @example
  * ```ts
- * try { openSqliteDatabase(path); } catch (e) { if (e instanceof SqliteStoreError && e.code === 'ERR_DATABASE_NEWER') … }
+ * try {
+ *   openSqliteDatabase(path);
+ * } catch (error) {
+ *   if (error instanceof SqliteStoreError && error.code === 'ERR_DATABASE_NEWER') console.error('upgrade Keyhold first');
+ *   throw error;
+ * }
  * ```
  */
 export class SqliteStoreError extends KeyholdError<SqliteStoreErrorCode> {}

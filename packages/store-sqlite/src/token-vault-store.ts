@@ -200,7 +200,9 @@ export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
  *
  * @example
  * ```ts
- * const broker = createTokenBroker({ storage: createSqliteTokenVaultStorage(db), … });
+ * import { createTokenBroker } from '@keyhold/token-vault';
+ *
+ * const broker = createTokenBroker({ baseUrl, vault, providers, storage: createSqliteTokenVaultStorage(db) });
  * ```
  */
 export function createSqliteTokenVaultStorage(db: SqliteDatabase): TokenVaultStorage {

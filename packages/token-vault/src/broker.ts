@@ -16,11 +16,6 @@ import type { GrantKey } from './storage.js';
 /**
  * Who is asking: the tenant, the user (`sub`) and the tool module. Nothing about the MCP connection: the
  * broker answers a token or an elicitation, and the client retries the call once the user has authorized.
- *
- * @example
- * ```ts
- * const context: AskContext = { tenantId: 'demo', userId: auth.sub, toolModuleId: 'github-tools' };
- * ```
  */
 export interface AskContext {
   readonly tenantId: string;

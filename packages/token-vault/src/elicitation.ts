@@ -4,11 +4,6 @@ import { TokenVaultError } from './errors.js';
  * One URL-mode elicitation as MCP carries it in the data of a `-32042` error
  * (`{ elicitations: [UrlElicitationParams] }`): a structural copy of the SDK's type, so this package needs no
  * MCP SDK.
- *
- * @example
- * ```ts
- * const params: UrlElicitationParams = { mode: 'url', elicitationId: 'e1', url: 'https://host.example/…', message: 'Connect GitHub' };
- * ```
  */
 export interface UrlElicitationParams {
   readonly mode: 'url';
@@ -19,11 +14,6 @@ export interface UrlElicitationParams {
 
 /**
  * A tool error result carrying text, in the shape of MCP's `CallToolResult` (structural: no SDK types).
- *
- * @example
- * ```ts
- * const result: ElicitationToolResult = { isError: true, content: [{ type: 'text', text: 'Open …' }] };
- * ```
  */
 export interface ElicitationToolResult {
   isError: true;

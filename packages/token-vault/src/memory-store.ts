@@ -137,7 +137,7 @@ export function createMemoryRefreshLock(): RefreshLock {
  *
  * @example
  * ```ts
- * const broker = createTokenBroker({ storage: createMemoryBrokerStorage(), … });
+ * const broker = createTokenBroker({ baseUrl, vault, providers, storage: createMemoryBrokerStorage() });
  * ```
  */
 export function createMemoryBrokerStorage(): TokenVaultStorage {

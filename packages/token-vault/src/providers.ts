@@ -8,11 +8,6 @@ export type BuiltInProviderId = 'google' | 'github' | 'microsoft';
 /**
  * A built-in provider registered with its client credentials. `id` is the template id, or any id when
  * `template` names the template (two GitHub apps, say).
- *
- * @example
- * ```ts
- * const github: BuiltInProviderRegistration = { id: 'github', clientId: '…', clientSecret: '…' };
- * ```
  */
 export interface BuiltInProviderRegistration {
   readonly id: string;
@@ -25,14 +20,6 @@ export interface BuiltInProviderRegistration {
 
 /**
  * A custom OAuth 2.0 provider: its endpoints and client fields plus optional wire details.
- *
- * @example
- * ```ts
- * const acme: CustomProviderRegistration = {
- *   id: 'acme', name: 'Acme', authorizationUrl: 'https://acme.example/oauth/authorize',
- *   tokenUrl: 'https://acme.example/oauth/token', scopes: ['read'], clientId: '…', clientSecret: '…',
- * };
- * ```
  */
 export interface CustomProviderRegistration {
   readonly id: string;

@@ -9,12 +9,6 @@ export type WebhookRouteSource = 'handle-prefix' | 'webhook-tag';
 
 /**
  * One exposed endpoint: `POST {basePath}/{toolModuleId}/{path}` calls `instance[method]`.
- *
- * @example
- * ```ts
- * { toolModuleId: 'github', method: 'onPush', path: 'github/push', key: 'github/github/push',
- *   source: 'webhook-tag' }
- * ```
  */
 export interface WebhookRoute {
   /** The module's {@link ToolModule.toolModuleId}: the first path segment after the base path. */

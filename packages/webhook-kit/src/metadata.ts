@@ -3,8 +3,10 @@
  *
  * @example
  * ```ts
- * async handlePush({ ref, _webhook }: { ref: string; _webhook: WebhookMetadata }) {
- *   log(_webhook.headers['x-github-event'], _webhook.timestamp);
+ * class GitHubWebhooks {
+ *   async handlePush({ ref, _webhook }: { ref: string; _webhook: WebhookMetadata }) {
+ *     console.log(ref, _webhook.headers['x-github-event'], _webhook.timestamp);
+ *   }
  * }
  * ```
  */
@@ -26,9 +28,11 @@ export interface WebhookMetadata {
  *
  * @example
  * ```ts
- * async handlePush(params: WebhookParams<{ ref?: unknown }>) {
- *   if (typeof params.ref !== 'string') throw new Error('ref missing');
- *   return { branch: params.ref, at: params._webhook.timestamp };
+ * class GitHubWebhooks {
+ *   async handlePush(params: WebhookParams<{ ref?: unknown }>) {
+ *     if (typeof params.ref !== 'string') throw new Error('ref missing');
+ *     return { branch: params.ref, at: params._webhook.timestamp };
+ *   }
  * }
  * ```
  */

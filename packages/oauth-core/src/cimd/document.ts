@@ -55,11 +55,6 @@ const documentSchema = z.object({
 
 /**
  * The outcome of validating a fetched document.
- *
- * @example
- * ```ts
- * const check: DocumentCheck = checkMetadataDocument(value, clientId);
- * ```
  */
 export type DocumentCheck =
   | { readonly ok: true; readonly document: ClientMetadataDocument }

@@ -12,11 +12,6 @@ import { lazySafeFetch } from './lazy-safe-fetch.js';
 
 /**
  * Options of {@link createJwksResolver}. Every limit carries its unit; all are validated at creation.
- *
- * @example
- * ```ts
- * const options: JwksResolverOptions = { refetchThrottleSeconds: 60, maxBodyBytes: 65_536 };
- * ```
  */
 export interface JwksResolverOptions {
   /**
@@ -53,11 +48,6 @@ export interface JwksResolverOptions {
 /**
  * The outcome of {@link JwksResolver.resolve}. `cached` is true when no network request was made. On
  * failure, `description` is safe to show the client; `detail` is for the log only.
- *
- * @example
- * ```ts
- * const resolution: JwksResolution = await jwks.resolve('https://app.example/jwks.json');
- * ```
  */
 export type JwksResolution =
   | { readonly ok: true; readonly keys: readonly ClientJwk[]; readonly cached: boolean }

@@ -17,11 +17,6 @@ import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocumen
 
 /**
  * Options of {@link createCimdResolver}. Every limit carries its unit; all are validated at creation.
- *
- * @example
- * ```ts
- * const options: CimdResolverOptions = { maxEntries: 500, failureTtlSeconds: 5 };
- * ```
  */
 export interface CimdResolverOptions {
   /**

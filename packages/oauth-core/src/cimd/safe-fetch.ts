@@ -19,11 +19,6 @@ export type DnsLookup = (hostname: string) => Promise<readonly LookupAddress[]>;
 
 /**
  * Options of {@link createSafeFetch}.
- *
- * @example
- * ```ts
- * const options: SafeFetchOptions = { allowedAddresses: ['10.1.2.3'] };
- * ```
  */
 export interface SafeFetchOptions {
   /** Name resolution; default: the system resolver. Tests inject one to simulate any answer. */

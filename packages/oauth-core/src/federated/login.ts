@@ -8,14 +8,6 @@ import type { FederatedIdentity, LoginTransactionStore, UserStore } from './stor
 
 /**
  * One upstream OpenID Provider the host lets users sign in with.
- *
- * @example
- * ```ts
- * const google: FederatedProvider = {
- *   id: 'google', issuer: 'https://accounts.google.com', clientId, clientSecret,
- *   redirectUri: 'https://host.example/auth/federated/callback',
- * };
- * ```
  */
 export interface FederatedProvider {
   /** The host's name for the provider; chosen by the host, carried in the login transaction. */
@@ -35,11 +27,6 @@ export interface FederatedProvider {
 
 /**
  * Options of {@link createFederatedLogin}.
- *
- * @example
- * ```ts
- * const options: FederatedLoginOptions = { providers: [google], userStore: createMemoryUserStore() };
- * ```
  */
 export interface FederatedLoginOptions {
   readonly providers: readonly FederatedProvider[];

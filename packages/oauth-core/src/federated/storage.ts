@@ -1,11 +1,6 @@
 /**
  * A user as an upstream identity provider knows them: the provider's exact issuer identifier and the `sub`
  * it gives the user. The pair is unique and stable; an e-mail address is neither, so it is never the key.
- *
- * @example
- * ```ts
- * const identity: FederatedIdentity = { issuer: 'https://accounts.google.com', subject: '1098…' };
- * ```
  */
 export interface FederatedIdentity {
   readonly issuer: string;
@@ -37,11 +32,6 @@ export interface UserStore {
 /**
  * What a started federated login remembers until its callback: kept server-side, keyed by a hash of the
  * `state` value, taken once.
- *
- * @example
- * ```ts
- * const transaction: LoginTransaction = { id, providerId: 'google', codeVerifier, nonce, expiresAt };
- * ```
  */
 export interface LoginTransaction {
   /** SHA-256 (base64url) of the `state` sent upstream; the state itself is never stored. */

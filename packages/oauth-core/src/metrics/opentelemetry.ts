@@ -5,11 +5,6 @@ import type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from '../m
 /**
  * Options of {@link createOpenTelemetryMetrics}. Give a `meter`, or a `meterProvider` to take one from;
  * by default the meter comes from the global provider the host registered with the OpenTelemetry SDK.
- *
- * @example
- * ```ts
- * const options: OpenTelemetryMetricsOptions = { meterProvider };
- * ```
  */
 export interface OpenTelemetryMetricsOptions {
   /** The meter to create the counters on. */
@@ -37,7 +32,7 @@ export const METER_NAME = '@keyhold/oauth-core';
  * @example
  * ```ts
  * import { createOpenTelemetryMetrics } from '@keyhold/oauth-core/opentelemetry';
- * const server = createAuthorizationServer({ metrics: createOpenTelemetryMetrics(), … });
+ * const server = createAuthorizationServer({ baseUrl, tenants, storage, metrics: createOpenTelemetryMetrics() });
  * ```
  */
 export function createOpenTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): AuthMetrics {

@@ -3,12 +3,6 @@ import * as z from 'zod';
 /**
  * The parts of an official MCP Registry `server.json` entry (schema 2025-12-11, camelCase) that Keyhold
  * reads and writes. Other fields pass through untouched in `_meta` and are otherwise ignored.
- *
- * @example
- * ```ts
- * const entry: ServerJson = { name: 'io.github.acme/weather', description: 'Weather', version: '1.0.0',
- *   remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }] };
- * ```
  */
 export interface ServerJson {
   readonly $schema?: string;
