@@ -54,6 +54,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
     // The same sweeper API as PostgreSQL's: expired rows (and unused dynamic clients) go in the background.
     const sweeper = startSqliteExpirySweeper(db, {
       tables: [...OAUTH_SQLITE_SWEPT_TABLES, ...TOKEN_VAULT_SQLITE_SWEPT_TABLES],
+      intervalSeconds: config.sweepIntervalSeconds,
       logger,
     });
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
@@ -79,6 +80,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
   const vault = await createPostgresTokenVaultStorage(pool);
   const sweeper = startExpirySweeper(pool, {
     tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES],
+    intervalSeconds: config.sweepIntervalSeconds,
     logger,
   });
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
