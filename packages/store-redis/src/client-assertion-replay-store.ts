@@ -1,5 +1,5 @@
 import { type RedisClient, ttlMs } from './connection.js';
-import type { RedisStoreOptions } from './refresh-lock.js';
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /**
  * The contract of `@keyhold/oauth-core`'s `ClientAssertionReplayStore`: single use of `private_key_jwt`
@@ -39,7 +39,7 @@ export function createRedisClientAssertionReplayStore(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisClientAssertionReplayStore {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}client-assertion-jti:`;
+  const prefix = storeKeyPrefix(options, 'client-assertion-jti');
   return {
     async consume(tenant, clientId, jti, expiresAt, now) {
       // The parts are length-prefixed so no choice of ids can make two triples share a key.

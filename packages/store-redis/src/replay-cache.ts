@@ -1,5 +1,5 @@
 import { type RedisClient, ttlMs } from './connection.js';
-import type { RedisStoreOptions } from './refresh-lock.js';
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /** The contract of `@keyhold/webhook-kit`'s `ReplayCache`. */
 export interface RedisReplayCache {
@@ -28,7 +28,7 @@ export function createRedisReplayCache(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisReplayCache {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}webhook-id:`;
+  const prefix = storeKeyPrefix(options, 'webhook-id');
   return {
     async claim(key, expiresAt, now) {
       const claimed = await redis.eval(CLAIM_SCRIPT, 1, prefix + key, expiresAt, now, ttlMs(now, expiresAt));
