@@ -1,4 +1,4 @@
-import { optionValidators } from '@keyhold/core';
+import { type OptionValidators, optionValidators } from '@keyhold/core';
 import { RedisStoreError } from './errors.js';
 
 /** Options shared by the Redis stores. */
@@ -8,7 +8,7 @@ export interface RedisStoreOptions {
 }
 
 /** The option checks of every Redis factory: a bad option throws {@link RedisStoreError}. */
-export const check = optionValidators(RedisStoreError);
+export const check: OptionValidators = optionValidators(RedisStoreError);
 
 /**
  * The key prefix of one store: the deployment's `keyPrefix` (checked once, at creation) followed by the
