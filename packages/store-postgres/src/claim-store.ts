@@ -1,11 +1,11 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
 import { createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
-import type { Migration } from './migrations.js';
+import type { PostgresMigration } from './migrations.js';
 import { migratePostgres } from './migrations.js';
 import { postgresColumns } from './row-mapping.js';
 import { statement } from './statements.js';
-import type { SweptTable } from './sweeper.js';
+import type { PostgresSweptTable } from './sweeper.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
@@ -20,7 +20,7 @@ const CLAIM_COLUMNS = 'code, scope_dir, created_at, expires_at, label';
  * await migratePostgres(pool, 'claims', CLAIMS_POSTGRES_MIGRATIONS);
  * ```
  */
-export const CLAIMS_POSTGRES_MIGRATIONS: readonly Migration[] = [
+export const CLAIMS_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'create claims table',
@@ -39,10 +39,10 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  *
  * @example
  * ```ts
- * startExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
+ * startPostgresExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
  * ```
  */
-export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_claims' }];
+export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = [{ table: 'keyhold_claims' }];
 
 const toClaim = createClaimRowMapper(postgresColumns);
 

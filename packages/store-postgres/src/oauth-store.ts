@@ -28,7 +28,7 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  * RETURNING`, and a refresh token is rotated with one statement (a conditional `UPDATE` of the old token
  * and the `INSERT` of its successor in one CTE: one round trip, one commit), so of any number of callers
  * on any number of instances exactly one sees the record unconsumed.
- * Pair it with `startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
+ * Pair it with `startPostgresExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
  * ```ts

@@ -248,7 +248,7 @@ export async function createPostgresRefreshLock(pool: PostgresPool): Promise<Ref
 
 /**
  * All of a token broker's storage on PostgreSQL, after running the `token_vault` migrations. Pair it with
- * `startExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES })`.
+ * `startPostgresExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
  * ```ts

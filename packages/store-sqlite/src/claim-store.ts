@@ -1,7 +1,7 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
 import { createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
-import type { Migration } from './migrations.js';
+import type { SqliteMigration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
 import { sqliteColumns } from './row-mapping.js';
@@ -15,7 +15,7 @@ import { sqliteColumns } from './row-mapping.js';
  * migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
  * ```
  */
-export const CLAIMS_SQLITE_MIGRATIONS: readonly Migration[] = [
+export const CLAIMS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'create claims table',

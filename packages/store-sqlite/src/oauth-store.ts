@@ -19,7 +19,7 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
  * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token takes it (only
  * while active) and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
  * process or another on the same file) exactly one sees the record unconsumed. Pair it with
- * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
+ * `startSqliteExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { SqliteMigration } from './migrations.js';
 
 /**
  * The token_vault component's migrations. Grants are keyed on (tenant, user, tool module, provider, scope set)
@@ -11,7 +11,7 @@ import type { Migration } from './migrations.js';
  * migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
  * ```
  */
-export const TOKEN_VAULT_SQLITE_MIGRATIONS: readonly Migration[] = [
+export const TOKEN_VAULT_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'create token vault tables',
