@@ -1,23 +1,26 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import { createOAuthRowMappers } from '@keyhold/store-sql-common';
+import {
+  columnNames,
+  createOAuthRowMappers,
+  insertStatement,
+  OAUTH_TABLE_SHAPES,
+  rowValues,
+} from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { postgresColumns } from './row-mapping.js';
+import { postgresColumns, postgresWrites } from './row-mapping.js';
 import { statement } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const CLIENT_COLUMNS =
-  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg, application_type';
-const CODE_COLUMNS =
-  'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at';
-const PENDING_COLUMNS =
-  'id, user_id, client_id, client_type, client_name, client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at';
-const REFRESH_TOKEN_COLUMNS =
-  'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor';
-const CONSENT_COLUMNS = 'user_id, client_id, scopes, granted_at, expires_at';
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+const CLIENT_COLUMNS = columnNames(client).join(', ');
+const CODE_COLUMNS = columnNames(authorizationCode).join(', ');
+const PENDING_COLUMNS = columnNames(pendingAuthorization).join(', ');
+const REFRESH_TOKEN_COLUMNS = columnNames(refreshToken).join(', ');
+const CONSENT_COLUMNS = columnNames(consent).join(', ');
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
 
@@ -44,15 +47,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'oauth_get_client',
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2`,
     ),
-    createClient: statement(
-      pool,
-      'oauth_create_client',
-      `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
-        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
-        application_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-    ),
+    createClient: statement(pool, 'oauth_create_client', insertStatement(client, postgresWrites)),
     deleteClient: statement(
       pool,
       'oauth_delete_client',
@@ -74,15 +69,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     saveCode: statement(
       pool,
       'oauth_save_code',
-      `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
-        code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-       ON CONFLICT (tenant, code_hash) DO UPDATE SET client_id = excluded.client_id,
-        client_type = excluded.client_type, user_id = excluded.user_id, redirect_uri = excluded.redirect_uri,
-        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
-        nonce = excluded.nonce, auth_time = excluded.auth_time, expires_at = excluded.expires_at,
-        family_id = excluded.family_id, access_token_jti = excluded.access_token_jti,
-        consumed_at = excluded.consumed_at`,
+      insertStatement(authorizationCode, postgresWrites, { upsert: true }),
     ),
     markCodeConsumed: statement(
       pool,
@@ -98,14 +85,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     savePending: statement(
       pool,
       'oauth_save_pending',
-      `INSERT INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
-        client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (tenant, id) DO UPDATE SET user_id = excluded.user_id, client_id = excluded.client_id,
-        client_type = excluded.client_type, client_name = excluded.client_name,
-        client_host = excluded.client_host, redirect_uri = excluded.redirect_uri,
-        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
-        state = excluded.state, nonce = excluded.nonce, expires_at = excluded.expires_at`,
+      insertStatement(pendingAuthorization, postgresWrites, { upsert: true }),
     ),
     getPending: statement(
       pool,
@@ -120,14 +100,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     saveRefresh: statement(
       pool,
       'oauth_save_refresh',
-      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
-        user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (tenant, token_hash) DO UPDATE SET family_id = excluded.family_id,
-        client_id = excluded.client_id, client_type = excluded.client_type, user_id = excluded.user_id,
-        scope = excluded.scope, resources = excluded.resources, created_at = excluded.created_at,
-        expires_at = excluded.expires_at, consumed_at = excluded.consumed_at, revoked_at = excluded.revoked_at,
-        sealed_successor = excluded.sealed_successor`,
+      insertStatement(refreshToken, postgresWrites, { upsert: true }),
     ),
     getRefresh: statement(
       pool,
@@ -162,10 +135,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     saveConsent: statement(
       pool,
       'oauth_save_consent',
-      `INSERT INTO keyhold_oauth_consents (tenant, user_id, client_id, scopes, granted_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (tenant, user_id, client_id, scopes)
-       DO UPDATE SET granted_at = excluded.granted_at, expires_at = excluded.expires_at`,
+      insertStatement(consent, postgresWrites, { upsert: true }),
     ),
     listConsents: statement(
       pool,
@@ -210,27 +180,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.client(row);
       },
       async create(tenant, c) {
-        await q.createClient([
-          tenant,
-          c.clientId,
-          c.clientName ?? null,
-          c.redirectUris,
-          c.grantTypes,
-          c.responseTypes,
-          c.tokenEndpointAuthMethod,
-          c.clientSecretHash ?? null,
-          c.scope ?? null,
-          c.clientUri ?? null,
-          c.logoUri ?? null,
-          c.createdAt,
-          c.registration ?? null,
-          c.expiresAt ?? null,
-          c.tokenExchangeAudiences ?? null,
-          c.jwksUri ?? null,
-          c.jwks === undefined ? null : JSON.stringify(c.jwks),
-          c.tokenEndpointAuthSigningAlg ?? null,
-          c.applicationType ?? null,
-        ]);
+        await q.createClient(rowValues(client, c, postgresWrites, tenant));
       },
       async delete(tenant, clientId) {
         await q.deleteClient([tenant, clientId]);
@@ -245,23 +195,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     authorizationCodes: {
       async save(tenant, r) {
-        await q.saveCode([
-          tenant,
-          r.codeHash,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          r.resources,
-          r.nonce ?? null,
-          r.authTime,
-          r.expiresAt,
-          r.familyId ?? null,
-          r.accessTokenJti ?? null,
-          r.consumedAt ?? null,
-        ]);
+        await q.saveCode(rowValues(authorizationCode, r, postgresWrites, tenant));
       },
       async consume(tenant, codeHash, now) {
         const won = first((await q.markCodeConsumed([tenant, codeHash, now])).rows);
@@ -277,22 +211,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     pendingAuthorizations: {
       async save(tenant, r) {
-        await q.savePending([
-          tenant,
-          r.id,
-          r.userId,
-          r.clientId,
-          r.clientType,
-          r.clientName,
-          r.clientHost,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          r.resources,
-          r.state ?? null,
-          r.nonce ?? null,
-          r.expiresAt,
-        ]);
+        await q.savePending(rowValues(pendingAuthorization, r, postgresWrites, tenant));
       },
       async get(tenant, id) {
         const row = first((await q.getPending([tenant, id])).rows);
@@ -305,21 +224,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     refreshTokens: {
       async save(tenant, r) {
-        await q.saveRefresh([
-          tenant,
-          r.tokenHash,
-          r.familyId,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.scope,
-          r.resources,
-          r.createdAt,
-          r.expiresAt,
-          r.consumedAt ?? null,
-          r.revokedAt ?? null,
-          r.sealedSuccessor ?? null,
-        ]);
+        await q.saveRefresh(rowValues(refreshToken, r, postgresWrites, tenant));
       },
       async get(tenant, tokenHash) {
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
@@ -363,7 +268,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     consents: {
       async save(tenant, r) {
-        await q.saveConsent([tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt]);
+        await q.saveConsent(rowValues(consent, r, postgresWrites, tenant));
       },
       async list(tenant, userId, clientId, now) {
         return (await q.listConsents([tenant, userId, clientId, now])).rows.map(oauthRows.consent);

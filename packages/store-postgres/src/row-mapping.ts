@@ -1,4 +1,4 @@
-import type { ColumnReader } from '@keyhold/store-sql-common';
+import type { ColumnReader, SqlWriteDialect } from '@keyhold/store-sql-common';
 import { createColumnReader } from '@keyhold/store-sql-common';
 
 export type { Row } from '@keyhold/store-sql-common';
@@ -7,3 +7,9 @@ export type { Row } from '@keyhold/store-sql-common';
 export const postgresColumns: ColumnReader = createColumnReader({
   stringArray: (value) => [...(value as string[])],
 });
+
+/** `pg` takes `$n` placeholders and a JavaScript array for TEXT[] (copied, so a record never aliases it). */
+export const postgresWrites: SqlWriteDialect = {
+  placeholder: (position) => `$${position}`,
+  stringArray: (value) => [...value],
+};

@@ -13,5 +13,8 @@ export type { Migration, MigrationFailure, MigrationProblemCode } from './migrat
 export { checkMigrationOrder, pendingMigrations } from './migration-plan.js';
 export type { OAuthRowMappers } from './oauth-rows.js';
 export { createOAuthRowMappers } from './oauth-rows.js';
+export { OAUTH_TABLE_SHAPES } from './oauth-tables.js';
+export type { SqlWriteDialect, TableShape, WrittenColumn, WrittenColumnKind } from './row-writer.js';
+export { columnNames, insertStatement, rowValues, tableShape } from './row-writer.js';
 export type { TokenVaultRowMappers } from './token-vault-rows.js';
 export { createTokenVaultRowMappers } from './token-vault-rows.js';

@@ -1,4 +1,4 @@
-import type { ColumnReader } from '@keyhold/store-sql-common';
+import type { ColumnReader, SqlWriteDialect } from '@keyhold/store-sql-common';
 import { createColumnReader } from '@keyhold/store-sql-common';
 
 export type { Row } from '@keyhold/store-sql-common';
@@ -7,3 +7,9 @@ export type { Row } from '@keyhold/store-sql-common';
 export const sqliteColumns: ColumnReader = createColumnReader({
   stringArray: (value) => JSON.parse(String(value)) as string[],
 });
+
+/** libsql takes `?` placeholders; string arrays are written as JSON text. */
+export const sqliteWrites: SqlWriteDialect = {
+  placeholder: () => '?',
+  stringArray: (value) => JSON.stringify(value),
+};
