@@ -11,7 +11,7 @@ import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
 import { postgresColumns, postgresWrites } from './row-mapping.js';
-import { statement } from './statements.js';
+import { statement as prepared, type Statement } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
@@ -41,70 +41,54 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  */
 export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OAuthStorage> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  // Named per store, so `pg` prepares each once per pooled connection.
+  const statement = (name: string, text: string): Statement => prepared(pool, `oauth_${name}`, text);
   const q = {
     getClient: statement(
-      pool,
-      'oauth_get_client',
+      'get_client',
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2`,
     ),
-    createClient: statement(pool, 'oauth_create_client', insertStatement(client, postgresWrites)),
+    createClient: statement('create_client', insertStatement(client, postgresWrites)),
     deleteClient: statement(
-      pool,
-      'oauth_delete_client',
+      'delete_client',
       'DELETE FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
     ),
     listClients: statement(
-      pool,
-      'oauth_list_clients',
+      'list_clients',
       // Keyset pagination on the primary key: the comparison and the order use the same collation, so
       // pages never skip or repeat a client, and each page is one index range scan.
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients
        WHERE tenant = $1 AND client_id > $2 ORDER BY client_id LIMIT $3`,
     ),
     touchClient: statement(
-      pool,
-      'oauth_touch_client',
+      'touch_client',
       'UPDATE keyhold_oauth_clients SET expires_at = $3 WHERE tenant = $1 AND client_id = $2',
     ),
-    saveCode: statement(
-      pool,
-      'oauth_save_code',
-      insertStatement(authorizationCode, postgresWrites, { upsert: true }),
-    ),
+    saveCode: statement('save_code', insertStatement(authorizationCode, postgresWrites, { upsert: true })),
     markCodeConsumed: statement(
-      pool,
-      'oauth_mark_code_consumed',
+      'mark_code_consumed',
       `UPDATE keyhold_oauth_codes SET consumed_at = $3
        WHERE tenant = $1 AND code_hash = $2 AND consumed_at IS NULL RETURNING ${CODE_COLUMNS}`,
     ),
     getCode: statement(
-      pool,
-      'oauth_get_code',
+      'get_code',
       `SELECT ${CODE_COLUMNS} FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2`,
     ),
     savePending: statement(
-      pool,
-      'oauth_save_pending',
+      'save_pending',
       insertStatement(pendingAuthorization, postgresWrites, { upsert: true }),
     ),
     getPending: statement(
-      pool,
-      'oauth_get_pending',
+      'get_pending',
       `SELECT ${PENDING_COLUMNS} FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2`,
     ),
     consumePending: statement(
-      pool,
-      'oauth_consume_pending',
+      'consume_pending',
       `DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING ${PENDING_COLUMNS}`,
     ),
-    saveRefresh: statement(
-      pool,
-      'oauth_save_refresh',
-      insertStatement(refreshToken, postgresWrites, { upsert: true }),
-    ),
+    saveRefresh: statement('save_refresh', insertStatement(refreshToken, postgresWrites, { upsert: true })),
     getRefresh: statement(
-      pool,
-      'oauth_get_refresh',
+      'get_refresh',
       `SELECT ${REFRESH_TOKEN_COLUMNS} FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2`,
     ),
     // One round trip and one commit per refresh: the conditional UPDATE takes the token (of concurrent
@@ -112,8 +96,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     // re-check it against the winner's committed row) and the INSERT of the successor reads its grant
     // from what the UPDATE returned, in the same statement, so the two commit together or not at all.
     rotateRefresh: statement(
-      pool,
-      'oauth_rotate_refresh',
+      'rotate_refresh',
       `WITH consumed AS (
          UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3, sealed_successor = $7
          WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL AND revoked_at IS NULL
@@ -127,30 +110,22 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
        SELECT ${REFRESH_TOKEN_COLUMNS} FROM consumed`,
     ),
     revokeFamily: statement(
-      pool,
-      'oauth_revoke_family',
+      'revoke_family',
       `UPDATE keyhold_oauth_refresh_tokens SET revoked_at = $3
        WHERE tenant = $1 AND family_id = $2 AND revoked_at IS NULL`,
     ),
-    saveConsent: statement(
-      pool,
-      'oauth_save_consent',
-      insertStatement(consent, postgresWrites, { upsert: true }),
-    ),
+    saveConsent: statement('save_consent', insertStatement(consent, postgresWrites, { upsert: true })),
     listConsents: statement(
-      pool,
-      'oauth_list_consents',
+      'list_consents',
       `SELECT ${CONSENT_COLUMNS} FROM keyhold_oauth_consents
        WHERE tenant = $1 AND user_id = $2 AND client_id = $3 AND expires_at > $4 ORDER BY scopes`,
     ),
     deleteConsents: statement(
-      pool,
-      'oauth_delete_consents',
+      'delete_consents',
       'DELETE FROM keyhold_oauth_consents WHERE tenant = $1 AND user_id = $2 AND client_id = $3',
     ),
     revokeAccessToken: statement(
-      pool,
-      'oauth_revoke_access_token',
+      'revoke_access_token',
       `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (tenant, jti) DO UPDATE
        SET expires_at = GREATEST(keyhold_oauth_revoked_access_tokens.expires_at, excluded.expires_at)`,
@@ -158,16 +133,14 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
     // One statement: the primary key serialises concurrent callers, so exactly one gets a row.
     consumeAssertionJti: statement(
-      pool,
-      'oauth_consume_assertion_jti',
+      'consume_assertion_jti',
       `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
        WHERE keyhold_oauth_client_assertion_jtis.expires_at <= $5
        RETURNING 1`,
     ),
     isRevoked: statement(
-      pool,
-      'oauth_is_revoked',
+      'is_revoked',
       'SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2',
     ),
   };
