@@ -1,4 +1,5 @@
 import type { ClientRecord } from '@keyhold/oauth-core';
+import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../src/migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
@@ -117,21 +118,6 @@ describe.skipIf(!available)('oauth migration 5 on PostgreSQL (forward-only)', ()
       );
     }
     const storage = await createPostgresOAuthStorage(db.pool);
-    const used = await storage.refreshTokens.get('t1', 'used');
-    expect(used?.consumedAt).toBe(NOW + 1);
-    expect(used && 'sealedSuccessor' in used).toBe(false);
-    const rotation = {
-      tokenHash: 'live',
-      clientId: 'c',
-      now: NOW + 2,
-      successorHash: 'next',
-      successorExpiresAt: NOW + 9,
-    };
-    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
-    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
-      familyId: 'f',
-      scope: 'mcp',
-      expiresAt: NOW + 9,
-    });
+    await expectVersion4RefreshTokensWork(storage, NOW);
   });
 });

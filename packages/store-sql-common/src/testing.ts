@@ -68,3 +68,12 @@ export function ensureBuiltPackage(packageDir: string): void {
     rmSync(join(packageDir, aside), { recursive: true, force: true });
   }
 }
+
+export type { RunStatement } from './migration-scenarios.js';
+export {
+  expectTokenVaultV1RowsReadBack,
+  expectVersion4RefreshTokensWork,
+  writeTokenVaultV1Rows,
+} from './migration-scenarios.js';
+export type { WriteBurstOptions } from './write-burst.js';
+export { runWriteBurst } from './write-burst.js';

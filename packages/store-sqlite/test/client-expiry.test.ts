@@ -1,4 +1,5 @@
 import type { AuthorizationCodeRecord, ClientRecord } from '@keyhold/oauth-core';
+import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migrateSqlite } from '../src/migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS, OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
@@ -177,21 +178,6 @@ describe('oauth migration 5 (forward-only): refresh tokens written before the re
     insert.run('used', NOW, NOW + 60_000, NOW + 1);
     insert.run('live', NOW, NOW + 60_000, null);
     const storage = createSqliteOAuthStorage(db);
-    const used = await storage.refreshTokens.get('t1', 'used');
-    expect(used?.consumedAt).toBe(NOW + 1);
-    expect(used && 'sealedSuccessor' in used).toBe(false);
-    const rotation = {
-      tokenHash: 'live',
-      clientId: 'c',
-      now: NOW + 2,
-      successorHash: 'next',
-      successorExpiresAt: NOW + 9,
-    };
-    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
-    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
-      familyId: 'f',
-      scope: 'mcp',
-      expiresAt: NOW + 9,
-    });
+    await expectVersion4RefreshTokensWork(storage, NOW);
   });
 });
