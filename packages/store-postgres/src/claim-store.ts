@@ -1,5 +1,5 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
-import { createClaimRowMapper } from '@keyhold/store-sql-common';
+import { CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import type { PostgresMigration } from './migrations.js';
 import { migratePostgres } from './migrations.js';
@@ -42,7 +42,7 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  * startPostgresExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
  * ```
  */
-export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = [{ table: 'keyhold_claims' }];
+export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = CLAIMS_SWEPT_TABLES;
 
 const toClaim = createClaimRowMapper(postgresColumns);
 

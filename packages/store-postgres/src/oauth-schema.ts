@@ -1,3 +1,4 @@
+import { OAUTH_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import type { PostgresMigration } from './migrations.js';
 import type { PostgresSweptTable } from './sweeper.js';
 
@@ -132,13 +133,4 @@ ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
  * const sweeper = startPostgresExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES });
  * ```
  */
-export const OAUTH_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = [
-  { table: 'keyhold_oauth_clients' },
-  { table: 'keyhold_oauth_codes' },
-  { table: 'keyhold_oauth_pending' },
-  { table: 'keyhold_oauth_refresh_tokens' },
-  { table: 'keyhold_oauth_consents' },
-  { table: 'keyhold_oauth_revoked_access_tokens' },
-  { table: 'keyhold_oauth_client_assertion_jtis' },
-  { table: 'keyhold_oauth_login_transactions' },
-];
+export const OAUTH_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = OAUTH_SWEPT_TABLES;

@@ -1,3 +1,4 @@
+import { TOKEN_VAULT_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import type { PostgresMigration } from './migrations.js';
 import type { PostgresSweptTable } from './sweeper.js';
 
@@ -69,8 +70,4 @@ ALTER TABLE keyhold_vault_pending_authorizations DROP COLUMN session_id;
  * startPostgresExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES });
  * ```
  */
-export const TOKEN_VAULT_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = [
-  { table: 'keyhold_vault_elicitations' },
-  { table: 'keyhold_vault_pending_authorizations' },
-  { table: 'keyhold_vault_refresh_leases' },
-];
+export const TOKEN_VAULT_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = TOKEN_VAULT_SWEPT_TABLES;

@@ -16,5 +16,6 @@ export { createOAuthRowMappers } from './oauth-rows.js';
 export { OAUTH_TABLE_SHAPES } from './oauth-tables.js';
 export type { SqlWriteDialect, TableShape, WrittenColumn, WrittenColumnKind } from './row-writer.js';
 export { columnNames, insertStatement, rowValues, tableShape } from './row-writer.js';
+export { CLAIMS_SWEPT_TABLES, OAUTH_SWEPT_TABLES, TOKEN_VAULT_SWEPT_TABLES } from './swept-tables.js';
 export type { TokenVaultRowMappers } from './token-vault-rows.js';
 export { createTokenVaultRowMappers } from './token-vault-rows.js';

@@ -1,10 +1,11 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
-import { createClaimRowMapper } from '@keyhold/store-sql-common';
+import { CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import type { SqliteMigration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
 import { sqliteColumns } from './row-mapping.js';
+import type { SqliteSweptTable } from './sweeper.js';
 
 /**
  * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
@@ -38,7 +39,7 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  * sweepExpiredSqlite(db, CLAIMS_SQLITE_SWEPT_TABLES, Date.now());
  * ```
  */
-export const CLAIMS_SQLITE_SWEPT_TABLES: readonly string[] = ['keyhold_claims'];
+export const CLAIMS_SQLITE_SWEPT_TABLES: readonly SqliteSweptTable[] = CLAIMS_SWEPT_TABLES;
 
 const toClaim = createClaimRowMapper(sqliteColumns);
 
