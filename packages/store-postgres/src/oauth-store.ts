@@ -1,17 +1,11 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import {
-  columnNames,
-  createOAuthRowMappers,
-  insertStatement,
-  OAUTH_TABLE_SHAPES,
-  rowValues,
-} from '@keyhold/store-sql-common';
+import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { postgresColumns, postgresWrites } from './row-mapping.js';
-import { statement as prepared, type Statement } from './statements.js';
+import { postgresColumns, postgresWriter } from './row-mapping.js';
+import { preparedStatements } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
@@ -41,14 +35,13 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  */
 export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OAuthStorage> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
-  // Named per store, so `pg` prepares each once per pooled connection.
-  const statement = (name: string, text: string): Statement => prepared(pool, `oauth_${name}`, text);
+  const statement = preparedStatements(pool, 'oauth');
   const q = {
     getClient: statement(
       'get_client',
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2`,
     ),
-    createClient: statement('create_client', insertStatement(client, postgresWrites)),
+    createClient: statement('create_client', postgresWriter.insert(client)),
     deleteClient: statement(
       'delete_client',
       'DELETE FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
@@ -64,7 +57,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'touch_client',
       'UPDATE keyhold_oauth_clients SET expires_at = $3 WHERE tenant = $1 AND client_id = $2',
     ),
-    saveCode: statement('save_code', insertStatement(authorizationCode, postgresWrites, { upsert: true })),
+    saveCode: statement('save_code', postgresWriter.insert(authorizationCode, { onConflict: 'update' })),
     markCodeConsumed: statement(
       'mark_code_consumed',
       `UPDATE keyhold_oauth_codes SET consumed_at = $3
@@ -76,7 +69,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     ),
     savePending: statement(
       'save_pending',
-      insertStatement(pendingAuthorization, postgresWrites, { upsert: true }),
+      postgresWriter.insert(pendingAuthorization, { onConflict: 'update' }),
     ),
     getPending: statement(
       'get_pending',
@@ -86,7 +79,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'consume_pending',
       `DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING ${PENDING_COLUMNS}`,
     ),
-    saveRefresh: statement('save_refresh', insertStatement(refreshToken, postgresWrites, { upsert: true })),
+    saveRefresh: statement('save_refresh', postgresWriter.insert(refreshToken, { onConflict: 'update' })),
     getRefresh: statement(
       'get_refresh',
       `SELECT ${REFRESH_TOKEN_COLUMNS} FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2`,
@@ -114,7 +107,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       `UPDATE keyhold_oauth_refresh_tokens SET revoked_at = $3
        WHERE tenant = $1 AND family_id = $2 AND revoked_at IS NULL`,
     ),
-    saveConsent: statement('save_consent', insertStatement(consent, postgresWrites, { upsert: true })),
+    saveConsent: statement('save_consent', postgresWriter.insert(consent, { onConflict: 'update' })),
     listConsents: statement(
       'list_consents',
       `SELECT ${CONSENT_COLUMNS} FROM keyhold_oauth_consents
@@ -153,7 +146,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.client(row);
       },
       async create(tenant, c) {
-        await q.createClient(rowValues(client, c, postgresWrites, tenant));
+        await q.createClient(postgresWriter.values(client, c, tenant));
       },
       async delete(tenant, clientId) {
         await q.deleteClient([tenant, clientId]);
@@ -168,7 +161,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     authorizationCodes: {
       async save(tenant, r) {
-        await q.saveCode(rowValues(authorizationCode, r, postgresWrites, tenant));
+        await q.saveCode(postgresWriter.values(authorizationCode, r, tenant));
       },
       async consume(tenant, codeHash, now) {
         const won = first((await q.markCodeConsumed([tenant, codeHash, now])).rows);
@@ -184,7 +177,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     pendingAuthorizations: {
       async save(tenant, r) {
-        await q.savePending(rowValues(pendingAuthorization, r, postgresWrites, tenant));
+        await q.savePending(postgresWriter.values(pendingAuthorization, r, tenant));
       },
       async get(tenant, id) {
         const row = first((await q.getPending([tenant, id])).rows);
@@ -197,7 +190,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     refreshTokens: {
       async save(tenant, r) {
-        await q.saveRefresh(rowValues(refreshToken, r, postgresWrites, tenant));
+        await q.saveRefresh(postgresWriter.values(refreshToken, r, tenant));
       },
       async get(tenant, tokenHash) {
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
@@ -241,7 +234,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     consents: {
       async save(tenant, r) {
-        await q.saveConsent(rowValues(consent, r, postgresWrites, tenant));
+        await q.saveConsent(postgresWriter.values(consent, r, tenant));
       },
       async list(tenant, userId, clientId, now) {
         return (await q.listConsents([tenant, userId, clientId, now])).rows.map(oauthRows.consent);

@@ -1,5 +1,5 @@
-import type { ColumnReader, SqlWriteDialect } from '@keyhold/store-sql-common';
-import { createColumnReader } from '@keyhold/store-sql-common';
+import type { ColumnReader, RowWriter } from '@keyhold/store-sql-common';
+import { createColumnReader, createRowWriter } from '@keyhold/store-sql-common';
 
 export type { Row } from '@keyhold/store-sql-common';
 
@@ -9,7 +9,7 @@ export const postgresColumns: ColumnReader = createColumnReader({
 });
 
 /** `pg` takes `$n` placeholders and a JavaScript array for TEXT[] (copied, so a record never aliases it). */
-export const postgresWrites: SqlWriteDialect = {
+export const postgresWriter: RowWriter = createRowWriter({
   placeholder: (position) => `$${position}`,
   stringArray: (value) => [...value],
-};
+});

@@ -1,7 +1,7 @@
 import { expectTokenVaultV1RowsReadBack, writeTokenVaultV1Rows } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../src/migrations.js';
-import { postgresWrites } from '../src/row-mapping.js';
+import { postgresWriter } from '../src/row-mapping.js';
 import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from '../src/token-vault-schema.js';
 import { createPostgresGrantStore, createPostgresTokenVaultPendingStore } from '../src/token-vault-store.js';
 import { requirePostgres, useIsolatedPool } from './postgres.js';
@@ -15,7 +15,7 @@ describe.skipIf(!available)(
 
     it('a grant and an elicitation written under schema version 1 read back under the new names', async () => {
       await migratePostgres(db.pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS.slice(0, 1));
-      await writeTokenVaultV1Rows((sql, values) => db.pool.query(sql, values), postgresWrites);
+      await writeTokenVaultV1Rows((sql, values) => db.pool.query(sql, values), postgresWriter);
 
       const grants = await createPostgresGrantStore(db.pool);
       const pending = await createPostgresTokenVaultPendingStore(db.pool);

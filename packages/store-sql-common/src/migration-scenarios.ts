@@ -1,7 +1,7 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import type { GrantStore, PendingAuthorizationStore } from '@keyhold/token-vault';
 import { expect } from 'vitest';
-import { insertStatement, rowValues, type SqlWriteDialect, tableShape } from './row-writer.js';
+import { type RowWriter, tableShape } from './row-writer.js';
 
 /** Runs one statement with its values on the store's database, as the test's driver does. */
 export type RunStatement = (sql: string, values: unknown[]) => unknown;
@@ -54,10 +54,10 @@ const elicitationV1 = tableShape(
  *
  * @example
  * ```ts
- * await writeTokenVaultV1Rows((sql, values) => db.prepare(sql).run(...values), sqliteWrites);
+ * await writeTokenVaultV1Rows((sql, values) => db.prepare(sql).run(...values), sqliteWriter);
  * ```
  */
-export async function writeTokenVaultV1Rows(run: RunStatement, dialect: SqlWriteDialect): Promise<void> {
+export async function writeTokenVaultV1Rows(run: RunStatement, writer: RowWriter): Promise<void> {
   const common = {
     tenantId: key.tenantId,
     userId: key.userId,
@@ -65,23 +65,19 @@ export async function writeTokenVaultV1Rows(run: RunStatement, dialect: SqlWrite
     provider: key.provider,
   };
   await run(
-    insertStatement(grantV1, dialect),
-    rowValues(
-      grantV1,
-      {
-        ...common,
-        scopes: 'read repo',
-        status: 'valid',
-        accessTokenEncrypted: 'v1.k1.sealed',
-        refreshTokenEncrypted: 'v1.k1.refresh',
-        tokenExpiresAt: 5000,
-        grantedScopes: ['read', 'repo'],
-        createdAt: 1000,
-        updatedAt: 2000,
-        version: 3,
-      },
-      dialect,
-    ),
+    writer.insert(grantV1),
+    writer.values(grantV1, {
+      ...common,
+      scopes: 'read repo',
+      status: 'valid',
+      accessTokenEncrypted: 'v1.k1.sealed',
+      refreshTokenEncrypted: 'v1.k1.refresh',
+      tokenExpiresAt: 5000,
+      grantedScopes: ['read', 'repo'],
+      createdAt: 1000,
+      updatedAt: 2000,
+      version: 3,
+    }),
   );
   const elicitation = {
     ...common,
@@ -92,7 +88,7 @@ export async function writeTokenVaultV1Rows(run: RunStatement, dialect: SqlWrite
     createdAt: 1000,
     expiresAt: 9000,
   };
-  await run(insertStatement(elicitationV1, dialect), rowValues(elicitationV1, elicitation, dialect));
+  await run(writer.insert(elicitationV1), writer.values(elicitationV1, elicitation));
 }
 
 /**

@@ -12,6 +12,7 @@ export const OAUTH_TABLE_SHAPES: {
   readonly pendingAuthorization: TableShape;
   readonly refreshToken: TableShape;
   readonly consent: TableShape;
+  readonly loginTransaction: TableShape;
 } = {
   client: tableShape(
     'keyhold_oauth_clients',
@@ -113,5 +114,10 @@ export const OAUTH_TABLE_SHAPES: {
     ['tenant', 'user_id', 'client_id', 'scopes'],
     ['user_id', 'client_id', 'scopes', 'granted_at', 'expires_at'],
     { tenantColumn, kinds: { scopes: 'joinedScopes' } },
+  ),
+  loginTransaction: tableShape(
+    'keyhold_oauth_login_transactions',
+    ['id'],
+    ['id', 'provider_id', 'code_verifier', 'nonce', 'return_to', 'expires_at'],
   ),
 };

@@ -73,24 +73,28 @@ export function columnNames(shape: TableShape): string[] {
 }
 
 /**
- * `INSERT INTO table (…) VALUES (…)`, and with `upsert` an `ON CONFLICT (key) DO UPDATE` that replaces every
- * other column: the same text in both dialects but for the placeholders.
+ * `INSERT INTO table (…) VALUES (…)`; with `onConflict: 'update'` an upsert that replaces every column
+ * outside the key, with `'nothing'` an insert that leaves an existing row alone. The same text in both
+ * dialects but for the placeholders.
  *
  * @example
  * ```ts
- * db.prepare(insertStatement(OAUTH_TABLE_SHAPES.consent, sqliteWrites, { upsert: true }));
+ * db.prepare(insertStatement(OAUTH_TABLE_SHAPES.consent, sqliteWrites, { onConflict: 'update' }));
  * ```
  */
 export function insertStatement(
   shape: TableShape,
   dialect: SqlWriteDialect,
-  options: { readonly upsert?: boolean } = {},
+  options: { readonly onConflict?: 'update' | 'nothing' } = {},
 ): string {
   const names = columnNames(shape);
-  const insert = `INSERT INTO ${shape.table} (${names.join(', ')}) VALUES (${names.map((_, i) => dialect.placeholder(i + 1)).join(', ')})`;
-  if (options.upsert !== true) return insert;
+  const placeholders = names.map((_, i) => dialect.placeholder(i + 1));
+  const insert = `INSERT INTO ${shape.table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`;
+  if (options.onConflict === undefined) return insert;
+  const conflict = `${insert} ON CONFLICT (${shape.key.join(', ')})`;
+  if (options.onConflict === 'nothing') return `${conflict} DO NOTHING`;
   const updated = names.filter((name) => !shape.key.includes(name));
-  return `${insert} ON CONFLICT (${shape.key.join(', ')}) DO UPDATE SET ${updated.map((name) => `${name} = excluded.${name}`).join(', ')}`;
+  return `${conflict} DO UPDATE SET ${updated.map((name) => `${name} = excluded.${name}`).join(', ')}`;
 }
 
 function encode(column: WrittenColumn, value: unknown, dialect: SqlWriteDialect): unknown {
@@ -125,4 +129,56 @@ export function rowValues(
   const fields = record as Readonly<Record<string, unknown>>;
   const values = shape.columns.map((column) => encode(column, fields[column.field], dialect));
   return shape.tenantColumn === undefined ? values : [tenant, ...values];
+}
+
+/**
+ * The values of a record's key columns, in the shape's column order (the tenant first when it is part of
+ * the key): for `WHERE key = …` statements.
+ *
+ * @example
+ * ```ts
+ * get.get(...keyValues(TOKEN_VAULT_TABLE_SHAPES.grant, grantKey, sqliteWrites));
+ * ```
+ */
+export function keyValues(
+  shape: TableShape,
+  record: object,
+  dialect: SqlWriteDialect,
+  tenant?: string,
+): unknown[] {
+  const fields = record as Readonly<Record<string, unknown>>;
+  const values = shape.columns
+    .filter((column) => shape.key.includes(column.name))
+    .map((column) => encode(column, fields[column.field], dialect));
+  return shape.tenantColumn !== undefined && shape.key.includes(shape.tenantColumn)
+    ? [tenant, ...values]
+    : values;
+}
+
+/** {@link insertStatement}, {@link rowValues} and {@link keyValues} bound to one dialect. */
+export interface RowWriter {
+  /** The insert (or upsert) statement of a table. */
+  insert(shape: TableShape, options?: { readonly onConflict?: 'update' | 'nothing' }): string;
+  /** A record's values in the order of the statement's placeholders. */
+  values(shape: TableShape, record: object, tenant?: string): unknown[];
+  /** A record's key values, for `WHERE key = …` statements. */
+  key(shape: TableShape, record: object, tenant?: string): unknown[];
+}
+
+/**
+ * The writing half of a dialect, as {@link createColumnReader} is the reading half: each store makes one and
+ * writes every table through it, so the column lists live once, in the table shapes.
+ *
+ * @example
+ * ```ts
+ * const sqliteWriter = createRowWriter({ placeholder: () => '?', stringArray: (value) => JSON.stringify(value) });
+ * db.prepare(sqliteWriter.insert(OAUTH_TABLE_SHAPES.client)).run(...sqliteWriter.values(OAUTH_TABLE_SHAPES.client, client, tenant));
+ * ```
+ */
+export function createRowWriter(dialect: SqlWriteDialect): RowWriter {
+  return {
+    insert: (shape, options) => insertStatement(shape, dialect, options),
+    values: (shape, record, tenant) => rowValues(shape, record, dialect, tenant),
+    key: (shape, record, tenant) => keyValues(shape, record, dialect, tenant),
+  };
 }

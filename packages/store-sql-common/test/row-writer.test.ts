@@ -14,7 +14,7 @@ describe('one column list per table: the dialects differ only in placeholders an
     expect(insertStatement(notes, sqlite)).toBe(
       'INSERT INTO notes (tenant, id, tags, body) VALUES (?, ?, ?, ?)',
     );
-    expect(insertStatement(notes, postgres, { upsert: true })).toBe(
+    expect(insertStatement(notes, postgres, { onConflict: 'update' })).toBe(
       'INSERT INTO notes (tenant, id, tags, body) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant, id) DO UPDATE SET tags = excluded.tags, body = excluded.body',
     );
   });

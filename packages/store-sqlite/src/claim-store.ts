@@ -1,10 +1,10 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
-import { CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
+import { CLAIM_TABLE_SHAPE, CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import type { SqliteMigration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 import type { SqliteSweptTable } from './sweeper.js';
 
 /**
@@ -55,17 +55,14 @@ const toClaim = createClaimRowMapper(sqliteColumns);
  */
 export function createSqliteClaimStore(db: SqliteDatabase): ClaimStore {
   migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
-  const insert = db.prepare(
-    `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (code) DO NOTHING`,
-  );
+  const insert = db.prepare(sqliteWriter.insert(CLAIM_TABLE_SHAPE, { onConflict: 'nothing' }));
   const get = db.prepare('SELECT * FROM keyhold_claims WHERE code = ?');
   const list = db.prepare('SELECT * FROM keyhold_claims');
   const remove = db.prepare('DELETE FROM keyhold_claims WHERE code = ?');
   const removeExpired = db.prepare('DELETE FROM keyhold_claims WHERE expires_at <= ?');
   return {
     async insert(r) {
-      return insert.run(r.code, r.scopeDir, r.createdAt, r.expiresAt, r.label ?? null).changes === 1;
+      return insert.run(...sqliteWriter.values(CLAIM_TABLE_SHAPE, r)).changes === 1;
     },
     async get(code) {
       const row = get.get(code) as Row | undefined;

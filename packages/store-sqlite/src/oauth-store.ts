@@ -4,17 +4,12 @@ import type {
   RefreshTokenRotation,
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core';
-import {
-  createOAuthRowMappers,
-  insertStatement,
-  OAUTH_TABLE_SHAPES,
-  rowValues,
-} from '@keyhold/store-sql-common';
+import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns, sqliteWrites } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
 const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
@@ -37,7 +32,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
   migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
   const q = {
     getClient: db.prepare('SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
-    createClient: db.prepare(insertStatement(client, sqliteWrites)),
+    createClient: db.prepare(sqliteWriter.insert(client)),
     deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
     listClients: db.prepare(
       'SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id > ? ORDER BY client_id LIMIT ?',
@@ -45,15 +40,15 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     touchClient: db.prepare(
       'UPDATE keyhold_oauth_clients SET expires_at = ? WHERE tenant = ? AND client_id = ?',
     ),
-    saveCode: db.prepare(insertStatement(authorizationCode, sqliteWrites, { upsert: true })),
+    saveCode: db.prepare(sqliteWriter.insert(authorizationCode, { onConflict: 'update' })),
     getCode: db.prepare('SELECT * FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ?'),
     markCodeConsumed: db.prepare(
       'UPDATE keyhold_oauth_codes SET consumed_at = ? WHERE tenant = ? AND code_hash = ? AND consumed_at IS NULL',
     ),
-    savePending: db.prepare(insertStatement(pendingAuthorization, sqliteWrites, { upsert: true })),
+    savePending: db.prepare(sqliteWriter.insert(pendingAuthorization, { onConflict: 'update' })),
     getPending: db.prepare('SELECT * FROM keyhold_oauth_pending WHERE tenant = ? AND id = ?'),
     consumePending: db.prepare('DELETE FROM keyhold_oauth_pending WHERE tenant = ? AND id = ? RETURNING *'),
-    saveRefresh: db.prepare(insertStatement(refreshToken, sqliteWrites, { upsert: true })),
+    saveRefresh: db.prepare(sqliteWriter.insert(refreshToken, { onConflict: 'update' })),
     getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
     // Takes the token only while it is active; RETURNING hands back the grant the successor inherits.
     markRotated: db.prepare(
@@ -70,7 +65,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
     ),
-    saveConsent: db.prepare(insertStatement(consent, sqliteWrites, { upsert: true })),
+    saveConsent: db.prepare(sqliteWriter.insert(consent, { onConflict: 'update' })),
     listConsents: db.prepare(
       `SELECT * FROM keyhold_oauth_consents
        WHERE tenant = ? AND user_id = ? AND client_id = ? AND expires_at > ? ORDER BY scopes`,
@@ -147,7 +142,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return row && oauthRows.client(row);
       },
       async create(tenant, c) {
-        q.createClient.run(...rowValues(client, c, sqliteWrites, tenant));
+        q.createClient.run(...sqliteWriter.values(client, c, tenant));
       },
       async delete(tenant, clientId) {
         q.deleteClient.run(tenant, clientId);
@@ -162,7 +157,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     authorizationCodes: {
       async save(tenant, r) {
-        q.saveCode.run(...rowValues(authorizationCode, r, sqliteWrites, tenant));
+        q.saveCode.run(...sqliteWriter.values(authorizationCode, r, tenant));
       },
       async consume(tenant, codeHash, now) {
         return consumeCode.immediate(tenant, codeHash, now);
@@ -170,7 +165,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     pendingAuthorizations: {
       async save(tenant, r) {
-        q.savePending.run(...rowValues(pendingAuthorization, r, sqliteWrites, tenant));
+        q.savePending.run(...sqliteWriter.values(pendingAuthorization, r, tenant));
       },
       async get(tenant, id) {
         const row = q.getPending.get(tenant, id) as Row | undefined;
@@ -183,7 +178,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     refreshTokens: {
       async save(tenant, r) {
-        q.saveRefresh.run(...rowValues(refreshToken, r, sqliteWrites, tenant));
+        q.saveRefresh.run(...sqliteWriter.values(refreshToken, r, tenant));
       },
       async get(tenant, tokenHash) {
         const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
@@ -198,7 +193,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     consents: {
       async save(tenant, r) {
-        q.saveConsent.run(...rowValues(consent, r, sqliteWrites, tenant));
+        q.saveConsent.run(...sqliteWriter.values(consent, r, tenant));
       },
       async list(tenant, userId, clientId, now) {
         return (q.listConsents.all(tenant, userId, clientId, now) as Row[]).map(oauthRows.consent);

@@ -1,5 +1,5 @@
-import type { ColumnReader, SqlWriteDialect } from '@keyhold/store-sql-common';
-import { createColumnReader } from '@keyhold/store-sql-common';
+import type { ColumnReader, RowWriter } from '@keyhold/store-sql-common';
+import { createColumnReader, createRowWriter } from '@keyhold/store-sql-common';
 
 export type { Row } from '@keyhold/store-sql-common';
 
@@ -9,7 +9,7 @@ export const sqliteColumns: ColumnReader = createColumnReader({
 });
 
 /** libsql takes `?` placeholders; string arrays are written as JSON text. */
-export const sqliteWrites: SqlWriteDialect = {
+export const sqliteWriter: RowWriter = createRowWriter({
   placeholder: () => '?',
   stringArray: (value) => JSON.stringify(value),
-};
+});

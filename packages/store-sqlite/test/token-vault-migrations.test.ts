@@ -1,7 +1,7 @@
 import { expectTokenVaultV1RowsReadBack, writeTokenVaultV1Rows } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migrateSqlite } from '../src/migrations.js';
-import { sqliteWrites } from '../src/row-mapping.js';
+import { sqliteWriter } from '../src/row-mapping.js';
 import { TOKEN_VAULT_SQLITE_MIGRATIONS } from '../src/token-vault-schema.js';
 import { createSqliteGrantStore, createSqliteTokenVaultPendingStore } from '../src/token-vault-store.js';
 import { temporaryDatabases } from './temp-database.js';
@@ -12,7 +12,7 @@ describe('token_vault migration 2: photon_id becomes tool_module_id, session_id 
   it('a grant and an elicitation written under schema version 1 read back under the new names', async () => {
     const db = databases.file();
     migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS.slice(0, 1));
-    await writeTokenVaultV1Rows((sql, values) => db.prepare(sql).run(...values), sqliteWrites);
+    await writeTokenVaultV1Rows((sql, values) => db.prepare(sql).run(...values), sqliteWriter);
 
     const grants = createSqliteGrantStore(db);
     const pending = createSqliteTokenVaultPendingStore(db);
