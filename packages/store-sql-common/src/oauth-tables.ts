@@ -5,6 +5,13 @@ const tenantColumn = 'tenant';
 /**
  * The `oauth` schema's tables as records are written to them: one column list per table for both dialects.
  * Rows read back through {@link createOAuthRowMappers}.
+ *
+ * @example
+ * ```ts
+ * const writer = createRowWriter({ placeholder: () => '?', stringArray: (value) => JSON.stringify(value) });
+ * const saveConsent = db.prepare(writer.insert(OAUTH_TABLE_SHAPES.consent, { onConflict: 'update' }));
+ * saveConsent.run(...writer.values(OAUTH_TABLE_SHAPES.consent, consent, tenant));
+ * ```
  */
 export const OAUTH_TABLE_SHAPES: {
   readonly client: TableShape;

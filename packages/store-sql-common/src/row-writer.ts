@@ -66,7 +66,14 @@ export function tableShape(
   };
 }
 
-/** The column names a shape writes, tenant column first: for `INSERT (…)` and PostgreSQL's `SELECT …`. */
+/**
+ * The column names a shape writes, tenant column first: for `INSERT (…)` and PostgreSQL's `SELECT …`.
+ *
+ * @example
+ * ```ts
+ * const select = `SELECT ${columnNames(OAUTH_TABLE_SHAPES.client).join(', ')} FROM keyhold_oauth_clients`;
+ * ```
+ */
 export function columnNames(shape: TableShape): string[] {
   const names = shape.columns.map((column) => column.name);
   return shape.tenantColumn === undefined ? names : [shape.tenantColumn, ...names];

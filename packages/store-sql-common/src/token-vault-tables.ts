@@ -5,6 +5,12 @@ const grantKey = ['tenant_id', 'user_id', 'tool_module_id', 'provider', 'scopes'
 /**
  * The `token_vault` schema's tables as records are written to them: one column list per table for both
  * dialects. A grant's `version` is not a record field the store writes: `put` and `compareAndSwap` set it.
+ *
+ * @example
+ * ```ts
+ * const writer = createRowWriter({ placeholder: (n) => `$${n}`, stringArray: (value) => [...value] });
+ * await pool.query(writer.insert(TOKEN_VAULT_TABLE_SHAPES.elicitation), writer.values(TOKEN_VAULT_TABLE_SHAPES.elicitation, record));
+ * ```
  */
 export const TOKEN_VAULT_TABLE_SHAPES: {
   readonly grant: TableShape;
