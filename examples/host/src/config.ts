@@ -132,6 +132,12 @@ export interface HostConfig {
    * 0 reads the database every time): `keyhold clients remove` on a running host takes effect within it.
    */
   readonly clientCacheTtlSeconds: number;
+  /**
+   * Seconds between the expiry sweeper's runs over the database (`KEYHOLD_SWEEP_INTERVAL_SECONDS`, default 60):
+   * expired codes, tokens, consents and unused dynamic clients are deleted in the background, on SQLite and
+   * PostgreSQL alike.
+   */
+  readonly sweepIntervalSeconds: number;
   /** Rate limits, on by default (`KEYHOLD_RATE_LIMITS=off`: `undefined`, nothing limited but the registry API). */
   readonly rateLimits?: HostRateLimits;
 }
@@ -155,6 +161,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const clientCacheTtlSeconds = Number(env['KEYHOLD_CLIENT_CACHE_TTL_SECONDS'] ?? '5');
   if (!Number.isInteger(clientCacheTtlSeconds) || clientCacheTtlSeconds < 0) {
     throw new Error('KEYHOLD_CLIENT_CACHE_TTL_SECONDS must be a whole number of seconds, 0 or more');
+  }
+  const sweepIntervalSeconds = Number(env['KEYHOLD_SWEEP_INTERVAL_SECONDS'] ?? '60');
+  if (!Number.isInteger(sweepIntervalSeconds) || sweepIntervalSeconds <= 0) {
+    throw new Error('KEYHOLD_SWEEP_INTERVAL_SECONDS must be a positive whole number');
   }
   const webhookSecret = env['SVC_WEBHOOK_SECRET'];
   const rewrite = env['KEYHOLD_CIMD_DEV_REWRITE'];
@@ -196,6 +206,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     redisKeyPrefix: env['KEYHOLD_REDIS_PREFIX'] ?? 'keyhold:',
     accessTokenTtlSeconds,
     clientCacheTtlSeconds,
+    sweepIntervalSeconds,
     ...(rateLimits ? { rateLimits } : {}),
   };
 }

@@ -6,7 +6,7 @@ import {
   createPostgresPool,
   createPostgresTokenVaultStorage,
   OAUTH_POSTGRES_SWEPT_TABLES,
-  startExpirySweeper,
+  startPostgresExpirySweeper,
   TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
 } from '@keyhold/store-postgres';
 import {
@@ -21,7 +21,7 @@ import {
   createSqliteTokenVaultStorage,
   OAUTH_SQLITE_SWEPT_TABLES,
   openSqliteDatabase,
-  startExpirySweeper as startSqliteExpirySweeper,
+  startSqliteExpirySweeper,
   TOKEN_VAULT_SQLITE_SWEPT_TABLES,
 } from '@keyhold/store-sqlite';
 import type { TokenVaultStorage } from '@keyhold/token-vault';
@@ -54,6 +54,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
     // The same sweeper API as PostgreSQL's: expired rows (and unused dynamic clients) go in the background.
     const sweeper = startSqliteExpirySweeper(db, {
       tables: [...OAUTH_SQLITE_SWEPT_TABLES, ...TOKEN_VAULT_SQLITE_SWEPT_TABLES],
+      intervalSeconds: config.sweepIntervalSeconds,
       logger,
     });
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
@@ -77,8 +78,9 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
   const pool = createPostgresPool(config.databaseUrl);
   const oauth = await createPostgresOAuthStorage(pool);
   const vault = await createPostgresTokenVaultStorage(pool);
-  const sweeper = startExpirySweeper(pool, {
+  const sweeper = startPostgresExpirySweeper(pool, {
     tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES],
+    intervalSeconds: config.sweepIntervalSeconds,
     logger,
   });
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);

@@ -1,15 +1,20 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
-import { createClaimRowMapper } from '@keyhold/store-sql-common';
+import {
+  CLAIM_TABLE_SHAPE,
+  CLAIMS_SWEPT_TABLES,
+  columnNames,
+  createClaimRowMapper,
+} from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
-import type { Migration } from './migrations.js';
+import type { PostgresMigration } from './migrations.js';
 import { migratePostgres } from './migrations.js';
-import { postgresColumns } from './row-mapping.js';
-import { statement } from './statements.js';
-import type { SweptTable } from './sweeper.js';
+import { postgresColumns, postgresWriter } from './row-mapping.js';
+import { preparedStatements } from './statements.js';
+import type { PostgresSweptTable } from './sweeper.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const CLAIM_COLUMNS = 'code, scope_dir, created_at, expires_at, label';
+const CLAIM_COLUMNS = columnNames(CLAIM_TABLE_SHAPE).join(', ');
 
 /**
  * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
@@ -20,7 +25,7 @@ const CLAIM_COLUMNS = 'code, scope_dir, created_at, expires_at, label';
  * await migratePostgres(pool, 'claims', CLAIMS_POSTGRES_MIGRATIONS);
  * ```
  */
-export const CLAIMS_POSTGRES_MIGRATIONS: readonly Migration[] = [
+export const CLAIMS_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'create claims table',
@@ -39,10 +44,10 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  *
  * @example
  * ```ts
- * startExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
+ * startPostgresExpirySweeper(pool, { tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...CLAIMS_POSTGRES_SWEPT_TABLES] });
  * ```
  */
-export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_claims' }];
+export const CLAIMS_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = CLAIMS_SWEPT_TABLES;
 
 const toClaim = createClaimRowMapper(postgresColumns);
 
@@ -58,23 +63,15 @@ const toClaim = createClaimRowMapper(postgresColumns);
  */
 export async function createPostgresClaimStore(pool: PostgresPool): Promise<ClaimStore> {
   await migratePostgres(pool, 'claims', CLAIMS_POSTGRES_MIGRATIONS);
-  const insert = statement(
-    pool,
-    'claims_insert',
-    `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (code) DO NOTHING`,
-  );
-  const get = statement(pool, 'claims_get', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims WHERE code = $1`);
-  const list = statement(pool, 'claims_list', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims`);
-  const remove = statement(pool, 'claims_delete', 'DELETE FROM keyhold_claims WHERE code = $1');
-  const removeExpired = statement(
-    pool,
-    'claims_delete_expired',
-    'DELETE FROM keyhold_claims WHERE expires_at <= $1',
-  );
+  const statement = preparedStatements(pool, 'claims');
+  const insert = statement('insert', postgresWriter.insert(CLAIM_TABLE_SHAPE, { onConflict: 'nothing' }));
+  const get = statement('get', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims WHERE code = $1`);
+  const list = statement('list', `SELECT ${CLAIM_COLUMNS} FROM keyhold_claims`);
+  const remove = statement('delete', 'DELETE FROM keyhold_claims WHERE code = $1');
+  const removeExpired = statement('delete_expired', 'DELETE FROM keyhold_claims WHERE expires_at <= $1');
   return {
     async insert(r) {
-      return (await insert([r.code, r.scopeDir, r.createdAt, r.expiresAt, r.label ?? null])).rowCount === 1;
+      return (await insert(postgresWriter.values(CLAIM_TABLE_SHAPE, r))).rowCount === 1;
     },
     async get(code) {
       const row = (await get([code])).rows[0];

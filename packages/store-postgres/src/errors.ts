@@ -1,4 +1,4 @@
-import { KeyholdError } from '@keyhold/core';
+import { KeyholdError, type OptionValidators, optionValidators } from '@keyhold/core';
 
 /** Codes of {@link PostgresStoreError}. */
 export type PostgresStoreErrorCode =
@@ -16,3 +16,6 @@ export type PostgresStoreErrorCode =
  * ```
  */
 export class PostgresStoreError extends KeyholdError<PostgresStoreErrorCode> {}
+
+/** The option checks of every factory of this package: a bad option throws {@link PostgresStoreError} (`ERR_INVALID_OPTIONS`). */
+export const check: OptionValidators = optionValidators(PostgresStoreError);

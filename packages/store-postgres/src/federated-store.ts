@@ -1,19 +1,19 @@
 import { randomToken } from '@keyhold/core';
 import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
-import { createOAuthRowMappers } from '@keyhold/store-sql-common';
+import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { postgresColumns } from './row-mapping.js';
+import { postgresColumns, postgresWriter } from './row-mapping.js';
+import { preparedStatements } from './statements.js';
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
 
-import { statement } from './statements.js';
-
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const LOGIN_TRANSACTION_COLUMNS = 'id, provider_id, code_verifier, nonce, return_to, expires_at';
+const { loginTransaction } = OAUTH_TABLE_SHAPES;
+const LOGIN_TRANSACTION_COLUMNS = columnNames(loginTransaction).join(', ');
 
 /**
  * The federated-login {@link UserStore} on PostgreSQL: identities keyed on (issuer, subject) exactly as the
@@ -28,20 +28,18 @@ const LOGIN_TRANSACTION_COLUMNS = 'id, provider_id, code_verifier, nonce, return
  */
 export async function createPostgresUserStore(pool: PostgresPool): Promise<UserStore> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const statement = preparedStatements(pool, 'oauth');
   const insert = statement(
-    pool,
-    'oauth_insert_identity',
+    'insert_identity',
     `INSERT INTO keyhold_oauth_federated_identities (issuer, subject, user_id, created_at)
      VALUES ($1, $2, $3, $4) ON CONFLICT (issuer, subject) DO NOTHING RETURNING user_id`,
   );
   const find = statement(
-    pool,
-    'oauth_find_identity',
+    'find_identity',
     'SELECT user_id FROM keyhold_oauth_federated_identities WHERE issuer = $1 AND subject = $2',
   );
   const list = statement(
-    pool,
-    'oauth_list_identities',
+    'list_identities',
     `SELECT issuer, subject FROM keyhold_oauth_federated_identities WHERE user_id = $1
      ORDER BY created_at, issuer, subject`,
   );
@@ -77,22 +75,18 @@ export async function createPostgresLoginTransactionStore(
   pool: PostgresPool,
 ): Promise<LoginTransactionStore> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const statement = preparedStatements(pool, 'oauth');
   const save = statement(
-    pool,
-    'oauth_save_login_transaction',
-    `INSERT INTO keyhold_oauth_login_transactions (id, provider_id, code_verifier, nonce, return_to, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (id) DO UPDATE SET provider_id = excluded.provider_id, code_verifier = excluded.code_verifier,
-      nonce = excluded.nonce, return_to = excluded.return_to, expires_at = excluded.expires_at`,
+    'save_login_transaction',
+    postgresWriter.insert(loginTransaction, { onConflict: 'update' }),
   );
   const consume = statement(
-    pool,
-    'oauth_consume_login_transaction',
+    'consume_login_transaction',
     `DELETE FROM keyhold_oauth_login_transactions WHERE id = $1 RETURNING ${LOGIN_TRANSACTION_COLUMNS}`,
   );
   return {
     async save(t) {
-      await save([t.id, t.providerId, t.codeVerifier, t.nonce, t.returnTo ?? null, t.expiresAt]);
+      await save(postgresWriter.values(loginTransaction, t));
     },
     async consume(id, now) {
       const row = (await consume([id])).rows[0];

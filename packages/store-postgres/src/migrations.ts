@@ -4,7 +4,8 @@ import type { PostgresPool } from './database.js';
 import { withTransaction } from './database.js';
 import { PostgresStoreError } from './errors.js';
 
-export type { Migration } from '@keyhold/store-sql-common';
+/** One forward-only schema step of a component: `{ version, name, sql }`, versions from 1 up by one. */
+export type PostgresMigration = Migration;
 
 const fail: MigrationFailure = (code, message) => new PostgresStoreError(code, message);
 
@@ -24,7 +25,7 @@ const MIGRATION_LOCK_KEY = 0x6b657968; // "keyh"
 export async function migratePostgres(
   pool: PostgresPool,
   component: string,
-  migrations: readonly Migration[],
+  migrations: readonly PostgresMigration[],
 ): Promise<void> {
   checkMigrationOrder(component, migrations, fail);
   await withTransaction(pool, async (client) => {

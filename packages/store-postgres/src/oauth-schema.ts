@@ -1,5 +1,6 @@
-import type { Migration } from './migrations.js';
-import type { SweptTable } from './sweeper.js';
+import { OAUTH_SWEPT_TABLES } from '@keyhold/store-sql-common';
+import type { PostgresMigration } from './migrations.js';
+import type { PostgresSweptTable } from './sweeper.js';
 
 /**
  * The oauth component's migrations. Every table is keyed on `(tenant, id)`, so each lookup is a B-tree
@@ -12,7 +13,7 @@ import type { SweptTable } from './sweeper.js';
  * await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
  * ```
  */
-export const OAUTH_POSTGRES_MIGRATIONS: readonly Migration[] = [
+export const OAUTH_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'create oauth tables',
@@ -123,22 +124,13 @@ ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
 ];
 
 /**
- * The oauth tables the {@link startExpirySweeper} may prune: rows whose `expires_at` has passed. Clients
+ * The oauth tables the {@link startPostgresExpirySweeper} may prune: rows whose `expires_at` has passed. Clients
  * are listed: dynamically registered clients expire when unused; rows with a NULL `expires_at`
  * (provisioned clients) never go.
  *
  * @example
  * ```ts
- * const sweeper = startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES });
+ * const sweeper = startPostgresExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES });
  * ```
  */
-export const OAUTH_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
-  { table: 'keyhold_oauth_clients' },
-  { table: 'keyhold_oauth_codes' },
-  { table: 'keyhold_oauth_pending' },
-  { table: 'keyhold_oauth_refresh_tokens' },
-  { table: 'keyhold_oauth_consents' },
-  { table: 'keyhold_oauth_revoked_access_tokens' },
-  { table: 'keyhold_oauth_client_assertion_jtis' },
-  { table: 'keyhold_oauth_login_transactions' },
-];
+export const OAUTH_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = OAUTH_SWEPT_TABLES;

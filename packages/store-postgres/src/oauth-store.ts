@@ -1,23 +1,20 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import { createOAuthRowMappers } from '@keyhold/store-sql-common';
+import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { postgresColumns } from './row-mapping.js';
-import { statement } from './statements.js';
+import { postgresColumns, postgresWriter } from './row-mapping.js';
+import { preparedStatements } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const CLIENT_COLUMNS =
-  'client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at, registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg, application_type';
-const CODE_COLUMNS =
-  'code_hash, client_id, client_type, user_id, redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at';
-const PENDING_COLUMNS =
-  'id, user_id, client_id, client_type, client_name, client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at';
-const REFRESH_TOKEN_COLUMNS =
-  'token_hash, family_id, client_id, client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor';
-const CONSENT_COLUMNS = 'user_id, client_id, scopes, granted_at, expires_at';
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+const CLIENT_COLUMNS = columnNames(client).join(', ');
+const CODE_COLUMNS = columnNames(authorizationCode).join(', ');
+const PENDING_COLUMNS = columnNames(pendingAuthorization).join(', ');
+const REFRESH_TOKEN_COLUMNS = columnNames(refreshToken).join(', ');
+const CONSENT_COLUMNS = columnNames(consent).join(', ');
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
 
@@ -28,7 +25,7 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  * RETURNING`, and a refresh token is rotated with one statement (a conditional `UPDATE` of the old token
  * and the `INSERT` of its successor in one CTE: one round trip, one commit), so of any number of callers
  * on any number of instances exactly one sees the record unconsumed.
- * Pair it with `startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
+ * Pair it with `startPostgresExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
  * ```ts
@@ -38,100 +35,53 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  */
 export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OAuthStorage> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const statement = preparedStatements(pool, 'oauth');
   const q = {
     getClient: statement(
-      pool,
-      'oauth_get_client',
+      'get_client',
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2`,
     ),
-    createClient: statement(
-      pool,
-      'oauth_create_client',
-      `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
-        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
-        application_type)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-    ),
+    createClient: statement('create_client', postgresWriter.insert(client)),
     deleteClient: statement(
-      pool,
-      'oauth_delete_client',
+      'delete_client',
       'DELETE FROM keyhold_oauth_clients WHERE tenant = $1 AND client_id = $2',
     ),
     listClients: statement(
-      pool,
-      'oauth_list_clients',
+      'list_clients',
       // Keyset pagination on the primary key: the comparison and the order use the same collation, so
       // pages never skip or repeat a client, and each page is one index range scan.
       `SELECT ${CLIENT_COLUMNS} FROM keyhold_oauth_clients
        WHERE tenant = $1 AND client_id > $2 ORDER BY client_id LIMIT $3`,
     ),
     touchClient: statement(
-      pool,
-      'oauth_touch_client',
+      'touch_client',
       'UPDATE keyhold_oauth_clients SET expires_at = $3 WHERE tenant = $1 AND client_id = $2',
     ),
-    saveCode: statement(
-      pool,
-      'oauth_save_code',
-      `INSERT INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id, redirect_uri,
-        code_challenge, scope, resources, nonce, auth_time, expires_at, family_id, access_token_jti, consumed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-       ON CONFLICT (tenant, code_hash) DO UPDATE SET client_id = excluded.client_id,
-        client_type = excluded.client_type, user_id = excluded.user_id, redirect_uri = excluded.redirect_uri,
-        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
-        nonce = excluded.nonce, auth_time = excluded.auth_time, expires_at = excluded.expires_at,
-        family_id = excluded.family_id, access_token_jti = excluded.access_token_jti,
-        consumed_at = excluded.consumed_at`,
-    ),
+    saveCode: statement('save_code', postgresWriter.insert(authorizationCode, { onConflict: 'update' })),
     markCodeConsumed: statement(
-      pool,
-      'oauth_mark_code_consumed',
+      'mark_code_consumed',
       `UPDATE keyhold_oauth_codes SET consumed_at = $3
        WHERE tenant = $1 AND code_hash = $2 AND consumed_at IS NULL RETURNING ${CODE_COLUMNS}`,
     ),
     getCode: statement(
-      pool,
-      'oauth_get_code',
+      'get_code',
       `SELECT ${CODE_COLUMNS} FROM keyhold_oauth_codes WHERE tenant = $1 AND code_hash = $2`,
     ),
     savePending: statement(
-      pool,
-      'oauth_save_pending',
-      `INSERT INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
-        client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (tenant, id) DO UPDATE SET user_id = excluded.user_id, client_id = excluded.client_id,
-        client_type = excluded.client_type, client_name = excluded.client_name,
-        client_host = excluded.client_host, redirect_uri = excluded.redirect_uri,
-        code_challenge = excluded.code_challenge, scope = excluded.scope, resources = excluded.resources,
-        state = excluded.state, nonce = excluded.nonce, expires_at = excluded.expires_at`,
+      'save_pending',
+      postgresWriter.insert(pendingAuthorization, { onConflict: 'update' }),
     ),
     getPending: statement(
-      pool,
-      'oauth_get_pending',
+      'get_pending',
       `SELECT ${PENDING_COLUMNS} FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2`,
     ),
     consumePending: statement(
-      pool,
-      'oauth_consume_pending',
+      'consume_pending',
       `DELETE FROM keyhold_oauth_pending WHERE tenant = $1 AND id = $2 RETURNING ${PENDING_COLUMNS}`,
     ),
-    saveRefresh: statement(
-      pool,
-      'oauth_save_refresh',
-      `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
-        user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (tenant, token_hash) DO UPDATE SET family_id = excluded.family_id,
-        client_id = excluded.client_id, client_type = excluded.client_type, user_id = excluded.user_id,
-        scope = excluded.scope, resources = excluded.resources, created_at = excluded.created_at,
-        expires_at = excluded.expires_at, consumed_at = excluded.consumed_at, revoked_at = excluded.revoked_at,
-        sealed_successor = excluded.sealed_successor`,
-    ),
+    saveRefresh: statement('save_refresh', postgresWriter.insert(refreshToken, { onConflict: 'update' })),
     getRefresh: statement(
-      pool,
-      'oauth_get_refresh',
+      'get_refresh',
       `SELECT ${REFRESH_TOKEN_COLUMNS} FROM keyhold_oauth_refresh_tokens WHERE tenant = $1 AND token_hash = $2`,
     ),
     // One round trip and one commit per refresh: the conditional UPDATE takes the token (of concurrent
@@ -139,8 +89,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     // re-check it against the winner's committed row) and the INSERT of the successor reads its grant
     // from what the UPDATE returned, in the same statement, so the two commit together or not at all.
     rotateRefresh: statement(
-      pool,
-      'oauth_rotate_refresh',
+      'rotate_refresh',
       `WITH consumed AS (
          UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3, sealed_successor = $7
          WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NULL AND revoked_at IS NULL
@@ -154,33 +103,22 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
        SELECT ${REFRESH_TOKEN_COLUMNS} FROM consumed`,
     ),
     revokeFamily: statement(
-      pool,
-      'oauth_revoke_family',
+      'revoke_family',
       `UPDATE keyhold_oauth_refresh_tokens SET revoked_at = $3
        WHERE tenant = $1 AND family_id = $2 AND revoked_at IS NULL`,
     ),
-    saveConsent: statement(
-      pool,
-      'oauth_save_consent',
-      `INSERT INTO keyhold_oauth_consents (tenant, user_id, client_id, scopes, granted_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (tenant, user_id, client_id, scopes)
-       DO UPDATE SET granted_at = excluded.granted_at, expires_at = excluded.expires_at`,
-    ),
+    saveConsent: statement('save_consent', postgresWriter.insert(consent, { onConflict: 'update' })),
     listConsents: statement(
-      pool,
-      'oauth_list_consents',
+      'list_consents',
       `SELECT ${CONSENT_COLUMNS} FROM keyhold_oauth_consents
        WHERE tenant = $1 AND user_id = $2 AND client_id = $3 AND expires_at > $4 ORDER BY scopes`,
     ),
     deleteConsents: statement(
-      pool,
-      'oauth_delete_consents',
+      'delete_consents',
       'DELETE FROM keyhold_oauth_consents WHERE tenant = $1 AND user_id = $2 AND client_id = $3',
     ),
     revokeAccessToken: statement(
-      pool,
-      'oauth_revoke_access_token',
+      'revoke_access_token',
       `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (tenant, jti) DO UPDATE
        SET expires_at = GREATEST(keyhold_oauth_revoked_access_tokens.expires_at, excluded.expires_at)`,
@@ -188,16 +126,14 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
     // One statement: the primary key serialises concurrent callers, so exactly one gets a row.
     consumeAssertionJti: statement(
-      pool,
-      'oauth_consume_assertion_jti',
+      'consume_assertion_jti',
       `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
        WHERE keyhold_oauth_client_assertion_jtis.expires_at <= $5
        RETURNING 1`,
     ),
     isRevoked: statement(
-      pool,
-      'oauth_is_revoked',
+      'is_revoked',
       'SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2',
     ),
   };
@@ -210,27 +146,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.client(row);
       },
       async create(tenant, c) {
-        await q.createClient([
-          tenant,
-          c.clientId,
-          c.clientName ?? null,
-          c.redirectUris,
-          c.grantTypes,
-          c.responseTypes,
-          c.tokenEndpointAuthMethod,
-          c.clientSecretHash ?? null,
-          c.scope ?? null,
-          c.clientUri ?? null,
-          c.logoUri ?? null,
-          c.createdAt,
-          c.registration ?? null,
-          c.expiresAt ?? null,
-          c.tokenExchangeAudiences ?? null,
-          c.jwksUri ?? null,
-          c.jwks === undefined ? null : JSON.stringify(c.jwks),
-          c.tokenEndpointAuthSigningAlg ?? null,
-          c.applicationType ?? null,
-        ]);
+        await q.createClient(postgresWriter.values(client, c, tenant));
       },
       async delete(tenant, clientId) {
         await q.deleteClient([tenant, clientId]);
@@ -245,23 +161,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     authorizationCodes: {
       async save(tenant, r) {
-        await q.saveCode([
-          tenant,
-          r.codeHash,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          r.resources,
-          r.nonce ?? null,
-          r.authTime,
-          r.expiresAt,
-          r.familyId ?? null,
-          r.accessTokenJti ?? null,
-          r.consumedAt ?? null,
-        ]);
+        await q.saveCode(postgresWriter.values(authorizationCode, r, tenant));
       },
       async consume(tenant, codeHash, now) {
         const won = first((await q.markCodeConsumed([tenant, codeHash, now])).rows);
@@ -277,22 +177,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     pendingAuthorizations: {
       async save(tenant, r) {
-        await q.savePending([
-          tenant,
-          r.id,
-          r.userId,
-          r.clientId,
-          r.clientType,
-          r.clientName,
-          r.clientHost,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          r.resources,
-          r.state ?? null,
-          r.nonce ?? null,
-          r.expiresAt,
-        ]);
+        await q.savePending(postgresWriter.values(pendingAuthorization, r, tenant));
       },
       async get(tenant, id) {
         const row = first((await q.getPending([tenant, id])).rows);
@@ -305,21 +190,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     refreshTokens: {
       async save(tenant, r) {
-        await q.saveRefresh([
-          tenant,
-          r.tokenHash,
-          r.familyId,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.scope,
-          r.resources,
-          r.createdAt,
-          r.expiresAt,
-          r.consumedAt ?? null,
-          r.revokedAt ?? null,
-          r.sealedSuccessor ?? null,
-        ]);
+        await q.saveRefresh(postgresWriter.values(refreshToken, r, tenant));
       },
       async get(tenant, tokenHash) {
         const row = first((await q.getRefresh([tenant, tokenHash])).rows);
@@ -363,7 +234,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     },
     consents: {
       async save(tenant, r) {
-        await q.saveConsent([tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt]);
+        await q.saveConsent(postgresWriter.values(consent, r, tenant));
       },
       async list(tenant, userId, clientId, now) {
         return (await q.listConsents([tenant, userId, clientId, now])).rows.map(oauthRows.consent);

@@ -1,25 +1,38 @@
-import type { ExpirySweeper, ExpirySweeperOptions } from '@keyhold/store-sql-common';
+import type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from '@keyhold/store-sql-common';
 import { planExpirySweep, runExpirySweeper } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
-import { PostgresStoreError } from './errors.js';
+import { check } from './errors.js';
 
-export type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from '@keyhold/store-sql-common';
+/** A table the PostgreSQL sweeper prunes: its name and its expiry column (default `expires_at`, epoch ms). */
+export type PostgresSweptTable = SweptTable;
+
+/**
+ * Options of {@link startPostgresExpirySweeper}: `tables`, `intervalSeconds` (60), `batchSize` (1000),
+ * `maxBatchesPerSweep` (10), `clock`, `logger`. The same shape as `@keyhold/store-sqlite`'s.
+ */
+export type PostgresExpirySweeperOptions = ExpirySweeperOptions;
+
+/** The running PostgreSQL sweeper: `sweepNow()` answers how many rows went; `stop()` waits for a sweep in progress. */
+export type PostgresExpirySweeper = ExpirySweeper;
 
 /**
  * Deletes expired rows in bounded batches on a timer that never keeps the process alive: the same API as
- * `startExpirySweeper` of `@keyhold/store-sqlite`. Lookups never depend on it: every store checks
+ * `startSqliteExpirySweeper` of `@keyhold/store-sqlite`. Lookups never depend on it: every store checks
  * `expires_at` on read; the sweeper reclaims space, and removes dynamically registered clients that went
  * unused past their expiry. Rows with a NULL expiry are never deleted. Several instances may each run
  * one: a batch deletes rows another instance already deleted as zero rows.
  *
  * @example
  * ```ts
- * const sweeper = startExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES, intervalSeconds: 60 });
+ * const sweeper = startPostgresExpirySweeper(pool, { tables: OAUTH_POSTGRES_SWEPT_TABLES, intervalSeconds: 60 });
  * await sweeper.stop();
  * ```
  */
-export function startExpirySweeper(pool: PostgresPool, options: ExpirySweeperOptions): ExpirySweeper {
-  const plan = planExpirySweep(options, (message) => new PostgresStoreError('ERR_INVALID_OPTIONS', message));
+export function startPostgresExpirySweeper(
+  pool: PostgresPool,
+  options: PostgresExpirySweeperOptions,
+): PostgresExpirySweeper {
+  const plan = planExpirySweep(options, check);
   return runExpirySweeper(plan, options, async (table, column, now, limit) => {
     const result = await pool.query(
       `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2)`,

@@ -1,5 +1,6 @@
-import type { Migration } from './migrations.js';
-import type { SweptTable } from './sweeper.js';
+import { TOKEN_VAULT_SWEPT_TABLES } from '@keyhold/store-sql-common';
+import type { PostgresMigration } from './migrations.js';
+import type { PostgresSweptTable } from './sweeper.js';
 
 /**
  * The token_vault component's migrations. Grants are keyed on (tenant, user, tool module, provider, scope set)
@@ -12,7 +13,7 @@ import type { SweptTable } from './sweeper.js';
  * await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
  * ```
  */
-export const TOKEN_VAULT_POSTGRES_MIGRATIONS: readonly Migration[] = [
+export const TOKEN_VAULT_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'create token vault tables',
@@ -66,11 +67,7 @@ ALTER TABLE keyhold_vault_pending_authorizations DROP COLUMN session_id;
  *
  * @example
  * ```ts
- * startExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES });
+ * startPostgresExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES });
  * ```
  */
-export const TOKEN_VAULT_POSTGRES_SWEPT_TABLES: readonly SweptTable[] = [
-  { table: 'keyhold_vault_elicitations' },
-  { table: 'keyhold_vault_pending_authorizations' },
-  { table: 'keyhold_vault_refresh_leases' },
-];
+export const TOKEN_VAULT_POSTGRES_SWEPT_TABLES: readonly PostgresSweptTable[] = TOKEN_VAULT_SWEPT_TABLES;

@@ -1,8 +1,6 @@
 import { randomToken } from '@keyhold/core';
-import { createTokenVaultRowMappers } from '@keyhold/store-sql-common';
+import { columnNames, createTokenVaultRowMappers, TOKEN_VAULT_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type {
-  Grant,
-  GrantKey,
   GrantStore,
   ProviderAuthorizationStore,
   RefreshLock,
@@ -11,39 +9,20 @@ import type {
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { postgresColumns } from './row-mapping.js';
-import { statement } from './statements.js';
+import { postgresColumns, postgresWriter } from './row-mapping.js';
+import { preparedStatements } from './statements.js';
 import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const GRANT_COLUMNS =
-  'tenant_id, user_id, tool_module_id, provider, scopes, status, access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at, updated_at, version';
-const ELICITATION_COLUMNS =
-  'elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, message, created_at, expires_at';
-const PENDING_AUTHORIZATION_COLUMNS =
-  'nonce_hash, elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes, code_verifier, created_at, expires_at';
+const { grant: grantShape, elicitation, pendingAuthorization } = TOKEN_VAULT_TABLE_SHAPES;
+const GRANT_COLUMNS = [...columnNames(grantShape), 'version'].join(', ');
+const ELICITATION_COLUMNS = columnNames(elicitation).join(', ');
+const PENDING_AUTHORIZATION_COLUMNS = columnNames(pendingAuthorization).join(', ');
 
 const vaultRows = createTokenVaultRowMappers(postgresColumns);
 
-// $1…$5: the key.
-function keyValues(key: GrantKey): unknown[] {
-  return [key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')];
-}
-
-// $6…$12: the rest of the grant.
-function grantValues(grant: Grant): unknown[] {
-  return [
-    grant.status,
-    grant.accessTokenEncrypted,
-    grant.refreshTokenEncrypted ?? null,
-    grant.tokenExpiresAt ?? null,
-    grant.grantedScopes === undefined ? null : [...grant.grantedScopes],
-    grant.createdAt,
-    grant.updatedAt,
-  ];
-}
-
+// $1…$5: the key; $6…$12: the rest of the grant (the shape's column order).
 const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND tool_module_id = $3 AND provider = $4 AND scopes = $5';
 
 /**
@@ -58,14 +37,10 @@ const KEY_MATCH = 'tenant_id = $1 AND user_id = $2 AND tool_module_id = $3 AND p
  */
 export async function createPostgresGrantStore(pool: PostgresPool): Promise<GrantStore> {
   await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
-  const get = statement(
-    pool,
-    'vault_get_grant',
-    `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE ${KEY_MATCH}`,
-  );
+  const statement = preparedStatements(pool, 'vault');
+  const get = statement('get_grant', `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const put = statement(
-    pool,
-    'vault_put_grant',
+    'put_grant',
     `INSERT INTO keyhold_vault_grants (tenant_id, user_id, tool_module_id, provider, scopes, status,
       access_token_encrypted, refresh_token_encrypted, token_expires_at, granted_scopes, created_at,
       updated_at, version)
@@ -78,37 +53,34 @@ export async function createPostgresGrantStore(pool: PostgresPool): Promise<Gran
      RETURNING ${GRANT_COLUMNS}`,
   );
   const swap = statement(
-    pool,
-    'vault_swap_grant',
+    'swap_grant',
     `UPDATE keyhold_vault_grants SET status = $6, access_token_encrypted = $7, refresh_token_encrypted = $8,
       token_expires_at = $9, granted_scopes = $10, created_at = $11, updated_at = $12, version = version + 1
      WHERE ${KEY_MATCH} AND version = $13 RETURNING ${GRANT_COLUMNS}`,
   );
-  const remove = statement(pool, 'vault_delete_grant', `DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
+  const remove = statement('delete_grant', `DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const listTenant = statement(
-    pool,
-    'vault_list_tenant',
+    'list_tenant',
     `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE tenant_id = $1`,
   );
   const listUser = statement(
-    pool,
-    'vault_list_user',
+    'list_user',
     `SELECT ${GRANT_COLUMNS} FROM keyhold_vault_grants WHERE tenant_id = $1 AND user_id = $2`,
   );
   return {
     async get(key) {
-      const row = (await get(keyValues(key))).rows[0];
+      const row = (await get(postgresWriter.key(grantShape, key))).rows[0];
       return row && vaultRows.grant(row);
     },
     async put(grant) {
-      return vaultRows.grant((await put([...keyValues(grant), ...grantValues(grant)])).rows[0] as Row);
+      return vaultRows.grant((await put(postgresWriter.values(grantShape, grant))).rows[0] as Row);
     },
     async compareAndSwap(grant, expectedVersion) {
-      const row = (await swap([...keyValues(grant), ...grantValues(grant), expectedVersion])).rows[0];
+      const row = (await swap([...postgresWriter.values(grantShape, grant), expectedVersion])).rows[0];
       return row && vaultRows.grant(row);
     },
     async delete(key) {
-      return (await remove(keyValues(key))).rowCount === 1;
+      return (await remove(postgresWriter.key(grantShape, key))).rowCount === 1;
     },
     async list({ tenantId, userId }) {
       const { rows } =
@@ -132,54 +104,30 @@ export async function createPostgresTokenVaultPendingStore(
   pool: PostgresPool,
 ): Promise<ProviderAuthorizationStore> {
   await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+  const statement = preparedStatements(pool, 'vault');
   const putElicitation = statement(
-    pool,
-    'vault_put_elicitation',
-    `INSERT INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id, provider, scopes,
-      message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (elicitation_id) DO UPDATE SET tenant_id = excluded.tenant_id, user_id = excluded.user_id,
-      tool_module_id = excluded.tool_module_id, provider = excluded.provider, scopes = excluded.scopes,
-      message = excluded.message, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+    'put_elicitation',
+    postgresWriter.insert(elicitation, { onConflict: 'update' }),
   );
   const getElicitation = statement(
-    pool,
-    'vault_get_elicitation',
+    'get_elicitation',
     `SELECT ${ELICITATION_COLUMNS} FROM keyhold_vault_elicitations WHERE elicitation_id = $1 AND expires_at > $2`,
   );
   const deleteElicitation = statement(
-    pool,
-    'vault_delete_elicitation',
+    'delete_elicitation',
     'DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = $1',
   );
   const putAuthorization = statement(
-    pool,
-    'vault_put_authorization',
-    `INSERT INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id, user_id,
-      tool_module_id, provider, scopes, code_verifier, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (nonce_hash) DO UPDATE SET elicitation_id = excluded.elicitation_id,
-      tenant_id = excluded.tenant_id, user_id = excluded.user_id, tool_module_id = excluded.tool_module_id,
-      provider = excluded.provider, scopes = excluded.scopes,
-      code_verifier = excluded.code_verifier, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+    'put_authorization',
+    postgresWriter.insert(pendingAuthorization, { onConflict: 'update' }),
   );
   const consumeAuthorization = statement(
-    pool,
-    'vault_consume_authorization',
+    'consume_authorization',
     `DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1 RETURNING ${PENDING_AUTHORIZATION_COLUMNS}`,
   );
   return {
     async putElicitation(r) {
-      await putElicitation([
-        r.elicitationId,
-        r.tenantId,
-        r.userId,
-        r.toolModuleId,
-        r.provider,
-        [...r.scopes],
-        r.message,
-        r.createdAt,
-        r.expiresAt,
-      ]);
+      await putElicitation(postgresWriter.values(elicitation, r));
     },
     async getElicitation(elicitationId, now) {
       const row = (await getElicitation([elicitationId, now])).rows[0];
@@ -189,18 +137,7 @@ export async function createPostgresTokenVaultPendingStore(
       await deleteElicitation([elicitationId]);
     },
     async putAuthorization(r) {
-      await putAuthorization([
-        r.nonceHash,
-        r.elicitationId,
-        r.tenantId,
-        r.userId,
-        r.toolModuleId,
-        r.provider,
-        [...r.scopes],
-        r.codeVerifier,
-        r.createdAt,
-        r.expiresAt,
-      ]);
+      await putAuthorization(postgresWriter.values(pendingAuthorization, r));
     },
     async consumeAuthorization(nonceHash, now) {
       const row = (await consumeAuthorization([nonceHash])).rows[0];
@@ -223,16 +160,15 @@ export async function createPostgresTokenVaultPendingStore(
  */
 export async function createPostgresRefreshLock(pool: PostgresPool): Promise<RefreshLock> {
   await migratePostgres(pool, 'token_vault', TOKEN_VAULT_POSTGRES_MIGRATIONS);
+  const statement = preparedStatements(pool, 'vault');
   const acquire = statement(
-    pool,
-    'vault_acquire_lease',
+    'acquire_lease',
     `INSERT INTO keyhold_vault_refresh_leases (lease_key, token, expires_at) VALUES ($1, $2, $3)
      ON CONFLICT (lease_key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
      WHERE keyhold_vault_refresh_leases.expires_at <= $4`,
   );
   const release = statement(
-    pool,
-    'vault_release_lease',
+    'release_lease',
     'DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = $1 AND token = $2',
   );
   return {
@@ -248,7 +184,7 @@ export async function createPostgresRefreshLock(pool: PostgresPool): Promise<Ref
 
 /**
  * All of a token broker's storage on PostgreSQL, after running the `token_vault` migrations. Pair it with
- * `startExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES })`.
+ * `startPostgresExpirySweeper(pool, { tables: TOKEN_VAULT_POSTGRES_SWEPT_TABLES })`.
  *
  * @example
  * ```ts

@@ -1,9 +1,10 @@
 import type { ClientRecord } from '@keyhold/oauth-core';
+import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../src/migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS, OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
-import { startExpirySweeper } from '../src/sweeper.js';
+import { startPostgresExpirySweeper } from '../src/sweeper.js';
 import { requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
@@ -51,12 +52,12 @@ describe.skipIf(!available)('oauth migration 3 on PostgreSQL (forward-only)', ()
     expect((await storage.authorizationCodes.consume('t1', 'h', NOW + 2))?.consumedAt).toBe(NOW + 1);
   });
 
-  it('startExpirySweeper deletes dynamic clients past their expiry, keeps live and provisioned ones', async () => {
+  it('startPostgresExpirySweeper deletes dynamic clients past their expiry, keeps live and provisioned ones', async () => {
     const storage = await createPostgresOAuthStorage(db.pool);
     await storage.clients.create('t2', client('expired', { registration: 'dynamic', expiresAt: NOW - 1 }));
     await storage.clients.create('t2', client('live', { registration: 'dynamic', expiresAt: NOW + 1 }));
     await storage.clients.create('t2', client('provisioned', { registration: 'provisioned' }));
-    const sweeper = startExpirySweeper(db.pool, {
+    const sweeper = startPostgresExpirySweeper(db.pool, {
       tables: OAUTH_POSTGRES_SWEPT_TABLES,
       intervalSeconds: 3600,
       clock: { now: () => NOW },
@@ -117,21 +118,6 @@ describe.skipIf(!available)('oauth migration 5 on PostgreSQL (forward-only)', ()
       );
     }
     const storage = await createPostgresOAuthStorage(db.pool);
-    const used = await storage.refreshTokens.get('t1', 'used');
-    expect(used?.consumedAt).toBe(NOW + 1);
-    expect(used && 'sealedSuccessor' in used).toBe(false);
-    const rotation = {
-      tokenHash: 'live',
-      clientId: 'c',
-      now: NOW + 2,
-      successorHash: 'next',
-      successorExpiresAt: NOW + 9,
-    };
-    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
-    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
-      familyId: 'f',
-      scope: 'mcp',
-      expiresAt: NOW + 9,
-    });
+    await expectVersion4RefreshTokensWork(storage, NOW);
   });
 });

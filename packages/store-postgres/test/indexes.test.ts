@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CLAIMS_POSTGRES_SWEPT_TABLES, createPostgresClaimStore } from '../src/claim-store.js';
 import { OAUTH_POSTGRES_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
-import { startExpirySweeper } from '../src/sweeper.js';
+import { startPostgresExpirySweeper } from '../src/sweeper.js';
 import { TOKEN_VAULT_POSTGRES_SWEPT_TABLES } from '../src/token-vault-schema.js';
 import { createPostgresTokenVaultStorage } from '../src/token-vault-store.js';
 import { requirePostgres, useIsolatedPool } from './postgres.js';
@@ -72,7 +72,7 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
     const storage = await createPostgresOAuthStorage(db.pool);
     await storage.revokedAccessTokens.revoke('t', 'old', now - 1);
     await storage.revokedAccessTokens.revoke('t', 'live', now + 1);
-    const sweeper = startExpirySweeper(db.pool, {
+    const sweeper = startPostgresExpirySweeper(db.pool, {
       tables: [
         ...OAUTH_POSTGRES_SWEPT_TABLES,
         ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../src/migrations.js';
-import { startExpirySweeper } from '../src/sweeper.js';
+import { startPostgresExpirySweeper } from '../src/sweeper.js';
 import { requirePostgres, useIsolatedPool } from './postgres.js';
 
 const available = await requirePostgres();
@@ -51,7 +51,7 @@ describe.skipIf(!available)('migratePostgres: versioned, forward-only, safe unde
     for (let i = 0; i < 25; i++)
       await db.pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', [`old${i}`, now - 1]);
     await db.pool.query('INSERT INTO notes (id, expires_at) VALUES ($1, $2)', ['live', now + 1]);
-    const sweeper = startExpirySweeper(db.pool, {
+    const sweeper = startPostgresExpirySweeper(db.pool, {
       tables: [{ table: 'notes' }],
       batchSize: 10,
       maxBatchesPerSweep: 2,

@@ -1,5 +1,6 @@
-import { type RedisClient, ttlMs } from './connection.js';
-import type { RedisStoreOptions } from './refresh-lock.js';
+import type { RedisClient } from './connection.js';
+import { claimUntilExpiry } from './single-use-claim.js';
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /**
  * The contract of `@keyhold/oauth-core`'s `ClientAssertionReplayStore`: single use of `private_key_jwt`
@@ -8,15 +9,6 @@ import type { RedisStoreOptions } from './refresh-lock.js';
 export interface RedisClientAssertionReplayStore {
   consume(tenant: string, clientId: string, jti: string, expiresAt: number, now: number): Promise<boolean>;
 }
-
-// `SET NX PX` in spirit, but the value is the record's expiresAt, compared with the caller's `now` (stores never
-// read a clock of their own, and tests move a manual one); Redis's own TTL only reclaims the key. Check and set
-// run as one atomic script.
-const CONSUME_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if current and tonumber(current) > tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-return 1`;
 
 /**
  * Remembers accepted client-assertion `jti` values across instances: one atomic script sets the key with a
@@ -34,13 +26,12 @@ export function createRedisClientAssertionReplayStore(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisClientAssertionReplayStore {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}client-assertion-jti:`;
+  const prefix = storeKeyPrefix(options, 'client-assertion-jti');
   return {
     async consume(tenant, clientId, jti, expiresAt, now) {
       // The parts are length-prefixed so no choice of ids can make two triples share a key.
       const key = `${prefix}${tenant.length}:${tenant}:${clientId.length}:${clientId}:${jti}`;
-      const consumed = await redis.eval(CONSUME_SCRIPT, 1, key, expiresAt, now, ttlMs(now, expiresAt));
-      return consumed === 1;
+      return claimUntilExpiry(redis, key, expiresAt, now);
     },
   };
 }

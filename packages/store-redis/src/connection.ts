@@ -1,20 +1,33 @@
 import { Redis } from 'ioredis';
+import { check } from './store-options.js';
 
 /** The client type the stores accept: an ioredis `Redis` you create or one {@link createRedisClient} makes. */
 export type RedisClient = Redis;
 
+/** Options of {@link createRedisClient}. */
+export interface RedisClientOptions {
+  /** How long a command may wait, e.g. while the connection is down, before it fails (default 2000 ms). */
+  readonly commandTimeoutMs?: number;
+}
+
 /**
  * Creates an ioredis client from a URL (`redis://127.0.0.1:6379/0`). Commands issued while the connection
- * is down fail after `commandTimeoutMs` instead of queueing forever.
+ * is down fail after `commandTimeoutMs` instead of queueing forever. A URL that is not `redis://` or
+ * `rediss://`, or a `commandTimeoutMs` that is not a positive whole number, throws `RedisStoreError`
+ * (`ERR_INVALID_OPTIONS`).
  *
  * @example
  * ```ts
  * const redis = createRedisClient('redis://127.0.0.1:6379');
  * ```
  */
-export function createRedisClient(url: string, options: { commandTimeoutMs?: number } = {}): RedisClient {
+export function createRedisClient(url: string, options: RedisClientOptions = {}): RedisClient {
+  if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
+    throw check.invalid('url must be a redis:// or rediss:// URL');
+  }
+  const commandTimeoutMs = check.positiveInteger('commandTimeoutMs', options.commandTimeoutMs, 2000);
   return new Redis(url, {
-    commandTimeout: options.commandTimeoutMs ?? 2000,
+    commandTimeout: commandTimeoutMs,
     maxRetriesPerRequest: 2,
     lazyConnect: false,
   });

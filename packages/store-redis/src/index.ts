@@ -1,12 +1,15 @@
 export type { RedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
 export { createRedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
-export type { RedisClient } from './connection.js';
+export type { RedisClient, RedisClientOptions } from './connection.js';
 export { createRedisClient } from './connection.js';
+export type { RedisStoreErrorCode } from './errors.js';
+export { RedisStoreError } from './errors.js';
 export type { RedisRateLimiter } from './rate-limiter.js';
 export { createRedisRateLimiter } from './rate-limiter.js';
-export type { RedisRefreshLock, RedisStoreOptions } from './refresh-lock.js';
+export type { RedisRefreshLock } from './refresh-lock.js';
 export { createRedisRefreshLock } from './refresh-lock.js';
 export type { RedisReplayCache } from './replay-cache.js';
 export { createRedisReplayCache } from './replay-cache.js';
 export type { RedisRequestStateStore } from './request-state-store.js';
 export { createRedisRequestStateStore } from './request-state-store.js';
+export type { RedisStoreOptions } from './store-options.js';

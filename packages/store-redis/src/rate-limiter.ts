@@ -1,6 +1,6 @@
 import type { RateLimiter } from '@keyhold/core';
 import { type RedisClient, ttlMs } from './connection.js';
-import type { RedisStoreOptions } from './refresh-lock.js';
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /**
  * `@keyhold/core`'s `RateLimiter`, which the Redis limiter implements (the name is kept for existing imports).
@@ -36,7 +36,7 @@ export function createRedisRateLimiter(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisRateLimiter {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}rate:`;
+  const prefix = storeKeyPrefix(options, 'rate');
   return {
     async increment(key, expiresAt, nowMs) {
       return (await redis.eval(

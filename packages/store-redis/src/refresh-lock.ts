@@ -1,11 +1,6 @@
 import { randomToken } from '@keyhold/core';
 import { type RedisClient, ttlMs } from './connection.js';
-
-/** Options shared by the Redis stores. */
-export interface RedisStoreOptions {
-  /** Prefix of every key this store writes (default `keyhold:`). */
-  readonly keyPrefix?: string;
-}
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /** The lease contract of `@keyhold/token-vault`'s `RefreshLock`. */
 export interface RedisRefreshLock {
@@ -44,7 +39,7 @@ export function createRedisRefreshLock(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisRefreshLock {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}refresh-lock:`;
+  const prefix = storeKeyPrefix(options, 'refresh-lock');
   return {
     async acquire(key, now, expiresAt) {
       const token = randomToken(18);

@@ -1,5 +1,5 @@
 import { type RedisClient, ttlMs } from './connection.js';
-import type { RedisStoreOptions } from './refresh-lock.js';
+import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
 /** The contract of `@keyhold/mcp`'s `RequestStateStore`. */
 export interface RedisRequestStateStore {
@@ -19,7 +19,7 @@ export function createRedisRequestStateStore(
   redis: RedisClient,
   options: RedisStoreOptions = {},
 ): RedisRequestStateStore {
-  const prefix = `${options.keyPrefix ?? 'keyhold:'}mcp-request-state:`;
+  const prefix = storeKeyPrefix(options, 'mcp-request-state');
   return {
     async consume(id, expiresAt) {
       // Redis's TTL only reclaims the key; expiry itself is decided by the endpoint's clock before this runs.

@@ -1,11 +1,8 @@
+import type { OptionValidators } from '@keyhold/core';
+
 /**
  * A table whose rows carry an expiry column (epoch ms) and may be deleted once it has passed. Rows whose
  * column is NULL never expire.
- *
- * @example
- * ```ts
- * const tables: SweptTable[] = [{ table: 'keyhold_oauth_codes' }, { table: 'my_sessions', expiresAtColumn: 'valid_until' }];
- * ```
  */
 export interface SweptTable {
   readonly table: string;
@@ -14,8 +11,8 @@ export interface SweptTable {
 }
 
 /**
- * Options of both stores' `startExpirySweeper(database, options)`: the same shape in SQLite and
- * PostgreSQL.
+ * Options of both stores' sweepers (`startSqliteExpirySweeper`, `startPostgresExpirySweeper`): the same
+ * shape in SQLite and PostgreSQL, which each store exports under its own name.
  */
 export interface ExpirySweeperOptions {
   /** Tables to prune (a plain string is a table with an `expires_at` column). */
@@ -39,7 +36,7 @@ export interface ExpirySweeperOptions {
  *
  * @example
  * ```ts
- * const sweeper = startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES });
+ * const sweeper = startSqliteExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES });
  * await sweeper.sweepNow(); // e.g. from a maintenance command
  * await sweeper.stop();
  * ```
@@ -74,43 +71,34 @@ export interface ExpirySweepPlan {
   readonly intervalMs: number;
 }
 
-function positiveInteger(name: string, value: number, fail: (message: string) => Error): number {
-  if (!Number.isInteger(value) || value <= 0) throw fail(`${name} must be a positive whole number`);
-  return value;
-}
-
 /**
- * Validates sweeper options (plain identifiers only, positive bounds) and fills in the defaults. Throws
- * the error `fail` builds, so each store raises its own error class (`ERR_INVALID_OPTIONS`).
+ * Validates sweeper options (plain identifiers only, positive bounds) and fills in the defaults, with the
+ * store's own option checks, so each store raises its own error class (`ERR_INVALID_OPTIONS`).
  *
  * @example
  * ```ts
- * const plan = planExpirySweep(options, (message) => new SqliteStoreError('ERR_INVALID_OPTIONS', message));
+ * import { optionValidators } from '@keyhold/core';
+ * const plan = planExpirySweep(options, optionValidators(SqliteStoreError));
  * ```
  */
-export function planExpirySweep(
-  options: ExpirySweeperOptions,
-  fail: (message: string) => Error,
-): ExpirySweepPlan {
-  if (!Array.isArray(options?.tables)) throw fail('tables must be a list of tables');
+export function planExpirySweep(options: ExpirySweeperOptions, check: OptionValidators): ExpirySweepPlan {
+  if (!Array.isArray(options?.tables)) throw check.invalid('tables must be a list of tables');
   const tables = options.tables.map((entry) => {
     const table = typeof entry === 'string' ? entry : entry.table;
     const column = (typeof entry === 'string' ? undefined : entry.expiresAtColumn) ?? 'expires_at';
     if (!IDENTIFIER.test(table) || !IDENTIFIER.test(column)) {
-      throw fail(`not a plain SQL identifier: ${table}.${column}`);
+      throw check.invalid(`not a plain SQL identifier: ${table}.${column}`);
     }
     return { table, column };
   });
   const intervalMs =
-    options.intervalSeconds !== undefined
-      ? positiveInteger('intervalSeconds', options.intervalSeconds, fail) * 1000
-      : options.intervalMs !== undefined
-        ? positiveInteger('intervalMs', options.intervalMs, fail)
-        : 60_000;
+    options.intervalMs !== undefined && options.intervalSeconds === undefined
+      ? check.positiveInteger('intervalMs', options.intervalMs, 60_000)
+      : check.positiveInteger('intervalSeconds', options.intervalSeconds, 60) * 1000;
   return {
     tables,
-    batchSize: positiveInteger('batchSize', options.batchSize ?? 1000, fail),
-    maxBatchesPerSweep: positiveInteger('maxBatchesPerSweep', options.maxBatchesPerSweep ?? 10, fail),
+    batchSize: check.positiveInteger('batchSize', options.batchSize, 1000),
+    maxBatchesPerSweep: check.positiveInteger('maxBatchesPerSweep', options.maxBatchesPerSweep, 10),
     intervalMs,
   };
 }

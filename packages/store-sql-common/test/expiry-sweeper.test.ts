@@ -1,7 +1,9 @@
+import { KeyholdError, optionValidators } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { planExpirySweep, runExpirySweeper } from '../src/expiry-sweeper.js';
 
-const fail = (message: string): Error => Object.assign(new Error(message), { code: 'ERR_INVALID_OPTIONS' });
+class StoreError extends KeyholdError<'ERR_INVALID_OPTIONS'> {}
+const fail = optionValidators(StoreError);
 
 describe('planExpirySweep: one option shape for both stores', () => {
   it('fills in the defaults and reads plain strings as tables with expires_at', () => {
@@ -27,7 +29,13 @@ describe('planExpirySweep: one option shape for both stores', () => {
     ['a zero interval', { tables: [], intervalSeconds: 0 }],
     ['a fractional batch size', { tables: [], batchSize: 1.5 }],
   ])('refuses %s', (_, options) => {
-    expect(() => planExpirySweep(options, fail)).toThrowError(/must be|identifier/);
+    expect(() => planExpirySweep(options, fail)).toThrow(
+      expect.objectContaining({
+        code: 'ERR_INVALID_OPTIONS',
+        message: expect.stringMatching(/must be|identifier/),
+      }),
+    );
+    expect(() => planExpirySweep(options, fail)).toThrow(StoreError);
   });
 });
 

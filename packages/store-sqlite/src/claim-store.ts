@@ -1,10 +1,11 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
-import { createClaimRowMapper } from '@keyhold/store-sql-common';
+import { CLAIM_TABLE_SHAPE, CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
-import type { Migration } from './migrations.js';
+import type { SqliteMigration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
+import type { SqliteSweptTable } from './sweeper.js';
 
 /**
  * The claims component's migrations: one table keyed on the stored-form code, `expires_at` indexed for
@@ -15,7 +16,7 @@ import { sqliteColumns } from './row-mapping.js';
  * migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
  * ```
  */
-export const CLAIMS_SQLITE_MIGRATIONS: readonly Migration[] = [
+export const CLAIMS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'create claims table',
@@ -38,7 +39,7 @@ CREATE INDEX keyhold_claims_expires_at ON keyhold_claims (expires_at);
  * sweepExpiredSqlite(db, CLAIMS_SQLITE_SWEPT_TABLES, Date.now());
  * ```
  */
-export const CLAIMS_SQLITE_SWEPT_TABLES: readonly string[] = ['keyhold_claims'];
+export const CLAIMS_SQLITE_SWEPT_TABLES: readonly SqliteSweptTable[] = CLAIMS_SWEPT_TABLES;
 
 const toClaim = createClaimRowMapper(sqliteColumns);
 
@@ -54,17 +55,14 @@ const toClaim = createClaimRowMapper(sqliteColumns);
  */
 export function createSqliteClaimStore(db: SqliteDatabase): ClaimStore {
   migrateSqlite(db, 'claims', CLAIMS_SQLITE_MIGRATIONS);
-  const insert = db.prepare(
-    `INSERT INTO keyhold_claims (code, scope_dir, created_at, expires_at, label) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (code) DO NOTHING`,
-  );
+  const insert = db.prepare(sqliteWriter.insert(CLAIM_TABLE_SHAPE, { onConflict: 'nothing' }));
   const get = db.prepare('SELECT * FROM keyhold_claims WHERE code = ?');
   const list = db.prepare('SELECT * FROM keyhold_claims');
   const remove = db.prepare('DELETE FROM keyhold_claims WHERE code = ?');
   const removeExpired = db.prepare('DELETE FROM keyhold_claims WHERE expires_at <= ?');
   return {
     async insert(r) {
-      return insert.run(r.code, r.scopeDir, r.createdAt, r.expiresAt, r.label ?? null).changes === 1;
+      return insert.run(...sqliteWriter.values(CLAIM_TABLE_SHAPE, r)).changes === 1;
     },
     async get(code) {
       const row = get.get(code) as Row | undefined;

@@ -1,4 +1,4 @@
-import { KeyholdError } from '@keyhold/core';
+import { KeyholdError, type OptionValidators, optionValidators } from '@keyhold/core';
 
 /** Codes of {@link SqliteStoreError}. */
 export type SqliteStoreErrorCode =
@@ -22,3 +22,6 @@ export type SqliteStoreErrorCode =
  * ```
  */
 export class SqliteStoreError extends KeyholdError<SqliteStoreErrorCode> {}
+
+/** The option checks of every factory of this package: a bad option throws {@link SqliteStoreError} (`ERR_INVALID_OPTIONS`). */
+export const check: OptionValidators = optionValidators(SqliteStoreError);

@@ -1,13 +1,14 @@
 import { randomToken } from '@keyhold/core';
 import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
-import { createOAuthRowMappers } from '@keyhold/store-sql-common';
+import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
+const { loginTransaction } = OAUTH_TABLE_SHAPES;
 
 /**
  * The federated-login {@link UserStore} on SQLite: identities keyed on (issuer, subject) exactly as the
@@ -59,14 +60,11 @@ export function createSqliteUserStore(db: SqliteDatabase): UserStore {
  */
 export function createSqliteLoginTransactionStore(db: SqliteDatabase): LoginTransactionStore {
   migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
-  const save = db.prepare(
-    `INSERT OR REPLACE INTO keyhold_oauth_login_transactions (id, provider_id, code_verifier, nonce, return_to,
-      expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-  );
+  const save = db.prepare(sqliteWriter.insert(loginTransaction, { onConflict: 'update' }));
   const consume = db.prepare('DELETE FROM keyhold_oauth_login_transactions WHERE id = ? RETURNING *');
   return {
     async save(t) {
-      save.run(t.id, t.providerId, t.codeVerifier, t.nonce, t.returnTo ?? null, t.expiresAt);
+      save.run(...sqliteWriter.values(loginTransaction, t));
     },
     async consume(id, now) {
       const row = consume.get(id) as Row | undefined;

@@ -8,12 +8,12 @@ export { openSqliteDatabase } from './database.js';
 export type { SqliteStoreErrorCode } from './errors.js';
 export { SqliteStoreError } from './errors.js';
 export { createSqliteLoginTransactionStore, createSqliteUserStore } from './federated-store.js';
-export type { Migration } from './migrations.js';
+export type { SqliteMigration } from './migrations.js';
 export { migrateSqlite } from './migrations.js';
 export { OAUTH_SQLITE_MIGRATIONS, OAUTH_SQLITE_SWEPT_TABLES } from './oauth-schema.js';
 export { createSqliteOAuthStorage } from './oauth-store.js';
-export type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from './sweeper.js';
-export { startExpirySweeper, sweepExpiredSqlite } from './sweeper.js';
+export type { SqliteExpirySweeper, SqliteExpirySweeperOptions, SqliteSweptTable } from './sweeper.js';
+export { startSqliteExpirySweeper, sweepExpiredSqlite } from './sweeper.js';
 export { TOKEN_VAULT_SQLITE_MIGRATIONS, TOKEN_VAULT_SQLITE_SWEPT_TABLES } from './token-vault-schema.js';
 export {
   createSqliteGrantStore,

@@ -3,7 +3,8 @@ import { checkMigrationOrder, pendingMigrations } from '@keyhold/store-sql-commo
 import type { SqliteDatabase } from './database.js';
 import { SqliteStoreError } from './errors.js';
 
-export type { Migration } from '@keyhold/store-sql-common';
+/** One forward-only schema step of a component: `{ version, name, sql }`, versions from 1 up by one. */
+export type SqliteMigration = Migration;
 
 const fail: MigrationFailure = (code, message) => new SqliteStoreError(code, message);
 
@@ -17,7 +18,11 @@ const fail: MigrationFailure = (code, message) => new SqliteStoreError(code, mes
  * migrateSqlite(db, 'claims', [{ version: 1, name: 'create claims', sql: 'CREATE TABLE …' }]);
  * ```
  */
-export function migrateSqlite(db: SqliteDatabase, component: string, migrations: readonly Migration[]): void {
+export function migrateSqlite(
+  db: SqliteDatabase,
+  component: string,
+  migrations: readonly SqliteMigration[],
+): void {
   checkMigrationOrder(component, migrations, fail);
   db.exec(`CREATE TABLE IF NOT EXISTS keyhold_migrations (
     component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL,

@@ -1,5 +1,6 @@
-import type { SweptTable } from '@keyhold/store-sql-common';
-import type { Migration } from './migrations.js';
+import { OAUTH_SWEPT_TABLES } from '@keyhold/store-sql-common';
+import type { SqliteMigration } from './migrations.js';
+import type { SqliteSweptTable } from './sweeper.js';
 
 /**
  * The oauth component's migrations. Every table is keyed on `(tenant, id)` so each lookup is a primary-key
@@ -11,7 +12,7 @@ import type { Migration } from './migrations.js';
  * migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
  * ```
  */
-export const OAUTH_SQLITE_MIGRATIONS: readonly Migration[] = [
+export const OAUTH_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'create oauth tables',
@@ -120,21 +121,12 @@ ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
 
 /**
  * The oauth tables whose rows carry an `expires_at` (epoch ms) and may be deleted once it has passed; pass
- * them to {@link startExpirySweeper} (or {@link sweepExpiredSqlite}). Clients are listed: dynamically
+ * them to {@link startSqliteExpirySweeper} (or {@link sweepExpiredSqlite}). Clients are listed: dynamically
  * registered clients expire when unused; rows with a NULL `expires_at` (provisioned clients) never go.
  *
  * @example
  * ```ts
- * const sweeper = startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES });
+ * const sweeper = startSqliteExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES });
  * ```
  */
-export const OAUTH_SQLITE_SWEPT_TABLES: readonly SweptTable[] = [
-  { table: 'keyhold_oauth_clients' },
-  { table: 'keyhold_oauth_codes' },
-  { table: 'keyhold_oauth_pending' },
-  { table: 'keyhold_oauth_refresh_tokens' },
-  { table: 'keyhold_oauth_consents' },
-  { table: 'keyhold_oauth_revoked_access_tokens' },
-  { table: 'keyhold_oauth_client_assertion_jtis' },
-  { table: 'keyhold_oauth_login_transactions' },
-];
+export const OAUTH_SQLITE_SWEPT_TABLES: readonly SqliteSweptTable[] = OAUTH_SWEPT_TABLES;

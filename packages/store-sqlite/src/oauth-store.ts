@@ -4,14 +4,15 @@ import type {
   RefreshTokenRotation,
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core';
-import { createOAuthRowMappers } from '@keyhold/store-sql-common';
+import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
 
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
@@ -19,7 +20,7 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
  * codes reads and marks inside one immediate transaction, and `rotate` of a refresh token takes it (only
  * while active) and inserts its successor inside one (one commit per refresh), so of any number of callers (in this
  * process or another on the same file) exactly one sees the record unconsumed. Pair it with
- * `startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
+ * `startSqliteExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES })`.
  *
  * @example
  * ```ts
@@ -31,13 +32,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
   migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
   const q = {
     getClient: db.prepare('SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
-    createClient: db.prepare(
-      `INSERT INTO keyhold_oauth_clients (tenant, client_id, client_name, redirect_uris, grant_types,
-        response_types, token_endpoint_auth_method, client_secret_hash, scope, client_uri, logo_uri, created_at,
-        registration, expires_at, token_exchange_audiences, jwks_uri, jwks, token_endpoint_auth_signing_alg,
-        application_type)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    createClient: db.prepare(sqliteWriter.insert(client)),
     deleteClient: db.prepare('DELETE FROM keyhold_oauth_clients WHERE tenant = ? AND client_id = ?'),
     listClients: db.prepare(
       'SELECT * FROM keyhold_oauth_clients WHERE tenant = ? AND client_id > ? ORDER BY client_id LIMIT ?',
@@ -45,28 +40,15 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     touchClient: db.prepare(
       'UPDATE keyhold_oauth_clients SET expires_at = ? WHERE tenant = ? AND client_id = ?',
     ),
-    saveCode: db.prepare(
-      `INSERT OR REPLACE INTO keyhold_oauth_codes (tenant, code_hash, client_id, client_type, user_id,
-        redirect_uri, code_challenge, scope, resources, nonce, auth_time, expires_at, family_id,
-        access_token_jti, consumed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    saveCode: db.prepare(sqliteWriter.insert(authorizationCode, { onConflict: 'update' })),
     getCode: db.prepare('SELECT * FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ?'),
     markCodeConsumed: db.prepare(
       'UPDATE keyhold_oauth_codes SET consumed_at = ? WHERE tenant = ? AND code_hash = ? AND consumed_at IS NULL',
     ),
-    savePending: db.prepare(
-      `INSERT OR REPLACE INTO keyhold_oauth_pending (tenant, id, user_id, client_id, client_type, client_name,
-        client_host, redirect_uri, code_challenge, scope, resources, state, nonce, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    savePending: db.prepare(sqliteWriter.insert(pendingAuthorization, { onConflict: 'update' })),
     getPending: db.prepare('SELECT * FROM keyhold_oauth_pending WHERE tenant = ? AND id = ?'),
     consumePending: db.prepare('DELETE FROM keyhold_oauth_pending WHERE tenant = ? AND id = ? RETURNING *'),
-    saveRefresh: db.prepare(
-      `INSERT OR REPLACE INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id,
-        client_type, user_id, scope, resources, created_at, expires_at, consumed_at, revoked_at, sealed_successor)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    saveRefresh: db.prepare(sqliteWriter.insert(refreshToken, { onConflict: 'update' })),
     getRefresh: db.prepare('SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND token_hash = ?'),
     // Takes the token only while it is active; RETURNING hands back the grant the successor inherits.
     markRotated: db.prepare(
@@ -83,10 +65,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
     ),
-    saveConsent: db.prepare(
-      `INSERT OR REPLACE INTO keyhold_oauth_consents (tenant, user_id, client_id, scopes, granted_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    ),
+    saveConsent: db.prepare(sqliteWriter.insert(consent, { onConflict: 'update' })),
     listConsents: db.prepare(
       `SELECT * FROM keyhold_oauth_consents
        WHERE tenant = ? AND user_id = ? AND client_id = ? AND expires_at > ? ORDER BY scopes`,
@@ -163,27 +142,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return row && oauthRows.client(row);
       },
       async create(tenant, c) {
-        q.createClient.run(
-          tenant,
-          c.clientId,
-          c.clientName ?? null,
-          JSON.stringify(c.redirectUris),
-          JSON.stringify(c.grantTypes),
-          JSON.stringify(c.responseTypes),
-          c.tokenEndpointAuthMethod,
-          c.clientSecretHash ?? null,
-          c.scope ?? null,
-          c.clientUri ?? null,
-          c.logoUri ?? null,
-          c.createdAt,
-          c.registration ?? null,
-          c.expiresAt ?? null,
-          c.tokenExchangeAudiences === undefined ? null : JSON.stringify(c.tokenExchangeAudiences),
-          c.jwksUri ?? null,
-          c.jwks === undefined ? null : JSON.stringify(c.jwks),
-          c.tokenEndpointAuthSigningAlg ?? null,
-          c.applicationType ?? null,
-        );
+        q.createClient.run(...sqliteWriter.values(client, c, tenant));
       },
       async delete(tenant, clientId) {
         q.deleteClient.run(tenant, clientId);
@@ -198,23 +157,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     authorizationCodes: {
       async save(tenant, r) {
-        q.saveCode.run(
-          tenant,
-          r.codeHash,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          JSON.stringify(r.resources),
-          r.nonce ?? null,
-          r.authTime,
-          r.expiresAt,
-          r.familyId ?? null,
-          r.accessTokenJti ?? null,
-          r.consumedAt ?? null,
-        );
+        q.saveCode.run(...sqliteWriter.values(authorizationCode, r, tenant));
       },
       async consume(tenant, codeHash, now) {
         return consumeCode.immediate(tenant, codeHash, now);
@@ -222,22 +165,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     pendingAuthorizations: {
       async save(tenant, r) {
-        q.savePending.run(
-          tenant,
-          r.id,
-          r.userId,
-          r.clientId,
-          r.clientType,
-          r.clientName,
-          r.clientHost,
-          r.redirectUri,
-          r.codeChallenge,
-          r.scope,
-          JSON.stringify(r.resources),
-          r.state ?? null,
-          r.nonce ?? null,
-          r.expiresAt,
-        );
+        q.savePending.run(...sqliteWriter.values(pendingAuthorization, r, tenant));
       },
       async get(tenant, id) {
         const row = q.getPending.get(tenant, id) as Row | undefined;
@@ -250,21 +178,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     refreshTokens: {
       async save(tenant, r) {
-        q.saveRefresh.run(
-          tenant,
-          r.tokenHash,
-          r.familyId,
-          r.clientId,
-          r.clientType,
-          r.userId,
-          r.scope,
-          JSON.stringify(r.resources),
-          r.createdAt,
-          r.expiresAt,
-          r.consumedAt ?? null,
-          r.revokedAt ?? null,
-          r.sealedSuccessor ?? null,
-        );
+        q.saveRefresh.run(...sqliteWriter.values(refreshToken, r, tenant));
       },
       async get(tenant, tokenHash) {
         const row = q.getRefresh.get(tenant, tokenHash) as Row | undefined;
@@ -279,7 +193,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
     consents: {
       async save(tenant, r) {
-        q.saveConsent.run(tenant, r.userId, r.clientId, r.scopes.join(' '), r.grantedAt, r.expiresAt);
+        q.saveConsent.run(...sqliteWriter.values(consent, r, tenant));
       },
       async list(tenant, userId, clientId, now) {
         return (q.listConsents.all(tenant, userId, clientId, now) as Row[]).map(oauthRows.consent);

@@ -1,4 +1,6 @@
-import type { Migration } from './migrations.js';
+import { TOKEN_VAULT_SWEPT_TABLES } from '@keyhold/store-sql-common';
+import type { SqliteMigration } from './migrations.js';
+import type { SqliteSweptTable } from './sweeper.js';
 
 /**
  * The token_vault component's migrations. Grants are keyed on (tenant, user, tool module, provider, scope set)
@@ -11,7 +13,7 @@ import type { Migration } from './migrations.js';
  * migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
  * ```
  */
-export const TOKEN_VAULT_SQLITE_MIGRATIONS: readonly Migration[] = [
+export const TOKEN_VAULT_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'create token vault tables',
@@ -68,8 +70,4 @@ ALTER TABLE keyhold_vault_pending_authorizations DROP COLUMN session_id;
  * sweepExpiredSqlite(db, TOKEN_VAULT_SQLITE_SWEPT_TABLES, Date.now());
  * ```
  */
-export const TOKEN_VAULT_SQLITE_SWEPT_TABLES: readonly string[] = [
-  'keyhold_vault_elicitations',
-  'keyhold_vault_pending_authorizations',
-  'keyhold_vault_refresh_leases',
-];
+export const TOKEN_VAULT_SQLITE_SWEPT_TABLES: readonly SqliteSweptTable[] = TOKEN_VAULT_SWEPT_TABLES;

@@ -1,7 +1,6 @@
 import { randomToken } from '@keyhold/core';
-import { createTokenVaultRowMappers } from '@keyhold/store-sql-common';
+import { createTokenVaultRowMappers, TOKEN_VAULT_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type {
-  Grant,
   GrantStore,
   ProviderAuthorizationStore,
   RefreshLock,
@@ -10,32 +9,13 @@ import type {
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
-import { sqliteColumns } from './row-mapping.js';
+import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 import { TOKEN_VAULT_SQLITE_MIGRATIONS } from './token-vault-schema.js';
 
 const vaultRows = createTokenVaultRowMappers(sqliteColumns);
 
-function grantValues(grant: Grant): unknown[] {
-  return [
-    grant.status,
-    grant.accessTokenEncrypted,
-    grant.refreshTokenEncrypted ?? null,
-    grant.tokenExpiresAt ?? null,
-    grant.grantedScopes === undefined ? null : JSON.stringify(grant.grantedScopes),
-    grant.createdAt,
-    grant.updatedAt,
-  ];
-}
-
-function keyValues(key: {
-  tenantId: string;
-  userId: string;
-  toolModuleId: string;
-  provider: string;
-  scopes: readonly string[];
-}): unknown[] {
-  return [key.tenantId, key.userId, key.toolModuleId, key.provider, key.scopes.join(' ')];
-}
+const { grant: grantShape, elicitation, pendingAuthorization } = TOKEN_VAULT_TABLE_SHAPES;
+const grantKeyCount = grantShape.key.length;
 
 const KEY_MATCH = 'tenant_id = ? AND user_id = ? AND tool_module_id = ? AND provider = ? AND scopes = ?';
 
@@ -74,18 +54,24 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
   const listUser = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ? AND user_id = ?');
   return {
     async get(key) {
-      const row = get.get(...keyValues(key)) as Row | undefined;
+      const row = get.get(...sqliteWriter.key(grantShape, key)) as Row | undefined;
       return row && vaultRows.grant(row);
     },
     async put(grant) {
-      return vaultRows.grant(put.get(...keyValues(grant), ...grantValues(grant)) as Row);
+      return vaultRows.grant(put.get(...sqliteWriter.values(grantShape, grant)) as Row);
     },
     async compareAndSwap(grant, expectedVersion) {
-      const row = swap.get(...grantValues(grant), ...keyValues(grant), expectedVersion) as Row | undefined;
+      // The SET values come first here: SQLite's `?` placeholders are numbered in statement order.
+      const values = sqliteWriter.values(grantShape, grant);
+      const row = swap.get(
+        ...values.slice(grantKeyCount),
+        ...values.slice(0, grantKeyCount),
+        expectedVersion,
+      ) as Row | undefined;
       return row && vaultRows.grant(row);
     },
     async delete(key) {
-      return remove.run(...keyValues(key)).changes === 1;
+      return remove.run(...sqliteWriter.key(grantShape, key)).changes === 1;
     },
     async list({ tenantId, userId }) {
       const rows = (
@@ -107,35 +93,18 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
  */
 export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): ProviderAuthorizationStore {
   migrateSqlite(db, 'token_vault', TOKEN_VAULT_SQLITE_MIGRATIONS);
-  const putElicitation = db.prepare(
-    `INSERT OR REPLACE INTO keyhold_vault_elicitations (elicitation_id, tenant_id, user_id, tool_module_id,
-      provider, scopes, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const putElicitation = db.prepare(sqliteWriter.insert(elicitation, { onConflict: 'update' }));
   const getElicitation = db.prepare(
     'SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = ? AND expires_at > ?',
   );
   const deleteElicitation = db.prepare('DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = ?');
-  const putAuthorization = db.prepare(
-    `INSERT OR REPLACE INTO keyhold_vault_pending_authorizations (nonce_hash, elicitation_id, tenant_id,
-      user_id, tool_module_id, provider, scopes, code_verifier, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const putAuthorization = db.prepare(sqliteWriter.insert(pendingAuthorization, { onConflict: 'update' }));
   const consumeAuthorization = db.prepare(
     'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
   );
   return {
     async putElicitation(r) {
-      putElicitation.run(
-        r.elicitationId,
-        r.tenantId,
-        r.userId,
-        r.toolModuleId,
-        r.provider,
-        JSON.stringify(r.scopes),
-        r.message,
-        r.createdAt,
-        r.expiresAt,
-      );
+      putElicitation.run(...sqliteWriter.values(elicitation, r));
     },
     async getElicitation(elicitationId, now) {
       const row = getElicitation.get(elicitationId, now) as Row | undefined;
@@ -145,18 +114,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
       deleteElicitation.run(elicitationId);
     },
     async putAuthorization(r) {
-      putAuthorization.run(
-        r.nonceHash,
-        r.elicitationId,
-        r.tenantId,
-        r.userId,
-        r.toolModuleId,
-        r.provider,
-        JSON.stringify(r.scopes),
-        r.codeVerifier,
-        r.createdAt,
-        r.expiresAt,
-      );
+      putAuthorization.run(...sqliteWriter.values(pendingAuthorization, r));
     },
     async consumeAuthorization(nonceHash, now) {
       const row = consumeAuthorization.get(nonceHash) as Row | undefined;

@@ -1,9 +1,10 @@
 import type { AuthorizationCodeRecord, ClientRecord } from '@keyhold/oauth-core';
+import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migrateSqlite } from '../src/migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS, OAUTH_SQLITE_SWEPT_TABLES } from '../src/oauth-schema.js';
 import { createSqliteOAuthStorage } from '../src/oauth-store.js';
-import { startExpirySweeper, sweepExpiredSqlite } from '../src/sweeper.js';
+import { startSqliteExpirySweeper, sweepExpiredSqlite } from '../src/sweeper.js';
 import { temporaryDatabases } from './temp-database.js';
 
 const databases = temporaryDatabases();
@@ -37,7 +38,7 @@ function code(codeHash: string, overrides: Partial<AuthorizationCodeRecord> = {}
   };
 }
 
-describe('startExpirySweeper (SQLite): the same API as the PostgreSQL store', () => {
+describe('startSqliteExpirySweeper (SQLite): the same API as the PostgreSQL store', () => {
   it('deletes dynamic clients past their expiry, keeps live and provisioned (no expiry) clients', async () => {
     const db = databases.memory();
     const storage = createSqliteOAuthStorage(db);
@@ -45,7 +46,10 @@ describe('startExpirySweeper (SQLite): the same API as the PostgreSQL store', ()
     await storage.clients.create('t1', client('live', { registration: 'dynamic', expiresAt: NOW + 1 }));
     await storage.clients.create('t1', client('provisioned', { registration: 'provisioned' }));
     await storage.authorizationCodes.save('t1', code('spent', { expiresAt: NOW - 1, consumedAt: NOW - 5 }));
-    const sweeper = startExpirySweeper(db, { tables: OAUTH_SQLITE_SWEPT_TABLES, clock: { now: () => NOW } });
+    const sweeper = startSqliteExpirySweeper(db, {
+      tables: OAUTH_SQLITE_SWEPT_TABLES,
+      clock: { now: () => NOW },
+    });
     expect(await sweeper.sweepNow()).toBe(2);
     await sweeper.stop();
     expect((await storage.clients.list('t1')).map((c) => c.clientId)).toEqual(['live', 'provisioned']);
@@ -56,7 +60,7 @@ describe('startExpirySweeper (SQLite): the same API as the PostgreSQL store', ()
     const db = databases.memory();
     const storage = createSqliteOAuthStorage(db);
     for (let i = 0; i < 25; i++) await storage.revokedAccessTokens.revoke('t1', `old-${i}`, NOW - 1);
-    const sweeper = startExpirySweeper(db, {
+    const sweeper = startSqliteExpirySweeper(db, {
       tables: ['keyhold_oauth_revoked_access_tokens'],
       batchSize: 10,
       maxBatchesPerSweep: 2,
@@ -69,10 +73,10 @@ describe('startExpirySweeper (SQLite): the same API as the PostgreSQL store', ()
 
   it('refuses bad options at creation', () => {
     const db = databases.memory();
-    expect(() => startExpirySweeper(db, { tables: [{ table: 'x; DROP TABLE y' }] })).toThrowError(
+    expect(() => startSqliteExpirySweeper(db, { tables: [{ table: 'x; DROP TABLE y' }] })).toThrowError(
       expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
     );
-    expect(() => startExpirySweeper(db, { tables: [], intervalSeconds: 0 })).toThrowError(
+    expect(() => startSqliteExpirySweeper(db, { tables: [], intervalSeconds: 0 })).toThrowError(
       expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }),
     );
   });
@@ -174,21 +178,6 @@ describe('oauth migration 5 (forward-only): refresh tokens written before the re
     insert.run('used', NOW, NOW + 60_000, NOW + 1);
     insert.run('live', NOW, NOW + 60_000, null);
     const storage = createSqliteOAuthStorage(db);
-    const used = await storage.refreshTokens.get('t1', 'used');
-    expect(used?.consumedAt).toBe(NOW + 1);
-    expect(used && 'sealedSuccessor' in used).toBe(false);
-    const rotation = {
-      tokenHash: 'live',
-      clientId: 'c',
-      now: NOW + 2,
-      successorHash: 'next',
-      successorExpiresAt: NOW + 9,
-    };
-    expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
-    expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
-      familyId: 'f',
-      scope: 'mcp',
-      expiresAt: NOW + 9,
-    });
+    await expectVersion4RefreshTokensWork(storage, NOW);
   });
 });

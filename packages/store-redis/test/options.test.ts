@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createRedisClient,
+  createRedisClientAssertionReplayStore,
+  createRedisRateLimiter,
+  createRedisRefreshLock,
+  createRedisReplayCache,
+  createRedisRequestStateStore,
+  type RedisClient,
+  RedisStoreError,
+} from '../src/index.js';
+
+const invalidOptions = (message: RegExp) =>
+  expect.objectContaining({
+    name: 'RedisStoreError',
+    code: 'ERR_INVALID_OPTIONS',
+    message: expect.stringMatching(message),
+  });
+
+describe('every Redis factory checks its options once, at creation, with RedisStoreError', () => {
+  it('createRedisClient refuses a URL that is not redis:// or rediss://, and a bad commandTimeoutMs', () => {
+    expect(() => createRedisClient('http://127.0.0.1:6379')).toThrow(RedisStoreError);
+    expect(() => createRedisClient('http://127.0.0.1:6379')).toThrow(invalidOptions(/url/));
+    for (const commandTimeoutMs of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createRedisClient('redis://127.0.0.1:6379', { commandTimeoutMs })).toThrow(
+        invalidOptions(/commandTimeoutMs/),
+      );
+    }
+  });
+
+  it('each store refuses a keyPrefix that is not a string', () => {
+    const redis = {} as RedisClient;
+    const options = { keyPrefix: 42 as unknown as string };
+    for (const create of [
+      createRedisRefreshLock,
+      createRedisRateLimiter,
+      createRedisReplayCache,
+      createRedisClientAssertionReplayStore,
+      createRedisRequestStateStore,
+    ]) {
+      expect(() => create(redis, options)).toThrow(invalidOptions(/keyPrefix/));
+    }
+  });
+});
