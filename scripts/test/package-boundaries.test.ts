@@ -22,31 +22,6 @@ const STORE_PACKAGES = ['store-sql-common', 'store-postgres', 'store-sqlite', 's
  */
 const HOST_PACKAGES = ['adapter-node', 'cli'];
 
-/**
- * Known violations, being fixed in issue 19 (the stores session moves the domain packages from
- * `dependencies` to optional peer dependencies). Empty this list once those changes are merged; the last
- * test of each rule fails when an entry no longer matches anything, so the list cannot rot.
- */
-const STORE_DEPENDENCY_ALLOW_LIST = [
-  'store-postgres/package.json: dependencies lists @keyhold/claim-codes',
-  'store-postgres/package.json: dependencies lists @keyhold/oauth-core',
-  'store-postgres/package.json: dependencies lists @keyhold/token-vault',
-  'store-sql-common/package.json: dependencies lists @keyhold/claim-codes',
-  'store-sql-common/package.json: dependencies lists @keyhold/oauth-core',
-  'store-sql-common/package.json: dependencies lists @keyhold/token-vault',
-  'store-sqlite/package.json: dependencies lists @keyhold/claim-codes',
-  'store-sqlite/package.json: dependencies lists @keyhold/oauth-core',
-  'store-sqlite/package.json: dependencies lists @keyhold/token-vault',
-];
-
-/**
- * Known import cycles, being fixed in issue 19: the token broker's handlers take `BrokerInternals` from
- * `broker.ts`, which imports the handlers. Each entry is one strongly connected component, files sorted.
- */
-const IMPORT_CYCLE_ALLOW_LIST = [
-  'token-vault/src/broker.ts, token-vault/src/handlers/callback.ts, token-vault/src/handlers/connect.ts',
-];
-
 const packages = workspacePackages();
 const byFolder = new Map(packages.map((pkg) => [pkg.folder, pkg]));
 const importsOf = new Map(packages.map((pkg) => [pkg.folder, pkg.sourceFiles.flatMap(sourceImports)]));
@@ -79,11 +54,6 @@ function installedWith(pkg: WorkspacePackage): { field: string; name: string }[]
   return (['dependencies', 'peerDependencies'] as const).flatMap((field) =>
     Object.keys(pkg.manifest[field] ?? {}).map((name) => ({ field, name })),
   );
-}
-
-/** The entries of `violations` not excused by `allowList`. */
-function unexcused(violations: string[], allowList: string[]): string[] {
-  return violations.filter((violation) => !allowList.includes(violation));
 }
 
 describe('every package is placed under exactly one rule', () => {
@@ -143,12 +113,12 @@ describe('stores use domain packages for their types only', () => {
 
   it('store src files import domain packages with `import type` / `export type` only', () => {
     const offending = violations.filter((violation) => !violation.includes('/package.json:'));
-    expect(unexcused(offending, STORE_DEPENDENCY_ALLOW_LIST)).toEqual([]);
+    expect(offending).toEqual([]);
   });
 
   it('stores list domain packages only as peer or dev dependencies, never in dependencies', () => {
     const offending = violations.filter((violation) => violation.includes('/package.json:'));
-    expect(unexcused(offending, STORE_DEPENDENCY_ALLOW_LIST)).toEqual([]);
+    expect(offending).toEqual([]);
   });
 
   it('store src files import no Keyhold package but core, store-sql-common and domain types', () => {
@@ -157,10 +127,6 @@ describe('stores use domain packages for their types only', () => {
       keyholdImports(pkg).filter((entry) => !allowed.includes(packageNameOf(entry.specifier))),
     );
     expect(offending.map(describeImport)).toEqual([]);
-  });
-
-  it('the allow-list holds only violations that still exist (remove fixed ones)', () => {
-    expect(STORE_DEPENDENCY_ALLOW_LIST.filter((entry) => !violations.includes(entry))).toEqual([]);
   });
 });
 
@@ -193,12 +159,6 @@ describe('no import cycles between the files of a package', () => {
   });
 
   it('no package src has an import cycle', () => {
-    const offending = cycles.filter(({ key }) => !IMPORT_CYCLE_ALLOW_LIST.includes(key));
-    expect(offending.map(({ key, path }) => `${key} (e.g. ${path})`)).toEqual([]);
-  });
-
-  it('the allow-list holds only cycles that still exist (remove fixed ones)', () => {
-    const keys = cycles.map(({ key }) => key);
-    expect(IMPORT_CYCLE_ALLOW_LIST.filter((entry) => !keys.includes(entry))).toEqual([]);
+    expect(cycles.map(({ key, path }) => `${key} (e.g. ${path})`)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { runtimeImports } from './testing.js';
 
 /** The packages whose storage interfaces the SQL stores implement, and use for types only. */
 export const DOMAIN_PACKAGES: readonly string[] = [
@@ -31,4 +31,28 @@ export function expectDomainPackagesTypeOnly(packageDir: string): void {
     expect(manifest.peerDependenciesMeta?.[name], name).toEqual({ optional: true });
     expect(imported, name).not.toContain(name);
   }
+}
+
+/**
+ * The packages a built package imports at run time: every bare specifier (not relative, not Node's own) in the
+ * static and dynamic imports of its `dist/*.js`, without subpaths. A test pins what must stay type-only.
+ *
+ * @example
+ * ```ts
+ * expect(runtimeImports(packageDir)).not.toContain('@keyhold/oauth-core');
+ * ```
+ */
+export function runtimeImports(packageDir: string): string[] {
+  const dist = join(packageDir, 'dist');
+  const found = new Set<string>();
+  for (const file of readdirSync(dist).filter((name) => name.endsWith('.js'))) {
+    const code = readFileSync(join(dist, file), 'utf8');
+    for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"'./][^"']*)["']/g)) {
+      const specifier = match[1]!;
+      if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
+      const parts = specifier.split('/');
+      found.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+    }
+  }
+  return [...found].sort();
 }

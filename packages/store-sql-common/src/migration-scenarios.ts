@@ -1,5 +1,5 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import type { GrantStore, PendingAuthorizationStore } from '@keyhold/token-vault';
+import type { GrantStore, ProviderAuthorizationStore } from '@keyhold/token-vault';
 import { expect } from 'vitest';
 import { type RowWriter, tableShape } from './row-writer.js';
 
@@ -102,7 +102,7 @@ export async function writeTokenVaultV1Rows(run: RunStatement, writer: RowWriter
  */
 export async function expectTokenVaultV1RowsReadBack(
   grants: GrantStore,
-  pending: PendingAuthorizationStore,
+  pending: ProviderAuthorizationStore,
 ): Promise<void> {
   const grant = await grants.get({ ...key, scopes: ['read', 'repo'] });
   expect(grant).toEqual({

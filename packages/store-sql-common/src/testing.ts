@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 function resolvesAtRuntime(packageDir: string, specifier: string): boolean {
@@ -69,31 +69,7 @@ export function ensureBuiltPackage(packageDir: string): void {
   }
 }
 
-/**
- * The packages a built package imports at run time: every bare specifier (not relative, not Node's own) in the
- * static and dynamic imports of its `dist/*.js`, without subpaths. A test pins what must stay type-only.
- *
- * @example
- * ```ts
- * expect(runtimeImports(packageDir)).not.toContain('@keyhold/oauth-core');
- * ```
- */
-export function runtimeImports(packageDir: string): string[] {
-  const dist = join(packageDir, 'dist');
-  const found = new Set<string>();
-  for (const file of readdirSync(dist).filter((name) => name.endsWith('.js'))) {
-    const code = readFileSync(join(dist, file), 'utf8');
-    for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"'./][^"']*)["']/g)) {
-      const specifier = match[1]!;
-      if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
-      const parts = specifier.split('/');
-      found.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
-    }
-  }
-  return [...found].sort();
-}
-
-export { DOMAIN_PACKAGES, expectDomainPackagesTypeOnly } from './domain-dependencies.js';
+export { DOMAIN_PACKAGES, expectDomainPackagesTypeOnly, runtimeImports } from './domain-dependencies.js';
 export type { RunStatement } from './migration-scenarios.js';
 export {
   expectTokenVaultV1RowsReadBack,
