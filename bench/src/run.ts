@@ -225,7 +225,12 @@ const measurements: Measurement[] = [];
 for (const scenario of scenarios) {
   if (only && !only.some((prefix) => scenario.name.startsWith(prefix))) continue;
   console.log(`\n# ${scenario.name}`);
-  const running: { target: Target; server: RunningTarget; plan?: RequestPlan; rounds: RoundResult[] }[] = [];
+  const running: {
+    target: Target;
+    server: RunningTarget;
+    plan: RequestPlan | undefined;
+    rounds: RoundResult[];
+  }[] = [];
   try {
     for (const target of scenario.targets) {
       const server = await target.start();

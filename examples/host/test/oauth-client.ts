@@ -17,10 +17,14 @@ export class TestOAuthProvider implements OAuthClientProvider {
   information: OAuthClientInformationMixed | undefined;
   private verifier = '';
 
+  readonly clientMetadataUrl?: string;
+
   constructor(
     readonly redirectUrl: string,
-    readonly clientMetadataUrl?: string,
-  ) {}
+    clientMetadataUrl?: string,
+  ) {
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl;
+  }
 
   get clientMetadata(): OAuthClientMetadata {
     return {

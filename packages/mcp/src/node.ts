@@ -1,12 +1,23 @@
 // `@keyhold/mcp/node`: an MCP endpoint as a `node:http` listener (Express, Fastify and plain Node).
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { optionValidators } from '@keyhold/core';
-import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { McpEndpoint } from './endpoint.js';
 import { KeyholdMcpError } from './errors.js';
 
 const check = optionValidators(KeyholdMcpError);
 const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What {@link toMcpNodeListener} returns: a `node:http` listener, with the body a framework already parsed
+ * as the optional third argument.
+ */
+export type McpNodeListener = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody?: unknown,
+) => Promise<void>;
 
 /**
  * Options of {@link toMcpNodeListener}.
@@ -35,7 +46,7 @@ export interface McpNodeListenerOptions {
 export function toMcpNodeListener(
   endpoint: McpEndpoint,
   options: McpNodeListenerOptions = {},
-): NodeMcpRequestHandler {
+): McpNodeListener {
   // Validated here, once: the SDK would only meet a bad limit on the first request.
   const maxRequestBodyBytes = check.positiveInteger(
     'maxRequestBodyBytes',
@@ -62,6 +73,8 @@ export function toMcpNodeListener(
     // Express strips a Router's mount prefix from req.url; the endpoint serves its full public path.
     const original = (req as { originalUrl?: unknown }).originalUrl;
     if (typeof original === 'string' && original !== req.url) (req as { url?: string }).url = original;
-    return handler(req, res, parsedBody);
+    // The SDK types its own request shape; Node's `IncomingMessage` is that request, though its optional
+    // fields do not line up under `exactOptionalPropertyTypes`.
+    return handler(req as Parameters<typeof handler>[0], res, parsedBody);
   };
 }

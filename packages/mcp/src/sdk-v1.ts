@@ -21,8 +21,8 @@ export interface McpRequestGateOptions {
  * A request as Node gives it: enough of `IncomingMessage` for the gate.
  */
 export interface NodeRequestLike {
-  readonly method?: string;
-  readonly url?: string;
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 

@@ -97,7 +97,7 @@ beforeAll(async () => {
     }
     req.auth = outcome.authInfo;
     const mcp = buildV1Server();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless
     res.on('close', () => {
       void transport.close();
       void mcp.close();

@@ -75,14 +75,14 @@ const setupSchema = z.object({
 const stdioSchema = z.object({
   command: z.string().min(1),
   args: z.array(z.string()),
-  setup: setupSchema.optional(),
+  setup: setupSchema.exactOptional(),
 });
 
 const httpSchema = z.object({
   url: httpUrl,
   auth: httpAuthSchema,
   docs: httpUrl,
-  notes: z.string().optional(),
+  notes: z.string().exactOptional(),
 });
 
 /**
@@ -107,8 +107,8 @@ export const providerSchema: z.ZodType<McpProvider> = z
     description: z.string().min(1),
     website: httpUrl,
     recommended: z.enum(['stdio', 'http']),
-    stdio: stdioSchema.optional(),
-    http: httpSchema.optional(),
+    stdio: stdioSchema.exactOptional(),
+    http: httpSchema.exactOptional(),
   })
   .refine((provider) => provider[provider.recommended] !== undefined, {
     message: 'the recommended transport has no configuration',

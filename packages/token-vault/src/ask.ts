@@ -18,5 +18,7 @@ export function parseAsk(value: unknown): OAuthAsk {
   if (!parsed.success) {
     throw new TokenVaultError('ERR_INVALID_ASK', `not an oauth ask: ${z.prettifyError(parsed.error)}`);
   }
-  return parsed.data;
+  // A tool written in JavaScript may pass `message: undefined`; the ask it means has no message.
+  const { message, ...ask } = parsed.data;
+  return message === undefined ? ask : { ...ask, message };
 }

@@ -51,9 +51,9 @@ describe('Broker options are validated once, at creation', () => {
   });
 
   it('explicit connect and callback URLs replace the defaults', async () => {
+    const { baseUrl: _baseUrl, ...withoutBaseUrl } = base;
     const broker = createTokenBroker({
-      ...base,
-      baseUrl: undefined,
+      ...withoutBaseUrl,
       connectUrl: 'https://app.example/connect?x=1',
       callbackUrl: 'https://app.example/cb',
     });

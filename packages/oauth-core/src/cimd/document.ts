@@ -23,22 +23,22 @@ const documentSchema = z.object({
       }),
     )
     .min(1),
-  client_uri: z.url().optional(),
-  logo_uri: z.url().optional(),
-  grant_types: z.array(z.string()).optional(),
-  response_types: z.array(z.string()).optional(),
+  client_uri: z.url().exactOptional(),
+  logo_uri: z.url().exactOptional(),
+  grant_types: z.array(z.string()).exactOptional(),
+  response_types: z.array(z.string()).exactOptional(),
   token_endpoint_auth_method: z
     .string()
     .refine((method) => !sharedSecretMethods.has(method), {
       error: 'a metadata-document client cannot use a shared-secret authentication method',
     })
-    .optional(),
-  token_endpoint_auth_methods_supported: z.array(z.string()).max(10).optional(),
-  token_endpoint_auth_signing_alg: z.string().max(32).optional(),
+    .exactOptional(),
+  token_endpoint_auth_methods_supported: z.array(z.string()).max(10).exactOptional(),
+  token_endpoint_auth_signing_alg: z.string().max(32).exactOptional(),
   jwks_uri: z
     .url({ protocol: /^https$/, error: 'jwks_uri must be an https URL' })
     .max(2048)
-    .optional(),
+    .exactOptional(),
   jwks: z
     .unknown()
     .transform((value, ctx) => {
@@ -47,9 +47,9 @@ const documentSchema = z.object({
       ctx.addIssue({ code: 'custom', message: check.description });
       return z.NEVER;
     })
-    .optional(),
-  application_type: z.enum(['web', 'native']).optional(),
-  scope: z.string().optional(),
+    .exactOptional(),
+  application_type: z.enum(['web', 'native']).exactOptional(),
+  scope: z.string().exactOptional(),
   client_secret: z.undefined({ error: 'a metadata document must not contain a client_secret' }).optional(),
 });
 

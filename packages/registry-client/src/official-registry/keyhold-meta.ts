@@ -23,14 +23,14 @@ export interface KeyholdMeta {
 
 // Typed by the interface, so that the two cannot drift apart.
 const keyholdMetaSchema: z.ZodType<KeyholdMeta> = z.object({
-  id: z.string().optional(),
-  description: z.string().optional(),
-  recommended: z.enum(['stdio', 'http']).optional(),
-  auth: httpAuthSchema.optional(),
-  docs: z.string().optional(),
-  notes: z.string().optional(),
-  setup: z.object({ description: z.string(), command: z.string(), needsSetup: z.boolean() }).optional(),
-  launch: z.object({ command: z.string(), args: z.array(z.string()) }).optional(),
+  id: z.string().exactOptional(),
+  description: z.string().exactOptional(),
+  recommended: z.enum(['stdio', 'http']).exactOptional(),
+  auth: httpAuthSchema.exactOptional(),
+  docs: z.string().exactOptional(),
+  notes: z.string().exactOptional(),
+  setup: z.object({ description: z.string(), command: z.string(), needsSetup: z.boolean() }).exactOptional(),
+  launch: z.object({ command: z.string(), args: z.array(z.string()) }).exactOptional(),
 });
 
 /** The `_meta` of a `server.json` entry carrying {@link KeyholdMeta}, as {@link keyholdMetaOf} reads it back. */
@@ -57,8 +57,8 @@ export interface OfficialMeta {
 }
 
 const officialMetaSchema: z.ZodType<OfficialMeta> = z.object({
-  status: z.unknown().optional(),
-  isLatest: z.unknown().optional(),
+  status: z.unknown().exactOptional(),
+  isLatest: z.unknown().exactOptional(),
 });
 
 /** The {@link OfficialMeta} of a list item's `_meta`, or none (`{}`). */

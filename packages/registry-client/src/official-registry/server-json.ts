@@ -63,49 +63,49 @@ export const SERVER_JSON_SCHEMA_URL: string =
 // instead of being cast away.
 const inputSchema: z.ZodType<ServerJsonInput> = z.object({
   name: z.string(),
-  description: z.string().optional(),
-  isRequired: z.boolean().optional(),
-  isSecret: z.boolean().optional(),
-  value: z.string().optional(),
+  description: z.string().exactOptional(),
+  isRequired: z.boolean().exactOptional(),
+  isSecret: z.boolean().exactOptional(),
+  value: z.string().exactOptional(),
 });
 const argumentSchema: z.ZodType<ServerJsonArgument> = z.object({
   type: z.enum(['positional', 'named']),
-  name: z.string().optional(),
-  value: z.string().optional(),
-  valueHint: z.string().optional(),
-  description: z.string().optional(),
-  isRequired: z.boolean().optional(),
+  name: z.string().exactOptional(),
+  value: z.string().exactOptional(),
+  valueHint: z.string().exactOptional(),
+  description: z.string().exactOptional(),
+  isRequired: z.boolean().exactOptional(),
 });
 const packageSchema: z.ZodType<ServerJsonPackage> = z.object({
   registryType: z.string(),
   identifier: z.string(),
-  version: z.string().optional(),
-  runtimeHint: z.string().optional(),
-  transport: z.object({ type: z.string(), url: z.string().optional() }),
-  runtimeArguments: z.array(argumentSchema).optional(),
-  packageArguments: z.array(argumentSchema).optional(),
-  environmentVariables: z.array(inputSchema).optional(),
+  version: z.string().exactOptional(),
+  runtimeHint: z.string().exactOptional(),
+  transport: z.object({ type: z.string(), url: z.string().exactOptional() }),
+  runtimeArguments: z.array(argumentSchema).exactOptional(),
+  packageArguments: z.array(argumentSchema).exactOptional(),
+  environmentVariables: z.array(inputSchema).exactOptional(),
 });
 const remoteSchema: z.ZodType<ServerJsonRemote> = z.object({
   type: z.string(),
   url: z.string(),
-  headers: z.array(inputSchema).optional(),
+  headers: z.array(inputSchema).exactOptional(),
 });
 
 /** Reads a {@link ServerJson} entry: the fields Keyhold uses are checked, others are dropped. */
 export const serverJsonSchema: z.ZodType<ServerJson> = z.object({
-  $schema: z.string().optional(),
+  $schema: z.string().exactOptional(),
   name: z.string().min(1),
   description: z.string(),
   version: z.string(),
-  title: z.string().optional(),
-  websiteUrl: z.string().optional(),
+  title: z.string().exactOptional(),
+  websiteUrl: z.string().exactOptional(),
   repository: z
-    .object({ url: z.string(), source: z.string().optional(), subfolder: z.string().optional() })
-    .optional(),
-  packages: z.array(packageSchema).optional(),
-  remotes: z.array(remoteSchema).optional(),
-  _meta: z.record(z.string(), z.unknown()).optional(),
+    .object({ url: z.string(), source: z.string().exactOptional(), subfolder: z.string().exactOptional() })
+    .exactOptional(),
+  packages: z.array(packageSchema).exactOptional(),
+  remotes: z.array(remoteSchema).exactOptional(),
+  _meta: z.record(z.string(), z.unknown()).exactOptional(),
 });
 
 /**

@@ -231,7 +231,7 @@ describe('Callback rejections: a clear error page, nothing stored', () => {
   });
 
   it('a signed-in browser user other than the asker is refused, and the state is spent with a security event', async () => {
-    const warnings: { fields: Record<string, unknown>; message?: string }[] = [];
+    const warnings: { fields: Record<string, unknown>; message: string | undefined }[] = [];
     const logger = {
       debug() {},
       info() {},
