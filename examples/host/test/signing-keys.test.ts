@@ -25,7 +25,13 @@ describe('a broken signing key stops the host at start-up', () => {
       join(dataDir, 'signing-keys.json'),
       JSON.stringify({ demo: [{ kid: 'demo-1', alg: 'ES256', privateKey: publicOnly, active: true }] }),
     );
-    await expect(startHost({}, dataDir)).rejects.toThrow(
+    const starting = startHost({}, dataDir);
+    // Should it start after all, stop it so the failed test leaves no process behind.
+    starting.then(
+      (host) => host.stop(),
+      () => {},
+    );
+    await expect(starting).rejects.toThrow(
       /tenant demo: signing key demo-1: the JWK is a public key: a private key needs its "d" member/,
     );
   });
