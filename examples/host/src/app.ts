@@ -18,6 +18,7 @@ import {
   type CimdFetch,
   createAuthorizationServer,
   createCimdResolver,
+  createStaticTenants,
   type TenantConfig,
   wellKnownUrl,
 } from '@keyhold/oauth-core';
@@ -65,41 +66,38 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     ...(config.confidentialTenant ? [config.confidentialTenant] : []),
   ]);
 
-  // A Map, not an object literal: a slug such as `constructor` must be an unknown tenant, not a prototype member.
-  const tenants = new Map<string, TenantConfig>([
-    [
-      config.tenant,
-      {
-        signingKeys: keys[config.tenant]!,
-        singleUserId: config.ownerUserId,
-        allowedCimdDomains: config.cimdDomains,
-        scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
-      },
-    ],
-    [
-      config.providerTenant,
-      {
-        signingKeys: keys[config.providerTenant]!,
-        singleUserId: config.ownerUserId,
-        firstPartyClientIds: [PROVIDER_CLIENT_ID],
-        scopesSupported: ['openid', 'profile'],
-        // The provider tenant plays a third-party identity provider: it serves no MCP resource of its own.
-        resourceScopes: [],
-      },
-    ],
-  ]);
+  const tenantConfigs: Record<string, TenantConfig> = {
+    [config.tenant]: {
+      signingKeys: keys[config.tenant]!,
+      singleUserId: config.ownerUserId,
+      allowedCimdDomains: config.cimdDomains,
+      scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
+    },
+    [config.providerTenant]: {
+      signingKeys: keys[config.providerTenant]!,
+      singleUserId: config.ownerUserId,
+      firstPartyClientIds: [PROVIDER_CLIENT_ID],
+      scopesSupported: ['openid', 'profile'],
+      // The provider tenant plays a third-party identity provider: it serves no MCP resource of its own.
+      resourceScopes: [],
+    },
+  };
   if (config.confidentialTenant !== undefined) {
     // Like demo, but without public clients: the metadata advertises no `none`, so every client (the
     // conformance suite's included) must authenticate with a secret in a Basic header or a signed assertion.
     // `client_secret_post` is left out too: Keyhold refuses it on authorization_code (oauth-core README).
-    tenants.set(config.confidentialTenant, {
+    tenantConfigs[config.confidentialTenant] = {
       signingKeys: keys[config.confidentialTenant]!,
       singleUserId: config.ownerUserId,
       allowedCimdDomains: config.cimdDomains,
       scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
       tokenEndpointAuthMethods: ['client_secret_basic', 'private_key_jwt'],
-    });
+    };
   }
+  // Checked here, before any store is opened: a broken key in signing-keys.json stops the start with a
+  // message naming the tenant and the key, instead of a 500 on the tenant's first request. Only the record's
+  // own entries are tenants, so a slug such as `constructor` is unknown rather than a prototype member.
+  const tenants = createStaticTenants(tenantConfigs);
 
   const stores = await openHostStorage(config, logger);
   const storage = stores.oauth;
@@ -123,7 +121,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   });
   const oauth = createAuthorizationServer({
     baseUrl,
-    tenants: { get: (slug) => tenants.get(slug) },
+    tenants,
     storage,
     clock,
     logger,

@@ -158,13 +158,14 @@ type Run = (
 
 /**
  * Creates the tenant-scoped OAuth 2.1 authorization server. Options are validated here (an
- * {@link OAuthCoreError} with code `ERR_INVALID_OPTIONS` for bad ones); tenants are looked up per request.
+ * {@link OAuthCoreError} with code `ERR_INVALID_OPTIONS` for bad ones); tenants are looked up per request,
+ * and checked when `createStaticTenants` creates them or else on their first request.
  *
  * @example
  * ```ts
  * const server = createAuthorizationServer({
  *   baseUrl: 'https://auth.example',
- *   tenants: { get: (slug) => (slug === 'demo' ? { signingKeys: [key], singleUserId: 'owner' } : undefined) },
+ *   tenants: createStaticTenants({ demo: { signingKeys: [key], singleUserId: 'owner' } }),
  *   storage: createMemoryStorage(),
  * });
  * router.on('GET', '/tenant/:tenant/authorize', (req, { tenant }) => server.authorize(req, tenant!));

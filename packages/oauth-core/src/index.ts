@@ -63,6 +63,7 @@ export type {
   RegistrationPolicyInput,
 } from './registration-policy.js';
 export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
+export { createStaticTenants } from './static-tenants.js';
 export type {
   ApplicationType,
   AuthorizationCodeRecord,

@@ -71,11 +71,14 @@ export interface TenantConfig {
 
 /**
  * How the server finds a tenant by its slug. Return the same object (or at least the same `signingKeys`
- * array) for an unchanged tenant so imported keys are reused; `undefined` answers 404.
+ * array) for an unchanged tenant so imported keys are reused; `undefined` answers 404. For a fixed set of
+ * tenants use {@link createStaticTenants}, which checks every tenant (its signing keys included) at creation;
+ * a lookup you implement is checked on first use: a broken tenant throws `ERR_INVALID_OPTIONS` from the
+ * handler of its first request, which answers it with 500.
  *
  * @example
  * ```ts
- * const tenants: TenantLookup = { get: (slug) => (slug === 'demo' ? demo : undefined) };
+ * const tenants: TenantLookup = { get: (slug) => db.tenants.find(slug) };
  * ```
  */
 export interface TenantLookup {
@@ -112,6 +115,10 @@ export interface ClientAssertionSettings {
 export interface AuthorizationServerOptions {
   /** The public origin (and optional path prefix) the host serves; issuers are `{baseUrl}/tenant/<slug>`. */
   readonly baseUrl: string;
+  /**
+   * Finds a tenant by its slug: {@link createStaticTenants} for a fixed set (checked at creation), or a
+   * lookup of your own (each tenant checked on first use).
+   */
   readonly tenants: TenantLookup;
   readonly storage: OAuthStorage;
   /** Default: the system clock. */

@@ -1,7 +1,8 @@
 import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
-import { OAuthError, optionCheck } from './errors.js';
+import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
+import { checkSigningKeySet } from './signing-key-check.js';
 import type { TokenEndpointAuthMethod } from './storage.js';
 
 /** A tenant resolved for one request: its config, URLs and imported keys. */
@@ -36,9 +37,7 @@ function readAuthMethods(
 ): ReadonlySet<TokenEndpointAuthMethod> | undefined {
   if (methods === undefined) return undefined;
   if (!Array.isArray(methods) || methods.length === 0 || !methods.every((m) => AUTH_METHODS.includes(m))) {
-    throw optionCheck.invalid(
-      `the tenant tokenEndpointAuthMethods must list one or more of ${AUTH_METHODS.join(', ')}`,
-    );
+    throw optionCheck.invalid(`tokenEndpointAuthMethods must list one or more of ${AUTH_METHODS.join(', ')}`);
   }
   return new Set(methods);
 }
@@ -107,7 +106,36 @@ function resolveLoginUrl(loginUrl: string | undefined, issuer: string): string {
     // A path such as `/login` is taken relative to the issuer's origin.
     return new URL(loginUrl, `${issuer}/`).href;
   } catch {
-    throw optionCheck.invalid('the tenant loginUrl is not a URL');
+    throw optionCheck.invalid('loginUrl is not a URL');
+  }
+}
+
+// The creation-time check and the lazy check of a request name the tenant the same way, so both give one message.
+function named(slug: string, error: unknown): unknown {
+  return error instanceof OAuthCoreError && error.code === 'ERR_INVALID_OPTIONS'
+    ? new OAuthCoreError('ERR_INVALID_OPTIONS', `tenant ${slug}: ${error.message}`, { cause: error })
+    : error;
+}
+
+/**
+ * Throws `ERR_INVALID_OPTIONS` for a tenant the lazy path would refuse on its first request: a malformed slug,
+ * a signing key that cannot be imported, unknown `tokenEndpointAuthMethods`, a `loginUrl` that is no URL.
+ */
+export function checkTenantConfig(slug: string, config: TenantConfig): void {
+  if (typeof slug !== 'string' || !SLUG.test(slug)) {
+    throw optionCheck.invalid(
+      `${JSON.stringify(slug)} is not a tenant slug (letters, digits, "_" and "-", at most 64, not starting with "_" or "-")`,
+    );
+  }
+  try {
+    if (typeof config !== 'object' || config === null)
+      throw optionCheck.invalid('the config must be an object');
+    readAuthMethods(config.tokenEndpointAuthMethods);
+    // Any base resolves a URL the same way, so the server's baseUrl is not needed to find a bad one.
+    resolveLoginUrl(config.loginUrl, `https://issuer.invalid/tenant/${slug}`);
+    checkSigningKeySet(config.signingKeys);
+  } catch (error) {
+    throw named(slug, error);
   }
 }
 
@@ -121,7 +149,16 @@ export async function resolveTenant(
   const config = await context.tenants.get(slug);
   if (!config) return undefined;
   const { issuer, resource, resourceMetadataUrl } = tenantUrls(context, slug);
-  const authMethods = readAuthMethods(config.tokenEndpointAuthMethods);
+  let authMethods: ReadonlySet<TokenEndpointAuthMethod> | undefined;
+  let loginUrl: string;
+  let keys: TenantKeySet;
+  try {
+    authMethods = readAuthMethods(config.tokenEndpointAuthMethods);
+    loginUrl = resolveLoginUrl(config.loginUrl, issuer);
+    keys = await keyCache.get(config.signingKeys);
+  } catch (error) {
+    throw named(slug, error);
+  }
   return {
     slug,
     config,
@@ -129,8 +166,8 @@ export async function resolveTenant(
     resource,
     resourceMetadataUrl,
     resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
-    loginUrl: resolveLoginUrl(config.loginUrl, issuer),
-    keys: await keyCache.get(config.signingKeys),
+    loginUrl,
+    keys,
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
     ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),
     resourceScopes: config.resourceScopes ?? DEFAULT_RESOURCE_SCOPES,
