@@ -136,7 +136,7 @@ export interface AuthorizationServer {
    * @example
    * ```ts
    * const found = await server.consentRequest('demo', requestId, session.userId);
-   * if (found.kind === 'pending') console.log(found.request.client.name, found.request.scopes);
+   * if (found.ok) console.log(found.request.client.name, found.request.scopes);
    * ```
    */
   consentRequest(tenantSlug: string, requestId: string, userId?: string): Promise<ConsentLookup>;
@@ -350,7 +350,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     }),
     async consentRequest(tenantSlug, requestId, userId) {
       const tenant = await resolveTenant(context, keyCache, tenantSlug);
-      if (!tenant) return { kind: 'unknown_tenant' };
+      if (!tenant) return { ok: false, reason: 'unknown_tenant' };
       return lookUpConsentRequest(context, tenant, requestId, userId, (status, event) =>
         record('consent', status, event),
       );

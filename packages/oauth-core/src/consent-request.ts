@@ -6,12 +6,13 @@ import type { RequestEvent } from './request-event.js';
 import type { Tenant } from './tenant.js';
 
 /**
- * The outcome of a decision: the URL to send the browser to (the client's redirect URI with a code, or
- * with `error=access_denied`), or `expired` when the request was answered already or timed out.
+ * The outcome of a decision: `ok` with the URL to send the browser to (the client's redirect URI with a
+ * code, or with `error=access_denied`), or `reason: 'expired'` when the request was answered already or
+ * timed out.
  */
 export type ConsentDecision =
-  | { readonly kind: 'redirect'; readonly location: string }
-  | { readonly kind: 'expired' };
+  | { readonly ok: true; readonly location: string }
+  | { readonly ok: false; readonly reason: 'expired' };
 
 /**
  * A pending authorization as data, for a host that renders and serves its own consent page: what to show,
@@ -20,9 +21,9 @@ export type ConsentDecision =
  * @example
  * ```ts
  * const found = await server.consentRequest('demo', requestId, session.userId);
- * if (found.kind === 'pending') {
+ * if (found.ok) {
  *   const decision = await found.request.approve();
- *   if (decision.kind === 'redirect') reply.redirect(decision.location);
+ *   if (decision.ok) reply.redirect(decision.location);
  * }
  * ```
  */
@@ -32,14 +33,13 @@ export interface ConsentRequest extends ConsentDetails {
 }
 
 /**
- * What `server.consentRequest` finds: the pending request, nothing (`expired`: unknown, answered or timed
- * out; `unknown_tenant`), or a request another user started (`wrong_user`), which must not be shown.
+ * What `server.consentRequest` finds: `ok` with the pending request, or why not: nothing to show
+ * (`expired`: unknown, answered or timed out; `unknown_tenant`), or a request another user started
+ * (`wrong_user`), which must not be shown.
  */
 export type ConsentLookup =
-  | { readonly kind: 'pending'; readonly request: ConsentRequest }
-  | { readonly kind: 'expired' }
-  | { readonly kind: 'unknown_tenant' }
-  | { readonly kind: 'wrong_user' };
+  | { readonly ok: true; readonly request: ConsentRequest }
+  | { readonly ok: false; readonly reason: 'expired' | 'unknown_tenant' | 'wrong_user' };
 
 /** Finds a pending authorization for `userId` and wraps it with its two answers. */
 export async function lookUpConsentRequest(
@@ -59,17 +59,17 @@ export async function lookUpConsentRequest(
     ...(userId === undefined ? {} : { userId }),
   };
   const found = await findPending(context, tenant, request, requestId, event);
-  if (!found.ok) return found.result.status === 403 ? { kind: 'wrong_user' } : { kind: 'expired' };
+  if (!found.ok) return { ok: false, reason: found.result.status === 403 ? 'wrong_user' : 'expired' };
   const details = await consentDetails(context, tenant, found.pending);
   const answer = async (decision: 'approve' | 'deny'): Promise<ConsentDecision> => {
     const decisionEvent: RequestEvent = {};
     const result = await decideConsent(context, tenant, found.pending.id, decision, decisionEvent);
     record(result.status, decisionEvent);
     const location = result.headers['location'];
-    return location === undefined ? { kind: 'expired' } : { kind: 'redirect', location };
+    return location === undefined ? { ok: false, reason: 'expired' } : { ok: true, location };
   };
   return {
-    kind: 'pending',
+    ok: true,
     request: { ...details, approve: () => answer('approve'), deny: () => answer('deny') },
   };
 }

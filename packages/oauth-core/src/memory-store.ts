@@ -135,14 +135,14 @@ export function createMemoryStorage(): OAuthStorage {
       async rotate(tenant, rotation) {
         const k = key(tenant, rotation.tokenHash);
         const found = refresh.get(k);
-        if (!found) return { outcome: 'unknown' };
+        if (!found) return { ok: false, reason: 'unknown' };
         if (
           found.consumedAt !== undefined ||
           found.revokedAt !== undefined ||
           found.expiresAt <= rotation.now ||
           found.clientId !== rotation.clientId
         ) {
-          return { outcome: 'refused', current: copy(found) };
+          return { ok: false, reason: 'refused', current: copy(found) };
         }
         // The stored object is replaced, so the caller may have the old one itself.
         refresh.set(k, {
@@ -160,7 +160,7 @@ export function createMemoryStorage(): OAuthStorage {
         };
         refresh.set(key(tenant, successor.tokenHash), successor);
         families.get(key(tenant, found.familyId))?.add(successor.tokenHash);
-        return { outcome: 'rotated', previous: found };
+        return { ok: true, previous: found };
       },
       async revokeFamily(tenant, familyId, now) {
         for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {

@@ -50,7 +50,7 @@ export interface PresentedInitialAccessToken {
  * @example
  * ```ts
  * const policy: RegistrationPolicy = (input: RegistrationPolicyInput) =>
- *   input.initialAccessToken ? { outcome: 'allow' } : defaultRegistrationPolicy(input);
+ *   input.initialAccessToken ? { ok: true } : defaultRegistrationPolicy(input);
  * ```
  */
 export interface RegistrationPolicyInput {
@@ -67,13 +67,14 @@ export interface RegistrationPolicyInput {
 }
 
 /**
- * A registration policy's answer. `allow` may return trimmed (or, for host-vetted callers, widened)
- * metadata, which is checked again against the structural rules; `refuse` answers
- * `400 invalid_client_metadata` with `description`, which the client sees.
+ * A registration policy's answer. `ok: true` allows the registration and may return trimmed (or, for
+ * host-vetted callers, widened) metadata, which is checked again against the structural rules; `ok: false`
+ * refuses it with `400 invalid_client_metadata` and `description`, which the client sees. Anything else a
+ * policy returns is a refusal.
  */
 export type RegistrationDecision =
-  | { readonly outcome: 'allow'; readonly metadata?: ClientMetadata }
-  | { readonly outcome: 'refuse'; readonly description: string };
+  | { readonly ok: true; readonly metadata?: ClientMetadata }
+  | { readonly ok: false; readonly description: string };
 
 /**
  * The host's decision on each dynamic registration. Called after the request is validated, for every
@@ -84,7 +85,7 @@ export type RegistrationDecision =
  * ```ts
  * const registrationPolicy: RegistrationPolicy = (input) =>
  *   input.tenant === 'internal' && !input.initialAccessToken
- *     ? { outcome: 'refuse', description: 'registration on this tenant needs an initial access token' }
+ *     ? { ok: false, description: 'registration on this tenant needs an initial access token' }
  *     : defaultRegistrationPolicy(input);
  * ```
  */
@@ -117,11 +118,11 @@ export function gatedGrantTypes(grantTypes: readonly string[]): readonly string[
  */
 export function defaultRegistrationPolicy(input: RegistrationPolicyInput): RegistrationDecision {
   const gated = input.gatedGrantTypes;
-  if (gated.length === 0) return { outcome: 'allow' };
+  if (gated.length === 0) return { ok: true };
   const token = input.initialAccessToken;
   if (!token) {
     return {
-      outcome: 'refuse',
+      ok: false,
       description: `${gated.join(' and ')} needs a client provisioned by the host or an initial access token`,
     };
   }
@@ -129,24 +130,28 @@ export function defaultRegistrationPolicy(input: RegistrationPolicyInput): Regis
   const notCovered = allowed === undefined ? [] : gated.filter((grant) => !allowed.includes(grant));
   if (notCovered.length > 0) {
     return {
-      outcome: 'refuse',
+      ok: false,
       description: `the initial access token does not allow ${notCovered.join(' and ')}`,
     };
   }
   if (token.tokenExchangeAudiences && gated.includes('urn:ietf:params:oauth:grant-type:token-exchange')) {
     return {
-      outcome: 'allow',
+      ok: true,
       metadata: { ...input.metadata, tokenExchangeAudiences: token.tokenExchangeAudiences },
     };
   }
-  return { outcome: 'allow' };
+  return { ok: true };
 }
 
-/** What the `Authorization` header of a registration request carries. */
+/**
+ * What the `Authorization` header of a registration request carries: `ok` with the configured token it
+ * matches, or `ok` without one when there is no header, since anonymous registration is a normal request
+ * that the registration policy then judges; `ok: false` only for a header that is there but not a valid,
+ * unexpired token (answered `401 invalid_token`).
+ */
 export type InitialAccessTokenCheck =
-  | { readonly outcome: 'absent' }
-  | { readonly outcome: 'valid'; readonly token: PresentedInitialAccessToken }
-  | { readonly outcome: 'invalid'; readonly description: string };
+  | { readonly ok: true; readonly token?: PresentedInitialAccessToken }
+  | { readonly ok: false; readonly description: string };
 
 // RFC 6750 §2.1 b64token, bounded so hashing a presented value is cheap.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{1,512}=*) *$/i;
@@ -160,12 +165,12 @@ export function checkInitialAccessToken(
   configured: readonly InitialAccessTokenConfig[],
   now: number,
 ): InitialAccessTokenCheck {
-  if (authorization === undefined) return { outcome: 'absent' };
+  if (authorization === undefined) return { ok: true };
   const match = BEARER.exec(authorization);
   const presented = match?.[1];
   if (presented === undefined) {
     return {
-      outcome: 'invalid',
+      ok: false,
       description: 'the registration endpoint accepts a Bearer initial access token',
     };
   }
@@ -175,12 +180,12 @@ export function checkInitialAccessToken(
     // Every entry is compared, so the time taken does not tell which entry (if any) matched.
     if (constantTimeEqual(hash, entry.tokenHash) && found === undefined) found = entry;
   }
-  if (!found) return { outcome: 'invalid', description: 'the initial access token is not valid' };
+  if (!found) return { ok: false, description: 'the initial access token is not valid' };
   if (found.expiresAt !== undefined && found.expiresAt <= now) {
-    return { outcome: 'invalid', description: 'the initial access token has expired' };
+    return { ok: false, description: 'the initial access token has expired' };
   }
   return {
-    outcome: 'valid',
+    ok: true,
     token: {
       label: found.label,
       ...(found.grantTypes ? { grantTypes: found.grantTypes } : {}),

@@ -283,21 +283,22 @@ export interface RefreshTokenRotation {
 }
 
 /**
- * What {@link RefreshTokenStore.rotate} did. `rotated`: the token was active (unconsumed, unrevoked,
+ * What {@link RefreshTokenStore.rotate} did. `ok: true`: the token was active (unconsumed, unrevoked,
  * unexpired at `now`, the presenting client's) and is now consumed, its successor saved; `previous` is the
- * record as it was before. `refused`: nothing was written; `current` is the record as it is now (consumed,
- * revoked, expired or another client's) for the caller to judge. `unknown`: no such token (or swept).
+ * record as it was before. `reason: 'refused'`: nothing was written; `current` is the record as it is now
+ * (consumed, revoked, expired or another client's) for the caller to judge. `reason: 'unknown'`: no such
+ * token (or swept).
  *
  * @example
  * ```ts
  * const outcome = await store.refreshTokens.rotate('demo', rotation);
- * if (outcome.outcome === 'refused' && outcome.current.consumedAt !== undefined) handleReuse(outcome.current);
+ * if (!outcome.ok && outcome.reason === 'refused' && outcome.current.consumedAt !== undefined) handleReuse(outcome.current);
  * ```
  */
 export type RefreshTokenRotationOutcome =
-  | { readonly outcome: 'rotated'; readonly previous: RefreshTokenRecord }
-  | { readonly outcome: 'refused'; readonly current: RefreshTokenRecord }
-  | { readonly outcome: 'unknown' };
+  | { readonly ok: true; readonly previous: RefreshTokenRecord }
+  | { readonly ok: false; readonly reason: 'refused'; readonly current: RefreshTokenRecord }
+  | { readonly ok: false; readonly reason: 'unknown' };
 
 /**
  * Refresh tokens and their families. A token is redeemed only through `rotate`, which consumes it and
@@ -306,7 +307,7 @@ export type RefreshTokenRotationOutcome =
  * @example
  * ```ts
  * const outcome = await store.refreshTokens.rotate('demo', { tokenHash, clientId, now, successorHash, successorExpiresAt });
- * if (outcome.outcome === 'refused') await store.refreshTokens.revokeFamily('demo', outcome.current.familyId, now);
+ * if (!outcome.ok && outcome.reason === 'refused') await store.refreshTokens.revokeFamily('demo', outcome.current.familyId, now);
  * ```
  */
 export interface RefreshTokenStore {
@@ -315,7 +316,7 @@ export interface RefreshTokenStore {
   /**
    * Atomically consumes an active token (unconsumed, unrevoked, `expiresAt > now`, issued to `clientId`)
    * and saves its successor: of any number of concurrent callers (on any number of instances) at most one
-   * gets `rotated`, and exactly one successor exists afterwards. A caller that gets `refused` because
+   * gets `ok: true`, and exactly one successor exists afterwards. A caller that gets `refused` because
    * another rotated the token first sees that caller's `consumedAt` and `sealedSuccessor`.
    */
   rotate(tenant: string, rotation: RefreshTokenRotation): Promise<RefreshTokenRotationOutcome>;

@@ -358,7 +358,7 @@ export function describeOAuthStorageConformance(
         const record = refresh();
         await store.refreshTokens.save('t1', record);
         const r = rotation(record);
-        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'rotated', previous: record });
+        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ ok: true, previous: record });
         expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual({
           ...record,
           consumedAt: r.now,
@@ -380,7 +380,7 @@ export function describeOAuthStorageConformance(
         const record = refresh();
         await store.refreshTokens.save('t1', record);
         const { sealedSuccessor: _, ...r } = rotation(record);
-        expect((await store.refreshTokens.rotate('t1', r)).outcome).toBe('rotated');
+        expect((await store.refreshTokens.rotate('t1', r)).ok).toBe(true);
         const found = await store.refreshTokens.get('t1', record.tokenHash);
         expect(found?.consumedAt).toBe(r.now);
         expect(found && 'sealedSuccessor' in found).toBe(false);
@@ -394,7 +394,8 @@ export function describeOAuthStorageConformance(
         await store.refreshTokens.rotate('t1', first);
         const second = rotation(record, { now: NOW + 9 });
         expect(await store.refreshTokens.rotate('t1', second)).toEqual({
-          outcome: 'refused',
+          ok: false,
+          reason: 'refused',
           current: { ...record, consumedAt: first.now, sealedSuccessor: first.sealedSuccessor },
         });
         expect(await store.refreshTokens.get('t1', second.successorHash)).toBeUndefined();
@@ -411,7 +412,11 @@ export function describeOAuthStorageConformance(
           [expired, rotation(expired, { now: NOW + 5 })],
           [others, rotation(others, { clientId: 'client-1' })],
         ] as const) {
-          expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'refused', current: record });
+          expect(await store.refreshTokens.rotate('t1', r)).toEqual({
+            ok: false,
+            reason: 'refused',
+            current: record,
+          });
           expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(record);
           expect(await store.refreshTokens.get('t1', r.successorHash)).toBeUndefined();
         }
@@ -420,7 +425,7 @@ export function describeOAuthStorageConformance(
       it('rotate of an unknown token is unknown', async () => {
         const store = await makeStorage();
         const r = rotation(refresh());
-        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ outcome: 'unknown' });
+        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ ok: false, reason: 'unknown' });
         expect(await store.refreshTokens.get('t1', r.successorHash)).toBeUndefined();
       });
 
@@ -428,9 +433,12 @@ export function describeOAuthStorageConformance(
         const store = await makeStorage();
         const record = refresh();
         await store.refreshTokens.save('t1', record);
-        expect((await store.refreshTokens.rotate('t2', rotation(record))).outcome).toBe('unknown');
+        expect(await store.refreshTokens.rotate('t2', rotation(record))).toEqual({
+          ok: false,
+          reason: 'unknown',
+        });
         const r = rotation(record);
-        expect((await store.refreshTokens.rotate('t1', r)).outcome).toBe('rotated');
+        expect((await store.refreshTokens.rotate('t1', r)).ok).toBe(true);
         expect(await store.refreshTokens.get('t2', r.successorHash)).toBeUndefined();
         expect(await store.refreshTokens.get('t1', r.successorHash)).toBeDefined();
       });
@@ -442,13 +450,14 @@ export function describeOAuthStorageConformance(
           await store.refreshTokens.save('t1', record);
           const rotations = Array.from({ length: racers }, (_, i) => rotation(record, { now: NOW + i }));
           const outcomes = await Promise.all(rotations.map((r) => store.refreshTokens.rotate('t1', r)));
-          const winners = rotations.filter((_, i) => outcomes[i]?.outcome === 'rotated');
+          const winners = rotations.filter((_, i) => outcomes[i]?.ok === true);
           expect(winners).toHaveLength(1);
           const winner = winners[0] as RefreshTokenRotation;
           for (const outcome of outcomes) {
-            if (outcome.outcome === 'rotated') continue;
+            if (outcome.ok) continue;
             expect(outcome).toEqual({
-              outcome: 'refused',
+              ok: false,
+              reason: 'refused',
               current: { ...record, consumedAt: winner.now, sealedSuccessor: winner.sealedSuccessor },
             });
           }

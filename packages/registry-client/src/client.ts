@@ -58,13 +58,18 @@ export interface LocalSource {
   readonly note: string;
 }
 
-/** The outcome of {@link RegistryClient.getProvider}. */
+/**
+ * The outcome of {@link RegistryClient.getProvider}: `ok` with the provider and where it came from (a
+ * local answer carries its {@link LocalSource} `reason`, why the registry was not used), or
+ * `reason: 'unknown'` when neither the registry nor the local file knows the id, and the caller tells the
+ * user to add it by hand.
+ */
 export type ProviderLookup =
-  | { readonly kind: 'found'; readonly source: 'remote'; readonly provider: McpProvider }
-  | ({ readonly kind: 'found'; readonly provider: McpProvider } & LocalSource)
+  | { readonly ok: true; readonly source: 'remote'; readonly provider: McpProvider }
+  | ({ readonly ok: true; readonly provider: McpProvider } & LocalSource)
   | {
-      /** Unknown remotely and locally: the caller tells the user to add it by hand. */
-      readonly kind: 'manual';
+      readonly ok: false;
+      readonly reason: 'unknown';
       readonly providerId: string;
       readonly note: string;
     };
@@ -91,7 +96,7 @@ export type RegistryHealth =
  * Methods never throw for registry trouble; the result says where its data came from.
  */
 export interface RegistryClient {
-  /** One provider: remote, else local, else `{ kind: 'manual' }`. */
+  /** One provider: remote, else local, else `{ ok: false, reason: 'unknown' }`. */
   getProvider(id: string): Promise<ProviderLookup>;
   /** Every provider: remote, or the local file. */
   listProviders(): Promise<ProviderListing>;
@@ -131,7 +136,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * ```ts
  * const client = createRegistryClient({ registryUrl: 'https://registry.example.com' });
  * const found = await client.getProvider('linear');
- * if (found.kind === 'manual') console.error(found.note);
+ * if (!found.ok) console.error(found.note);
  * else { if (found.source === 'local') console.error(found.note); console.log(found.provider.http?.url); }
  * ```
  */
@@ -265,7 +270,12 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     async getProvider(id) {
       const key = id.trim().toLowerCase();
       if (key === '') {
-        return { kind: 'manual', providerId: id, note: 'An empty provider id names no provider.' };
+        return {
+          ok: false,
+          reason: 'unknown',
+          providerId: id,
+          note: 'An empty provider id names no provider.',
+        };
       }
       const cached = remoteList ? (remoteList[key] ?? null) : remoteProviders.get(key);
       let fromRemote: McpProvider | null | LocalSource;
@@ -291,16 +301,17 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
         }
       }
       if (fromRemote !== null && !('source' in fromRemote)) {
-        return { kind: 'found', source: 'remote', provider: fromRemote };
+        return { ok: true, source: 'remote', provider: fromRemote };
       }
       const localProvider = local[key];
       if (localProvider) {
         const source =
           fromRemote === null ? fallback('not_found', `"${key}" is not in the registry`) : fromRemote;
-        return { kind: 'found', provider: localProvider, ...source };
+        return { ok: true, provider: localProvider, ...source };
       }
       return {
-        kind: 'manual',
+        ok: false,
+        reason: 'unknown',
         providerId: id,
         note: `"${id}" is not in the registry or the local registry; add it to your MCP client configuration by hand.`,
       };

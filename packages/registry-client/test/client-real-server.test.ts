@@ -27,7 +27,7 @@ describe('client against a real registry server (node:http through adapter-node)
     const client = createRegistryClient({ registryUrl: url, localProviders: local });
     expect(await client.health()).toEqual({ ok: true });
     expect(await client.getProvider('linear')).toEqual({
-      kind: 'found',
+      ok: true,
       source: 'remote',
       provider: remote.linear,
     });
@@ -35,13 +35,18 @@ describe('client against a real registry server (node:http through adapter-node)
     expect(await client.searchProviders('remote')).toMatchObject({ source: 'remote', count: 2 });
   });
 
-  it('falls back after a real 404, then answers manual when the local file lacks it too', async () => {
+  it('falls back after a real 404, then answers unknown when the local file lacks it too', async () => {
     const url = await start(
       serveHandler(createRegistryApi({ providers: { onlyremote: remote.onlyremote } })),
     );
     const client = createRegistryClient({ registryUrl: url, localProviders: local });
     expect(await client.getProvider('linear')).toMatchObject({ source: 'local', reason: 'not_found' });
-    expect(await client.getProvider('ghost')).toMatchObject({ kind: 'manual', providerId: 'ghost' });
+    expect(await client.getProvider('ghost')).toEqual({
+      ok: false,
+      reason: 'unknown',
+      providerId: 'ghost',
+      note: expect.stringMatching(/by hand/),
+    });
   });
 });
 
@@ -51,7 +56,7 @@ describe('fallback triggers on a real socket', () => {
     const client = createRegistryClient({ registryUrl: `http://127.0.0.1:${port}`, localProviders: local });
     const found = await client.getProvider('linear');
     expect(found).toMatchObject({
-      kind: 'found',
+      ok: true,
       source: 'local',
       reason: 'network',
       provider: local.linear,

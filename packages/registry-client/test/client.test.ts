@@ -51,7 +51,7 @@ describe('request headers (SPEC area E)', () => {
   it('keeps a path prefix of the registry URL', async () => {
     server.use(http.get(`${REGISTRY}/v2/api/providers/linear`, () => HttpResponse.json(remote.linear)));
     const found = await client({ registryUrl: `${REGISTRY}/v2` }).getProvider('linear');
-    expect(found).toMatchObject({ kind: 'found', source: 'remote' });
+    expect(found).toMatchObject({ ok: true, source: 'remote' });
   });
 });
 
@@ -59,7 +59,7 @@ describe('getProvider: remote first (rule 2)', () => {
   it('answers the remote provider', async () => {
     server.use(http.get(`${REGISTRY}/api/providers/linear`, () => HttpResponse.json(remote.linear)));
     expect(await client().getProvider('linear')).toEqual({
-      kind: 'found',
+      ok: true,
       source: 'remote',
       provider: remote.linear,
     });
@@ -73,7 +73,7 @@ describe('getProvider: remote first (rule 2)', () => {
     );
     const found = await client().getProvider('onlylocal');
     expect(found).toMatchObject({
-      kind: 'found',
+      ok: true,
       source: 'local',
       reason: 'not_found',
       provider: local.onlylocal,
@@ -81,17 +81,16 @@ describe('getProvider: remote first (rule 2)', () => {
     expect(noteOf(found)).toContain('local registry');
   });
 
-  it('answers manual when the provider is unknown remotely and locally (rule 4)', async () => {
+  it('answers unknown when the provider is unknown remotely and locally (rule 4)', async () => {
     server.use(http.get(`${REGISTRY}/api/providers/nowhere`, () => HttpResponse.json({}, { status: 404 })));
     const found = await client().getProvider('nowhere');
-    expect(found.kind).toBe('manual');
-    expect(found).toMatchObject({ providerId: 'nowhere' });
+    expect(found).toMatchObject({ ok: false, reason: 'unknown', providerId: 'nowhere' });
     expect(noteOf(found)).toMatch(/by hand/);
   });
 });
 
 describe('getProvider: an empty id', () => {
-  it('answers manual without asking the registry', async () => {
+  it('answers unknown without asking the registry', async () => {
     let requests = 0;
     server.use(
       http.get(`${REGISTRY}/*`, () => {
@@ -99,7 +98,11 @@ describe('getProvider: an empty id', () => {
         return HttpResponse.json(remote);
       }),
     );
-    expect(await client().getProvider('  ')).toMatchObject({ kind: 'manual' });
+    expect(await client().getProvider('  ')).toMatchObject({
+      ok: false,
+      reason: 'unknown',
+      providerId: '  ',
+    });
     expect(requests).toBe(0);
   });
 });
@@ -109,7 +112,7 @@ describe('fallback to the local file (rule 3)', () => {
     server.use(http.get(`${REGISTRY}/api/providers/linear`, () => HttpResponse.text('<html>oops</html>')));
     const found = await client().getProvider('linear');
     expect(found).toMatchObject({
-      kind: 'found',
+      ok: true,
       source: 'local',
       reason: 'invalid_json',
       provider: local.linear,

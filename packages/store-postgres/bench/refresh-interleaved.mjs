@@ -97,7 +97,9 @@ function twoStatementRotation(storage, pool) {
     const row = marked.rows[0];
     if (row === undefined) {
       const current = await storage.refreshTokens.get(tenant, r.tokenHash);
-      return current === undefined ? { outcome: 'unknown' } : { outcome: 'refused', current };
+      return current === undefined
+        ? { ok: false, reason: 'unknown' }
+        : { ok: false, reason: 'refused', current };
     }
     const previous = {
       tokenHash: r.tokenHash,
@@ -116,7 +118,7 @@ function twoStatementRotation(storage, pool) {
       createdAt: r.now,
       expiresAt: r.successorExpiresAt,
     });
-    return { outcome: 'rotated', previous };
+    return { ok: true, previous };
   };
   return { ...storage, refreshTokens: { ...storage.refreshTokens, rotate } };
 }
@@ -172,7 +174,7 @@ const rotations = { 'one statement': [], 'two statements': [] };
         successorHash: `latency-${i}`,
         successorExpiresAt: 1e15,
       });
-      if (outcome.outcome !== 'rotated') throw new Error(`rotation ${i} was ${outcome.outcome}`);
+      if (!outcome.ok) throw new Error(`rotation ${i} was ${outcome.reason}`);
       if (i > WARMUP) rotations[name].push(performance.now() - start);
     }
   }

@@ -213,15 +213,15 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         if (won !== undefined) {
           // The WHERE clause saw an active token, so the record as it was before is this one unmarked.
           const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(won);
-          return { outcome: 'rotated', previous };
+          return { ok: true, previous };
         }
         // Refused (or lost the race): this read runs after the winner's commit (the UPDATE waited on its
         // row lock), so it shows the winner's mark and sealed successor. The states that refuse a rotation
         // (consumed, revoked, expired, another client's) never revert, so the read cannot show an active token.
         const row = first((await q.getRefresh([tenant, r.tokenHash])).rows);
         return row === undefined
-          ? { outcome: 'unknown' }
-          : { outcome: 'refused', current: oauthRows.refreshToken(row) };
+          ? { ok: false, reason: 'unknown' }
+          : { ok: false, reason: 'refused', current: oauthRows.refreshToken(row) };
       },
       async revokeFamily(tenant, familyId, now) {
         // Repeated until it marks nothing: a rotation committing while the UPDATE runs inserts a successor

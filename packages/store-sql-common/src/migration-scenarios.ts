@@ -152,7 +152,7 @@ export async function expectVersion4RefreshTokensWork(storage: OAuthStorage, now
     successorHash: 'next',
     successorExpiresAt: now + 9,
   };
-  expect((await storage.refreshTokens.rotate('t1', rotation)).outcome).toBe('rotated');
+  expect((await storage.refreshTokens.rotate('t1', rotation)).ok).toBe(true);
   expect(await storage.refreshTokens.get('t1', 'next')).toMatchObject({
     familyId: 'f',
     scope: 'mcp',

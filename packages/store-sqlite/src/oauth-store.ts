@@ -105,8 +105,8 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       if (taken === undefined) {
         const row = q.getRefresh.get(tenant, r.tokenHash) as Row | undefined;
         return row === undefined
-          ? { outcome: 'unknown' }
-          : { outcome: 'refused', current: oauthRows.refreshToken(row) };
+          ? { ok: false, reason: 'unknown' }
+          : { ok: false, reason: 'refused', current: oauthRows.refreshToken(row) };
       }
       q.insertSuccessor.run(
         tenant,
@@ -122,7 +122,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       );
       // The UPDATE matched an active token, so the record as it was before is this one unmarked.
       const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(taken);
-      return { outcome: 'rotated', previous };
+      return { ok: true, previous };
     },
   );
 

@@ -54,7 +54,7 @@ describe('createSqliteOAuthStorage', () => {
       successorExpiresAt: NOW + 9,
     };
     expect(await storage.refreshTokens.rotate('t1', rotation)).toEqual({
-      outcome: 'rotated',
+      ok: true,
       previous: record,
     });
   });

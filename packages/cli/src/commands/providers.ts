@@ -141,7 +141,7 @@ async function lookup(
   id: string,
 ): Promise<{ provider: McpProvider; source: 'remote' | 'local' } | undefined> {
   const found = await client.getProvider(id);
-  if (found.kind === 'manual') {
+  if (!found.ok) {
     io.stderr(`keyhold providers: ${found.note}\n`);
     if (asJson) json(io, { error: 'provider_not_found', providerId: found.providerId, note: found.note });
     return undefined;

@@ -11,10 +11,14 @@ import type { Tenant } from '../tenant.js';
 import type { Grant } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
-/** What a presentation of a refresh token leads to once the store has answered. */
-type Redemption =
-  | { readonly kind: 'rotated'; readonly record: RefreshTokenRecord; readonly successor: string }
-  | { readonly kind: 'reused'; readonly record: RefreshTokenRecord; readonly successor: string };
+/**
+ * The grant a presented refresh token carries and the refresh token to answer with: a fresh successor, or
+ * the one handed out moments ago inside the reuse window. Every refusal is thrown as `invalid_grant`.
+ */
+interface Redemption {
+  readonly record: RefreshTokenRecord;
+  readonly successor: string;
+}
 
 /**
  * The refresh_token grant (RFC 6749 §6, OAuth 2.1 §4.3.1): every use rotates the token, in one atomic store
@@ -85,8 +89,8 @@ async function redeem(
       ? { sealedSuccessor: sealSuccessor(presented, binding, successor) }
       : {}),
   });
-  if (outcome.outcome === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
-  if (outcome.outcome === 'rotated') return { kind: 'rotated', record: outcome.previous, successor };
+  if (outcome.ok) return { record: outcome.previous, successor };
+  if (outcome.reason === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
   const current = outcome.current;
   if (current.clientId !== clientId) {
     await store.revokeFamily(tenant.slug, current.familyId, now);
@@ -109,7 +113,7 @@ async function redeem(
         { tenant: tenant.slug, clientId, familyId: current.familyId },
         'refresh token presented again within the reuse window: same successor returned',
       );
-      return { kind: 'reused', record: current, successor: reused };
+      return { record: current, successor: reused };
     }
     await store.revokeFamily(tenant.slug, current.familyId, now);
     context.logger.warn(

@@ -78,7 +78,7 @@ export async function registerHandler(
   }
   const now = context.clock.now();
   const presented = checkInitialAccessToken(request.headers.authorization, configuredTokens(tenant), now);
-  if (presented.outcome === 'invalid') {
+  if (!presented.ok) {
     event.error_code = 'invalid_token';
     context.logger.info({ tenant: tenant.slug }, 'registration refused: bad initial access token');
     const error = new OAuthError('invalid_token', presented.description);
@@ -128,12 +128,13 @@ export async function registerHandler(
     tenant: tenant.slug,
     metadata: requested,
     request,
-    ...(presented.outcome === 'valid' ? { initialAccessToken: presented.token } : {}),
+    ...(presented.token === undefined ? {} : { initialAccessToken: presented.token }),
     gatedGrantTypes: gatedGrantTypes(requested.grantTypes),
   });
-  if (decision.outcome !== 'allow') {
+  // A policy written in plain JavaScript may answer anything: only an explicit `ok: true` allows.
+  if (decision.ok !== true) {
     const description =
-      decision.outcome === 'refuse' && typeof decision.description === 'string' && decision.description !== ''
+      typeof decision.description === 'string' && decision.description !== ''
         ? decision.description
         : 'the registration policy refused this client';
     context.logger.info({ tenant: tenant.slug, grantTypes: requested.grantTypes }, 'registration refused');
@@ -169,7 +170,7 @@ export async function registerHandler(
       clientId,
       authMethod: metadata.tokenEndpointAuthMethod,
       grantTypes: metadata.grantTypes,
-      ...(presented.outcome === 'valid' ? { initialAccessToken: presented.token.label } : {}),
+      ...(presented.token === undefined ? {} : { initialAccessToken: presented.token.label }),
     },
     'client registered',
   );

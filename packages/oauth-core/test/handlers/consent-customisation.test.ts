@@ -134,11 +134,11 @@ describe('consent pageUrl + consentRequest: the host serves the consent step its
   it('gives the request as data, and approve() redirects to the client with a code that redeems', async () => {
     const { t, client, consentUrl, verifier } = await started({ pageUrl });
     const found = await t.server.consentRequest('demo', consentUrl.searchParams.get('id')!, USER);
-    if (found.kind !== 'pending') throw new Error(`expected a pending request, got ${found.kind}`);
+    if (!found.ok) throw new Error(`expected a pending request, got ${found.reason}`);
     expect(found.request.client).toMatchObject({ id: client.client_id, name: 'Example <App>' });
     expect(found.request.scopes).toEqual(['mcp', 'openid']);
     const decision = await found.request.approve();
-    if (decision.kind !== 'redirect') throw new Error('expected a redirect');
+    if (!decision.ok) throw new Error(`expected a redirect, got ${decision.reason}`);
     const back = new URL(decision.location);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
     expect(back.searchParams.get('state')).toBe('st');
@@ -150,26 +150,33 @@ describe('consent pageUrl + consentRequest: the host serves the consent step its
   it('deny() redirects with access_denied, and a request is answered once only', async () => {
     const { t, consentUrl } = await started({ pageUrl });
     const found = await t.server.consentRequest('demo', consentUrl.searchParams.get('id')!, USER);
-    if (found.kind !== 'pending') throw new Error('expected a pending request');
+    if (!found.ok) throw new Error(`expected a pending request, got ${found.reason}`);
     const [first, second] = await Promise.all([found.request.deny(), found.request.approve()]);
-    const answers = [first, second].map((answer) => answer.kind).sort();
+    const answers = [first, second].map((answer) => (answer.ok ? 'redirect' : answer.reason)).sort();
     expect(answers).toEqual(['expired', 'redirect']);
-    const redirect = [first, second].find((answer) => answer.kind === 'redirect');
+    const redirect = [first, second].find((answer) => answer.ok);
     expect(new URL((redirect as { location: string }).location).searchParams.get('error')).toBe(
       'access_denied',
     );
-    expect((await t.server.consentRequest('demo', consentUrl.searchParams.get('id')!, USER)).kind).toBe(
-      'expired',
-    );
+    expect(await t.server.consentRequest('demo', consentUrl.searchParams.get('id')!, USER)).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it("answers wrong_user for another user's request, expired for an unknown one, unknown_tenant", async () => {
     const { t, consentUrl } = await started({ pageUrl });
     const id = consentUrl.searchParams.get('id')!;
-    expect((await t.server.consentRequest('demo', id, 'someone-else')).kind).toBe('wrong_user');
-    expect((await t.server.consentRequest('demo', id)).kind).toBe('wrong_user');
-    expect((await t.server.consentRequest('demo', 'no-such-request', USER)).kind).toBe('expired');
-    expect((await t.server.consentRequest('nope', id, USER)).kind).toBe('unknown_tenant');
+    expect(await t.server.consentRequest('demo', id, 'someone-else')).toEqual({
+      ok: false,
+      reason: 'wrong_user',
+    });
+    expect(await t.server.consentRequest('demo', id)).toEqual({ ok: false, reason: 'wrong_user' });
+    expect(await t.server.consentRequest('demo', 'no-such-request', USER)).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
+    expect(await t.server.consentRequest('nope', id, USER)).toEqual({ ok: false, reason: 'unknown_tenant' });
   });
 });
 

@@ -1,7 +1,7 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import type { RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
+import type { RegistrationDecision, RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
 import { CLIENT_METADATA_LIMITS, defaultRegistrationPolicy, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
 import type { TestServer, TestServerOptions } from '../helpers.js';
 import { BASE_URL, basic, createTestServer, json, postForm } from '../helpers.js';
@@ -274,7 +274,7 @@ describe('registration policy: the host hook', () => {
       options: {
         registrationPolicy: (input) => {
           seen.push(input);
-          return { outcome: 'refuse', description: 'registration is closed on this tenant' };
+          return { ok: false, description: 'registration is closed on this tenant' };
         },
       },
     });
@@ -305,7 +305,7 @@ describe('registration policy: the host hook', () => {
     const t = await createTestServer({
       options: {
         registrationPolicy: (input) => ({
-          outcome: 'allow',
+          ok: true,
           metadata: { ...input.metadata, scope: 'mcp', grantTypes: ['authorization_code'] },
         }),
       },
@@ -324,7 +324,7 @@ describe('registration policy: the host hook', () => {
     const t = await createTestServer({
       options: {
         registrationPolicy: (input) => ({
-          outcome: 'allow',
+          ok: true,
           metadata: {
             ...input.metadata,
             tokenEndpointAuthMethod: 'none',
@@ -342,9 +342,7 @@ describe('registration policy: the host hook', () => {
     const t = await createTestServer({
       options: {
         registrationPolicy: (input) =>
-          input.request.headers['x-internal'] === 'yes'
-            ? { outcome: 'allow' }
-            : defaultRegistrationPolicy(input),
+          input.request.headers['x-internal'] === 'yes' ? { ok: true } : defaultRegistrationPolicy(input),
       },
     });
     expect((await registerOn(t, MACHINE)).result.status).toBe(400);
@@ -357,12 +355,41 @@ describe('registration policy: the host hook', () => {
       options: {
         registrationPolicy: () => {
           calls += 1;
-          return { outcome: 'allow' };
+          return { ok: true };
         },
       },
     });
     expect((await registerOn(t, MACHINE, bearer('nope'))).result.status).toBe(401);
     expect(calls).toBe(0);
+  });
+
+  it('only an explicit ok: true allows: any other answer (the old outcome: allow shape, say) is a refusal', async () => {
+    for (const answer of [{ outcome: 'allow' }, { ok: 'yes' }]) {
+      const t = await createTestServer({
+        options: { registrationPolicy: () => answer as unknown as RegistrationDecision },
+      });
+      const { result, body } = await registerOn(t, { redirect_uris: ['https://a.example/cb'] });
+      expect(result.status).toBe(400);
+      expect(body).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: 'the registration policy refused this client',
+      });
+    }
+  });
+
+  it('an anonymous registration reaches the hook without an initialAccessToken', async () => {
+    const seen: RegistrationPolicyInput[] = [];
+    const t = await createTestServer({
+      options: {
+        registrationPolicy: (input) => {
+          seen.push(input);
+          return { ok: true };
+        },
+      },
+    });
+    expect((await registerOn(t, { redirect_uris: ['https://a.example/cb'] })).result.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toHaveProperty('initialAccessToken');
   });
 
   it('a registrationPolicy that is not a function is refused at creation', async () => {
