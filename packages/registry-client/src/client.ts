@@ -115,7 +115,11 @@ type Fetched =
     };
 
 function baseUrlOption(value: string): URL {
-  const url = optionCheck.absoluteUrl('registryUrl', value);
+  // A fragment never reaches the server; it is dropped, as it always was, rather than refused.
+  const url = optionCheck.absoluteUrl(
+    'registryUrl',
+    typeof value === 'string' ? value.replace(/#.*$/s, '') : value,
+  );
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';
   return url;

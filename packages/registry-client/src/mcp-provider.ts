@@ -133,7 +133,7 @@ function describeIssues(error: z.ZodError): string {
 export function parseProvider(
   data: unknown,
 ): { readonly ok: true; readonly provider: McpProvider } | { readonly ok: false; readonly message: string } {
-  const result = providerSchema.safeParse(data);
+  const result = providerSchema.safeParse(withoutUndefinedProperties(data));
   return result.success
     ? { ok: true, provider: result.data }
     : { ok: false, message: describeIssues(result.error) };
@@ -168,4 +168,18 @@ export function parseProviderMap(data: unknown): McpProviderMap {
     providers[key] = checked.provider;
   }
   return providers;
+}
+
+/**
+ * A provider built in JavaScript may carry `key: undefined`, which JSON never does; the schema holds
+ * optional fields to "omitted, never undefined", so such keys are taken as omitted before parsing.
+ */
+function withoutUndefinedProperties(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefinedProperties);
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry !== undefined) copy[key] = withoutUndefinedProperties(entry);
+  }
+  return copy;
 }

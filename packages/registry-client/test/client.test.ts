@@ -306,7 +306,6 @@ describe('createRegistryClient checks its options once, at creation (RegistryErr
   it.each([
     ['registryUrl', { registryUrl: 'not a url' }],
     ['registryUrl', { registryUrl: 'ftp://registry.test' }],
-    ['registryUrl', { registryUrl: 'https://registry.test/#fragment' }],
     ['connectTimeoutMs', { connectTimeoutMs: 0 }],
     ['connectTimeoutMs', { connectTimeoutMs: 1.5 }],
     ['readTimeoutMs', { readTimeoutMs: -1 }],
@@ -325,6 +324,16 @@ describe('createRegistryClient checks its options once, at creation (RegistryErr
     expect(thrown).toBeInstanceOf(RegistryError);
     expect(thrown).toMatchObject({ code: 'ERR_INVALID_OPTIONS' });
     expect((thrown as Error).message).toContain(name);
+  });
+
+  it('a registryUrl fragment is dropped, not refused: it never reaches the server', async () => {
+    server.use(http.get(`${REGISTRY}/health`, () => HttpResponse.json({ status: 'ok' })));
+    expect(await client({ registryUrl: `${REGISTRY}/#section` }).health()).toEqual({ ok: true });
+  });
+
+  it('a provider built in JavaScript with a property set to undefined is taken as omitting it', async () => {
+    const built = { ...httpProvider('built'), stdio: undefined };
+    expect(await client({ localProviders: { built } }).getProvider('built')).toMatchObject({ ok: true });
   });
 
   it('an invalid local providers map throws ERR_INVALID_PROVIDERS at creation', () => {

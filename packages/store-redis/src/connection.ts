@@ -22,8 +22,9 @@ export interface RedisClientOptions {
  * ```
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): RedisClient {
-  if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
-    throw check.invalid('url must be a redis:// or rediss:// URL');
+  // ioredis takes a redis:// or rediss:// URL (any case) or the path of a Unix socket.
+  if (typeof url !== 'string' || !(/^rediss?:\/\//i.test(url) || url.startsWith('/'))) {
+    throw check.invalid('url must be a redis:// or rediss:// URL, or the path of a Unix socket');
   }
   const commandTimeoutMs = check.positiveInteger('commandTimeoutMs', options.commandTimeoutMs, 2000);
   return new Redis(url, {

@@ -28,6 +28,14 @@ describe('every Redis factory checks its options once, at creation, with RedisSt
     }
   });
 
+  it('createRedisClient takes what ioredis takes: a redis URL in any case, or the path of a Unix socket', () => {
+    for (const url of ['REDIS://127.0.0.1:6379', 'rediss://127.0.0.1:6380', '/tmp/keyhold-test-redis.sock']) {
+      const client = createRedisClient(url);
+      client.on('error', () => {}); // the socket path does not exist; only the check at creation matters
+      client.disconnect();
+    }
+  });
+
   it('each store refuses a keyPrefix that is not a string', () => {
     const redis = {} as RedisClient;
     const options = { keyPrefix: 42 as unknown as string };

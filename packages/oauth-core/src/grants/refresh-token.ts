@@ -89,7 +89,8 @@ async function redeem(
       ? { sealedSuccessor: sealSuccessor(presented, binding, successor) }
       : {}),
   });
-  if (outcome.ok) return { record: outcome.previous, successor };
+  if (outcome.ok === true) return { record: outcome.previous, successor };
+  if (outcome.ok !== false) throw storeContractBroken(outcome);
   if (outcome.reason === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
   const current = outcome.current;
   if (current.clientId !== clientId) {
@@ -158,4 +159,16 @@ async function reusableSuccessor(
   const next = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(successor));
   if (next === undefined || next.consumedAt !== undefined || next.revokedAt !== undefined) return undefined;
   return successor;
+}
+
+/**
+ * A store written for the contract before 0.2 answers `{ outcome: … }`. Failing with a message that names
+ * the mismatch beats a TypeError deep in the grant; either way no token is issued.
+ */
+function storeContractBroken(outcome: unknown): Error {
+  const shape = JSON.stringify(Object.keys(outcome as object));
+  return new Error(
+    `refreshTokens.rotate answered ${shape}, not a RefreshTokenRotationOutcome ({ ok, ... }): the storage ` +
+      'was written for another version of @keyhold/oauth-core; install matching versions of the store and oauth-core',
+  );
 }

@@ -200,3 +200,16 @@ describe('createAuthorizationServer refreshReuseWindowSeconds: validated at crea
     expect(json(await refresh(String(first.refresh_token))).error).toBe('invalid_grant');
   });
 });
+
+describe('a store written for the old rotate contract fails loudly, never issuing a token', () => {
+  it('an answer without ok (the pre-0.2 { outcome } shape) is an error that names the version mismatch', async () => {
+    const { t, refresh, token } = await setup();
+    const store = t.storage.refreshTokens as { rotate: (...args: never[]) => Promise<unknown> };
+    const rotate = store.rotate.bind(store);
+    store.rotate = async (...args: never[]) => {
+      const outcome = (await rotate(...args)) as { ok: boolean; previous?: unknown };
+      return outcome.ok ? { outcome: 'rotated', previous: outcome.previous } : outcome;
+    };
+    await expect(refresh(token)).rejects.toThrow(/not a RefreshTokenRotationOutcome.*matching versions/);
+  });
+});
