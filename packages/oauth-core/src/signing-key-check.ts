@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import { optionCheck } from './errors.js';
-import type { SigningKeyConfig, SymmetricAlgorithm } from './keys.js';
+import type { SigningKeyConfig, SymmetricAlgorithm } from './signing-key-config.js';
 
 // The checks here are synchronous and use only what every runtime has (TextEncoder, atob), so a static
 // tenant table is checked when it is created and the lazy import, on first use, reports the same messages.
