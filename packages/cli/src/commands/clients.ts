@@ -1,5 +1,11 @@
-import { join } from 'node:path';
-import type { ClientAdministration, ClientRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
+import { join, resolve } from 'node:path';
+import type {
+  ClientAdministration,
+  ClientJwks,
+  ClientProvisionInput,
+  ClientRecord,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 import { printable, styleFor, table } from './claim/render.js';
@@ -27,7 +33,8 @@ const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …
 
 Provisions a client at the host's authorization server. Provisioned clients may use the machine grants
 that anonymous registration refuses (client_credentials, token exchange) and never expire. The client
-secret is printed once; only its SHA-256 is stored.
+secret is printed once; only its SHA-256 is stored. A private_key_jwt client gets no secret: it signs
+its token requests with a key from the key set given by --jwks-uri or --jwks.
 
 Options:
   --grant <type>              client_credentials, authorization_code, refresh_token or
@@ -35,7 +42,10 @@ Options:
   --name <text>               the client's name
   --scope <scopes>            space-separated scopes the client may ask for
   --redirect-uri <uri>        for authorization_code (repeatable)
-  --auth-method <method>      client_secret_basic (default), client_secret_post or none
+  --auth-method <method>      client_secret_basic (default), client_secret_post, private_key_jwt or none
+  --jwks-uri <https url>      private_key_jwt: where the client publishes its public keys
+  --jwks <file.json>          private_key_jwt: a file holding the client's public key set ({"keys": […]});
+                              give exactly one of --jwks-uri and --jwks
   --exchange-audience <uri>   an audience the client may ask a token exchange for (repeatable)
 ${WHERE}`;
 
@@ -72,6 +82,7 @@ const COMMON_OPTIONS = {
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
   'client_secret_basic',
   'client_secret_post',
+  'private_key_jwt',
   'none',
 ];
 
@@ -118,6 +129,8 @@ async function add(args: readonly string[], context: CommandContext): Promise<Ex
       'redirect-uri': { type: 'string', multiple: true },
       'auth-method': { type: 'string' },
       'exchange-audience': { type: 'string', multiple: true },
+      'jwks-uri': { type: 'string' },
+      jwks: { type: 'string' },
     },
     0,
     ADD_USAGE,
@@ -131,6 +144,8 @@ async function add(args: readonly string[], context: CommandContext): Promise<Ex
   if (!AUTH_METHODS.includes(authMethod as TokenEndpointAuthMethod)) {
     return usage(context, `--auth-method must be one of ${AUTH_METHODS.join(', ')}.`, ADD_USAGE);
   }
+  const keys = await clientKeys(authMethod, values['jwks-uri'], values.jwks, context);
+  if (typeof keys === 'number') return keys;
   return withAdministration(context, values, async (admin, tenant) => {
     const created = await admin.provision(tenant, {
       grantTypes,
@@ -141,6 +156,7 @@ async function add(args: readonly string[], context: CommandContext): Promise<Ex
       ...(values['exchange-audience'] === undefined
         ? {}
         : { tokenExchangeAudiences: values['exchange-audience'] }),
+      ...keys,
     });
     if (context.json) {
       print(context, {
@@ -157,11 +173,53 @@ async function add(args: readonly string[], context: CommandContext): Promise<Ex
         : [`${dim('Client secret')}  ${bold(created.clientSecret)}  ${dim('(shown once)')}`]),
       `${dim('Grants       ')}  ${created.record.grantTypes.join(' ')}`,
       `${dim('Auth method  ')}  ${created.record.tokenEndpointAuthMethod}`,
+      ...(created.record.jwksUri === undefined ? [] : [`${dim('Key set      ')}  ${created.record.jwksUri}`]),
+      ...(created.record.jwks === undefined
+        ? []
+        : [`${dim('Key set      ')}  ${created.record.jwks.keys.length} key(s) stored with the client`]),
       ...(created.record.scope === undefined ? [] : [`${dim('Scope        ')}  ${created.record.scope}`]),
     ];
     context.io.stdout(`${lines.join('\n')}\n`);
     return EXIT.ok;
   });
+}
+
+/**
+ * The key set of a private_key_jwt client: which of the two flags is given is checked here (so the
+ * message names the flags); the URL and the keys themselves are checked by the client administration,
+ * as for registration.
+ */
+async function clientKeys(
+  authMethod: string,
+  jwksUri: string | undefined,
+  jwksFile: string | undefined,
+  context: CommandContext,
+): Promise<Pick<ClientProvisionInput, 'jwks' | 'jwksUri'> | ExitCode> {
+  if (authMethod !== 'private_key_jwt') {
+    if (jwksUri === undefined && jwksFile === undefined) return {};
+    return usage(context, '--jwks-uri and --jwks go with --auth-method private_key_jwt only.', ADD_USAGE);
+  }
+  if ((jwksUri === undefined) === (jwksFile === undefined)) {
+    return usage(
+      context,
+      '--auth-method private_key_jwt needs the client keys: give --jwks-uri or --jwks (exactly one).',
+      ADD_USAGE,
+    );
+  }
+  if (jwksUri !== undefined) return { jwksUri };
+  const { readFile } = await import('node:fs/promises');
+  const file = resolve(context.io.cwd, jwksFile ?? '');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return usage(context, `could not read --jwks ${printable(file)} (${describeError(error)}).`, ADD_USAGE);
+  }
+  try {
+    return { jwks: JSON.parse(text) as ClientJwks };
+  } catch {
+    return usage(context, `--jwks ${printable(file)} is not JSON.`, ADD_USAGE);
+  }
 }
 
 async function list(args: readonly string[], context: CommandContext): Promise<ExitCode> {
@@ -306,6 +364,8 @@ function describe(client: ClientRecord, now: number): Record<string, unknown> {
     ...(client.tokenExchangeAudiences === undefined
       ? {}
       : { tokenExchangeAudiences: client.tokenExchangeAudiences }),
+    ...(client.jwksUri === undefined ? {} : { jwksUri: client.jwksUri }),
+    ...(client.jwks === undefined ? {} : { jwks: client.jwks }),
     createdAt: new Date(client.createdAt).toISOString(),
     ...(client.expiresAt === undefined
       ? {}

@@ -1,0 +1,238 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createAuthorizationServer,
+  createClientAdministration,
+  generateSigningKey,
+} from '@keyhold/oauth-core';
+import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// The CLI runs as a real child process from its build output: build before testing
+// (`pnpm --filter "@keyhold/cli..." run build`).
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const BASE_URL = 'https://as.example';
+const ISSUER = `${BASE_URL}/tenant/demo`;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function keyhold(args: readonly string[], cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { PATH: process.env.PATH ?? '', KEYHOLD_DATA_DIR: join(cwd, '.keyhold') } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A data directory holding a migrated `keyhold.db`, as the example host leaves it. */
+function hostDataDir(): string {
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'keyhold-clients-')));
+  mkdirSync(join(cwd, '.keyhold'));
+  const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
+  createSqliteOAuthStorage(db);
+  db.close();
+  return cwd;
+}
+
+function base64url(value: string | Buffer): string {
+  return Buffer.from(value).toString('base64url');
+}
+
+/** An ES256 key pair: the public JWK for the client's key set and a signer of client assertions. */
+function clientKey(kid: string) {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' },
+    assertion(clientId: string): string {
+      const now = Math.floor(Date.now() / 1000);
+      const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid }));
+      const payload = base64url(
+        JSON.stringify({
+          iss: clientId,
+          sub: clientId,
+          aud: `${ISSUER}/token`,
+          jti: randomUUID(),
+          iat: now,
+          exp: now + 60,
+        }),
+      );
+      const signature = sign('sha256', Buffer.from(`${header}.${payload}`), {
+        key: privateKey,
+        dsaEncoding: 'ieee-p1363',
+      });
+      return `${header}.${payload}.${base64url(signature)}`;
+    },
+  };
+}
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "pnpm --filter @keyhold/cli... build" first`);
+});
+
+describe('keyhold clients add --auth-method private_key_jwt: a client that signs instead of holding a secret', () => {
+  it('with --jwks, the client gets no secret and authenticates a client_credentials grant with a signed assertion', async () => {
+    const cwd = hostDataDir();
+    const key = clientKey('agent-1');
+    writeFileSync(join(cwd, 'keys.json'), JSON.stringify({ keys: [key.publicJwk] }));
+    const added = await keyhold(
+      [
+        'clients',
+        'add',
+        '--grant',
+        'client_credentials',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks',
+        'keys.json',
+        '--scope',
+        'profile',
+        '--json',
+      ],
+      cwd,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const client = JSON.parse(added.stdout) as Record<string, unknown> & { clientId: string };
+    expect(client).not.toHaveProperty('clientSecret');
+    expect(client).toMatchObject({
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [expect.objectContaining({ kid: 'agent-1', kty: 'EC', crv: 'P-256' })] },
+    });
+
+    const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
+    try {
+      const storage = createSqliteOAuthStorage(db);
+      const stored = await createClientAdministration({ storage }).get('demo', client.clientId);
+      expect(stored).toMatchObject({
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        registration: 'provisioned',
+      });
+      expect(stored).not.toHaveProperty('clientSecretHash');
+
+      const tenant = {
+        signingKeys: [await generateSigningKey('ES256', 'as-1')],
+        scopesSupported: ['profile'],
+      };
+      const server = createAuthorizationServer({
+        baseUrl: BASE_URL,
+        tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
+        storage,
+      });
+      const token = (assertion: string) =>
+        server.token(
+          {
+            method: 'POST',
+            path: '/tenant/demo/token',
+            query: '',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              grant_type: 'client_credentials',
+              scope: 'profile',
+              client_id: client.clientId,
+              client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+              client_assertion: assertion,
+            }).toString(),
+          },
+          'demo',
+        );
+      const granted = await token(key.assertion(client.clientId));
+      expect(granted.status, JSON.stringify(granted.body)).toBe(200);
+      expect(JSON.parse(String(granted.body))).toMatchObject({ token_type: 'Bearer', scope: 'profile' });
+      // A key not in the stored set does not authenticate the client.
+      const stranger = await token(clientKey('agent-1').assertion(client.clientId));
+      expect(stranger.status).toBe(401);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('with --jwks-uri, the stored client points at the https key set and no secret is printed', async () => {
+    const cwd = hostDataDir();
+    const added = await keyhold(
+      [
+        'clients',
+        'add',
+        '--grant',
+        'client_credentials',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks-uri',
+        'https://agent.example/jwks.json',
+      ],
+      cwd,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).not.toContain('Client secret');
+    expect(added.stdout).toContain('private_key_jwt');
+    expect(added.stdout).toContain('https://agent.example/jwks.json');
+    const listed = await keyhold(['clients', 'list', '--json'], cwd);
+    const { clients } = JSON.parse(listed.stdout) as { clients: Record<string, unknown>[] };
+    expect(clients).toEqual([
+      expect.objectContaining({
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwksUri: 'https://agent.example/jwks.json',
+      }),
+    ]);
+  });
+});
+
+describe('keyhold clients add: a key set goes with private_key_jwt, exactly one of --jwks-uri and --jwks', () => {
+  const grant = ['clients', 'add', '--grant', 'client_credentials'];
+  it.each([
+    ['private_key_jwt without a key set', ['--auth-method', 'private_key_jwt'], 'exactly one'],
+    [
+      'private_key_jwt with both',
+      ['--auth-method', 'private_key_jwt', '--jwks-uri', 'https://a.example/jwks', '--jwks', 'keys.json'],
+      'exactly one',
+    ],
+    ['--jwks-uri with a secret method', ['--jwks-uri', 'https://a.example/jwks'], 'private_key_jwt only'],
+    ['--jwks with none', ['--auth-method', 'none', '--jwks', 'keys.json'], 'private_key_jwt only'],
+    [
+      'an unreadable --jwks file',
+      ['--auth-method', 'private_key_jwt', '--jwks', 'missing.json'],
+      'could not read',
+    ],
+    [
+      'a --jwks file that is not JSON',
+      ['--auth-method', 'private_key_jwt', '--jwks', 'garbage.json'],
+      'not JSON',
+    ],
+  ])('refuses %s with a usage error (exit 2)', async (_, flags, message) => {
+    const cwd = hostDataDir();
+    writeFileSync(join(cwd, 'keys.json'), JSON.stringify({ keys: [clientKey('k').publicJwk] }));
+    writeFileSync(join(cwd, 'garbage.json'), '{keys');
+    const run = await keyhold([...grant, ...flags], cwd);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain('Usage: keyhold clients add');
+  });
+
+  it.each([
+    ['an http --jwks-uri', ['--jwks-uri', 'http://agent.example/jwks.json'], 'jwks_uri'],
+    ['a key set holding a private key', ['--jwks', 'private.json'], 'private key material'],
+  ])('refuses %s as registration does, with invalid_client_metadata (exit 2)', async (_, flags, message) => {
+    const cwd = hostDataDir();
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(
+      join(cwd, 'private.json'),
+      JSON.stringify({ keys: [privateKey.export({ format: 'jwk' })] }),
+    );
+    const run = await keyhold([...grant, '--auth-method', 'private_key_jwt', ...flags, '--json'], cwd);
+    expect(run.code).toBe(2);
+    const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid_client_metadata');
+    expect(error.message).toContain(message);
+  });
+});
