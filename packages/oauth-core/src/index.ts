@@ -4,10 +4,11 @@ export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 // CIMD (federated login is `@keyhold/oauth-core/federated`, the SSRF-safe fetch `@keyhold/oauth-core/node`)
 export { isMetadataDocumentClientId } from './cimd/client-id-url.js';
+export type { CimdFetchRateLimit } from './cimd/fetch-budget.js';
 export type { CimdFetch } from './cimd/fetch-contract.js';
 export type { JwksResolution, JwksResolver, JwksResolverOptions } from './cimd/jwks-resolver.js';
 export { createJwksResolver } from './cimd/jwks-resolver.js';
-export type { CimdFetchRateLimit, CimdResolverOptions } from './cimd/resolver.js';
+export type { CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
 export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
 export type {

@@ -7,6 +7,8 @@ import type { ClientJwk } from '../storage.js';
 import type { BodyRead } from './bounded-read.js';
 import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
 import { cacheLifetimeSeconds } from './cache-control.js';
+import type { CimdFetchRateLimit } from './fetch-budget.js';
+import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
 import { lazySafeFetch } from './lazy-safe-fetch.js';
 
@@ -43,6 +45,14 @@ export interface JwksResolverOptions {
   readonly timeoutMs?: number;
   /** Body size limit, enforced while streaming. Default 65 536 (64 KB). */
   readonly maxBodyBytes?: number;
+  /**
+   * A budget of outbound fetches per host (the `jwks_uri` hostname): only requests that reach the network
+   * count. Over it, resolution fails (`jwks_fetch_failed` in the log, detail `fetch_rate_limited`) and is not
+   * remembered, so the next attempt after the window fetches. The same limiter as a CIMD resolver's
+   * `fetchRateLimit` makes one budget per host for documents and key sets; `createCimdResolver` passes its
+   * own. `limit` defaults to 10 and `windowSeconds` to 60. Default: no limit.
+   */
+  readonly fetchRateLimit?: CimdFetchRateLimit;
 }
 
 /**
@@ -84,7 +94,8 @@ function failure(description: string, detail?: string): Failure {
  * Creates the {@link JwksResolver}: https only, through the SSRF-safe fetch by default, with a time and size
  * limit; caches each set (bounded LRU, lifetime from `Cache-Control` clamped to [`minMaxAgeSeconds`,
  * `maxMaxAgeSeconds`]); remembers failures for `failureTtlSeconds`; joins concurrent fetches of one URL; and
- * lets `refresh` refetch a set at most once per `refetchThrottleSeconds`.
+ * lets `refresh` refetch a set at most once per `refetchThrottleSeconds`. With `fetchRateLimit`, fetches per
+host are budgeted (shared with a CIMD resolver's documents when given the same limiter).
  *
  * @example
  * ```ts
@@ -111,8 +122,24 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
   if (minMaxAgeMs > maxMaxAgeMs) {
     throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
   }
+  const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<JwksResolution>>();
+
+  // Only a request that reaches the network spends the host's budget. A refusal is not remembered as a
+  // failure: once the window turns, the next resolution fetches.
+  async function fetchWithinBudget(uri: string, host: string): Promise<JwksResolution> {
+    if (fetchBudget !== undefined) {
+      const outcome = await fetchBudget(host);
+      if (!outcome.ok) {
+        return failure(
+          `too many fetches from ${host} (client metadata documents and key sets); retry in ${outcome.retryAfterSeconds} s`,
+          'fetch_rate_limited',
+        );
+      }
+    }
+    return fetchAndValidate(uri);
+  }
 
   const remember = (uri: string, resolution: JwksResolution, lifetimeMs: number): JwksResolution => {
     const now = clock.now();
@@ -217,7 +244,7 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       }
       let pending = inFlight.get(jwksUri);
       if (!pending) {
-        pending = fetchAndValidate(jwksUri).finally(() => inFlight.delete(jwksUri));
+        pending = fetchWithinBudget(jwksUri, url.hostname).finally(() => inFlight.delete(jwksUri));
         inFlight.set(jwksUri, pending);
       }
       const resolution = await pending;

@@ -1,5 +1,5 @@
-import type { Clock, Logger, RateLimiter } from '@keyhold/core';
-import { assertRateLimitRule, consumeRateLimit, silentLogger, systemClock } from '@keyhold/core';
+import type { Clock, Logger } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import { optionCheck } from '../errors.js';
 import type { AuthMetrics } from '../metrics-types.js';
@@ -9,6 +9,8 @@ import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } fro
 import { cacheLifetimeSeconds } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
+import type { CimdFetchRateLimit } from './fetch-budget.js';
+import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
 import type { JwksResolverOptions } from './jwks-resolver.js';
 import { createJwksResolver } from './jwks-resolver.js';
@@ -46,36 +48,20 @@ export interface CimdResolverOptions {
   /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
   readonly maxBodyBytes?: number;
   /**
-   * A budget of outbound document fetches per host (the `client_id` URL's hostname), counted through a
+   * A budget of outbound fetches per host (the `client_id` URL's hostname), counted through a
    * `RateLimiter` from `@keyhold/core`: only requests that reach the network count (cache hits and requests
    * joined to one in flight do not). Over it, resolution fails with `fetch_rate_limited` and
-   * `retryAfterSeconds`, which the authorization server answers with 429 and `Retry-After`. `limit` defaults to
-   * 10 and `windowSeconds` to 60. Default: no limit.
+   * `retryAfterSeconds`, which the authorization server answers with 429 and `Retry-After`. The resolver's
+   * {@link CimdResolver.jwks} draws from the same budget: a host's documents and `jwks_uri` key sets
+   * count together. `limit` defaults to 10 and `windowSeconds` to 60. Default: no limit.
    */
   readonly fetchRateLimit?: CimdFetchRateLimit;
   /**
    * Options of the resolver's {@link CimdResolver.jwks} (the `jwks_uri` key sets of `private_key_jwt` clients),
-   * which fetches through this resolver's `fetch` with its `clock` and `logger`. Default: the
-   * {@link createJwksResolver} defaults (among them a refetch throttle of 60 s).
+   * which fetches through this resolver's `fetch` with its `clock`, `logger` and `fetchRateLimit`. Default:
+   * the {@link createJwksResolver} defaults (among them a refetch throttle of 60 s).
    */
-  readonly jwks?: Omit<JwksResolverOptions, 'fetch' | 'clock' | 'logger'>;
-}
-
-/**
- * The per-host fetch budget of {@link CimdResolverOptions.fetchRateLimit}.
- *
- * @example
- * ```ts
- * createCimdResolver({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 10, windowSeconds: 60 } });
- * ```
- */
-export interface CimdFetchRateLimit {
-  /** The counter store (memory for one process, Redis for several). */
-  readonly limiter: RateLimiter;
-  /** Fetches per host per window. Default 10. */
-  readonly limit?: number;
-  /** Window length in seconds. Default 60. */
-  readonly windowSeconds?: number;
+  readonly jwks?: Omit<JwksResolverOptions, 'fetch' | 'clock' | 'logger' | 'fetchRateLimit'>;
 }
 
 type Failure = Extract<CimdResolution, { ok: false }>;
@@ -104,7 +90,7 @@ function failure(error: CimdErrorCode, description: string, detail?: string): Fa
  * validates the document, caches it (bounded LRU, lifetime from `Cache-Control` clamped to
  * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers failures
  * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. With
- * `fetchRateLimit`, fetches per document host are budgeted (`fetch_rate_limited`). Never throws for a bad document
+ * `fetchRateLimit`, fetches per host are budgeted (`fetch_rate_limited`), documents and `jwks` key sets alike. Never throws for a bad document
  * or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode} (an outage of the
  * rate limiter's store does throw, like any storage outage). Its `jwks` fetches the `jwks_uri` key sets of
  * `private_key_jwt` clients through the same `fetch`.
@@ -133,21 +119,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   if (minMaxAgeMs > maxMaxAgeMs) {
     throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
   }
-  const fetchRateLimit = options.fetchRateLimit;
-  const fetchRule =
-    fetchRateLimit === undefined
-      ? undefined
-      : { limit: fetchRateLimit.limit ?? 10, windowSeconds: fetchRateLimit.windowSeconds ?? 60 };
-  if (fetchRateLimit !== undefined && fetchRule !== undefined) {
-    if (typeof fetchRateLimit.limiter?.increment !== 'function') {
-      throw optionCheck.invalid('fetchRateLimit.limiter must be a RateLimiter');
-    }
-    try {
-      assertRateLimitRule('fetchRateLimit', fetchRule);
-    } catch (error) {
-      throw optionCheck.invalid((error as Error).message);
-    }
-  }
+  const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
 
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<Attempt>>();
@@ -268,12 +240,8 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   }
 
   async function spendFetchBudget(host: string): Promise<Attempt | undefined> {
-    if (fetchRateLimit === undefined || fetchRule === undefined) return undefined;
-    const outcome = await consumeRateLimit(
-      fetchRateLimit.limiter,
-      { key: `cimd:host:${host}`, ...fetchRule },
-      clock.now(),
-    );
+    if (fetchBudget === undefined) return undefined;
+    const outcome = await fetchBudget(host);
     if (outcome.ok) return undefined;
     return {
       resolution: {
@@ -324,6 +292,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     fetch: fetchDocument,
     clock,
     logger,
+    ...(options.fetchRateLimit === undefined ? {} : { fetchRateLimit: options.fetchRateLimit }),
   });
 
   return {

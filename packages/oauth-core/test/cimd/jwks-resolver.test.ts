@@ -1,7 +1,8 @@
-import { createManualClock } from '@keyhold/core';
+import { createManualClock, createMemoryRateLimiter } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CimdFetchRateLimit } from '../../src/cimd/fetch-budget.js';
 import type { JwksResolverOptions } from '../../src/cimd/jwks-resolver.js';
 import { createJwksResolver } from '../../src/cimd/jwks-resolver.js';
 
@@ -156,4 +157,37 @@ describe('createJwksResolver: caching and the refetch throttle', () => {
     expect(all.every((resolution) => resolution.ok)).toBe(true);
     expect(fetches()).toBe(1);
   });
+});
+
+describe('createJwksResolver fetchRateLimit: a per-host budget of key-set fetches', () => {
+  it('refuses a fetch over the budget without a request; cache hits do not count', async () => {
+    serve({ keys: [KEY] }, { headers: { 'cache-control': 'max-age=60' } });
+    const other = 'https://app.example/other/jwks.json';
+    network.use(http.get(other, () => HttpResponse.json({ keys: [KEY] })));
+    const { resolver, fetches } = setup({
+      fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 1, windowSeconds: 60 },
+    });
+    expect(await resolver.resolve(URI)).toMatchObject({ ok: true, cached: false });
+    expect(await resolver.resolve(URI)).toMatchObject({ ok: true, cached: true });
+    expect(await resolver.resolve(other)).toMatchObject({
+      ok: false,
+      description: expect.stringMatching(/too many fetches from app\.example/),
+      detail: 'fetch_rate_limited',
+    });
+    expect(fetches()).toBe(1);
+  });
+
+  it.each([[{ limit: 0 }], [{ windowSeconds: 0.5 }], [{ limiter: {} }]])(
+    'rejects a bad rule %o at creation',
+    (rule) => {
+      expect(() =>
+        createJwksResolver({
+          fetchRateLimit: {
+            limiter: createMemoryRateLimiter(),
+            ...rule,
+          } as CimdFetchRateLimit,
+        }),
+      ).toThrow(expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }));
+    },
+  );
 });

@@ -594,6 +594,65 @@ describe('fetch budget per host (fetchRateLimit): only network fetches count (fe
   });
 });
 
+describe('fetch budget per host: documents and jwks_uri key sets draw from one budget', () => {
+  const JWKS_URI = 'https://app.example/.well-known/jwks.json';
+  const KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
+  const serveKeys = () => server.use(http.get(JWKS_URI, () => HttpResponse.json({ keys: [KEY] })));
+  const limited = (limit: number) =>
+    setup({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit, windowSeconds: 60 } });
+
+  it('refuses a key-set fetch, without a request, once document fetches spent the host budget', async () => {
+    serveDocument();
+    serveKeys();
+    const { resolver, warnings } = limited(1);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true });
+    expect(await resolver.jwks?.resolve(JWKS_URI)).toEqual({
+      ok: false,
+      description:
+        'too many fetches from app.example (client metadata documents and key sets); retry in 60 s',
+      detail: 'fetch_rate_limited',
+    });
+    expect(requests.map((request) => request.url)).toEqual([CLIENT_ID]);
+    expect(warnings.at(-1)).toMatchObject({
+      event: 'jwks_fetch_failed',
+      jwksUri: JWKS_URI,
+      detail: 'fetch_rate_limited',
+    });
+  });
+
+  it('refuses a document fetch with fetch_rate_limited once key-set fetches spent the host budget', async () => {
+    serveDocument();
+    serveKeys();
+    const { resolver } = limited(1);
+    expect(await resolver.jwks?.resolve(JWKS_URI)).toMatchObject({ ok: true, cached: false });
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({
+      ok: false,
+      error: 'fetch_rate_limited',
+      retryAfterSeconds: 60,
+    });
+    expect(requests.map((request) => request.url)).toEqual([JWKS_URI]);
+  });
+
+  it('does not remember a refused key-set fetch: once the window turns, the set is fetched', async () => {
+    serveDocument();
+    serveKeys();
+    const { resolver, clock } = limited(1);
+    await resolver.resolve(CLIENT_ID, ALLOWED);
+    expect(await resolver.jwks?.resolve(JWKS_URI)).toMatchObject({ ok: false });
+    clock.advance(60_000);
+    expect(await resolver.jwks?.resolve(JWKS_URI)).toEqual({ ok: true, keys: [KEY], cached: false });
+  });
+
+  it('keeps counting per host: another host still has its budget', async () => {
+    serveDocument();
+    const other = 'https://keys.example/jwks.json';
+    server.use(http.get(other, () => HttpResponse.json({ keys: [KEY] })));
+    const { resolver } = limited(1);
+    await resolver.resolve(CLIENT_ID, ALLOWED);
+    expect(await resolver.jwks?.resolve(other)).toMatchObject({ ok: true });
+  });
+});
+
 describe('options are validated at creation', () => {
   it.each([
     [{ maxEntries: 0 }],
