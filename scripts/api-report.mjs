@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
+import { packageEntries } from './package-entries.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const packagesDir = join(root, 'packages');
@@ -28,25 +29,7 @@ const checking = args.has('--check');
 const failOnSharedNames = args.has('--fail-on-shared-names') || args.has('--fail-on-shared-names=all');
 const failOnReexports = args.has('--fail-on-shared-names=all');
 
-/** Each package under packages/ with the `.d.ts` file behind every `exports` subpath that has types. */
-function packageEntries() {
-  return readdirSync(packagesDir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, 'package.json')))
-    .map((entry) => {
-      const dir = join(packagesDir, entry.name);
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      const entries = Object.entries(manifest.exports ?? {})
-        .filter(([, target]) => typeof target === 'object' && target !== null && 'types' in target)
-        .map(([subpath, target]) => ({
-          specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
-          file: join(dir, target.types),
-        }));
-      return { folder: entry.name, name: manifest.name, dir, entries };
-    })
-    .sort((a, b) => a.folder.localeCompare(b.folder));
-}
-
-const packages = packageEntries();
+const packages = packageEntries(packagesDir);
 const missing = packages.flatMap((pkg) => pkg.entries.filter((entry) => !existsSync(entry.file)));
 if (missing.length > 0) {
   console.error(

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import ts from 'typescript';
+import { packageEntries } from './package-entries.mjs';
 
 const started = performance.now();
 const root = new URL('..', import.meta.url).pathname;
@@ -39,20 +40,7 @@ function filesUnder(dir, accept) {
     .sort();
 }
 
-const packages = readdirSync(packagesDir, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, 'package.json')))
-  .map((entry) => {
-    const dir = join(packagesDir, entry.name);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    const entries = Object.entries(manifest.exports ?? {})
-      .filter(([, target]) => typeof target === 'object' && target !== null && 'types' in target)
-      .map(([subpath, target]) => ({
-        specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
-        file: join(dir, target.types),
-      }));
-    return { folder: entry.name, name: manifest.name, dir, entries };
-  })
-  .sort((a, b) => a.folder.localeCompare(b.folder));
+const packages = packageEntries(packagesDir);
 
 const missing = packages.flatMap((pkg) => pkg.entries.filter((entry) => !existsSync(entry.file)));
 if (missing.length > 0) {

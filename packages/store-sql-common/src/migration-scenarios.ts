@@ -47,6 +47,18 @@ const elicitationV1 = tableShape(
   { kinds: { scopes: 'stringArray' } },
 );
 
+/** The state of the version-1 grant: written as version 1 stored it, read back unchanged after migration 2. */
+const GRANT_V1_STATE = {
+  status: 'valid',
+  accessTokenEncrypted: 'v1.k1.sealed',
+  refreshTokenEncrypted: 'v1.k1.refresh',
+  tokenExpiresAt: 5000,
+  grantedScopes: ['read', 'repo'],
+  createdAt: 1000,
+  updatedAt: 2000,
+  version: 3,
+} as const;
+
 /**
  * Writes a grant and an elicitation the way token_vault schema version 1 stored them, for a test of
  * migration 2 (`photon_id` → `tool_module_id`, `session_id` dropped) in either dialect; read them back
@@ -69,14 +81,7 @@ export async function writeTokenVaultV1Rows(run: RunStatement, writer: RowWriter
     writer.values(grantV1, {
       ...common,
       scopes: 'read repo',
-      status: 'valid',
-      accessTokenEncrypted: 'v1.k1.sealed',
-      refreshTokenEncrypted: 'v1.k1.refresh',
-      tokenExpiresAt: 5000,
-      grantedScopes: ['read', 'repo'],
-      createdAt: 1000,
-      updatedAt: 2000,
-      version: 3,
+      ...GRANT_V1_STATE,
     }),
   );
   const elicitation = {
@@ -108,14 +113,7 @@ export async function expectTokenVaultV1RowsReadBack(
   expect(grant).toEqual({
     ...key,
     scopes: ['read', 'repo'],
-    status: 'valid',
-    accessTokenEncrypted: 'v1.k1.sealed',
-    refreshTokenEncrypted: 'v1.k1.refresh',
-    tokenExpiresAt: 5000,
-    grantedScopes: ['read', 'repo'],
-    createdAt: 1000,
-    updatedAt: 2000,
-    version: 3,
+    ...GRANT_V1_STATE,
   });
   expect(await pending.getElicitation('e1', 1500)).toEqual({
     elicitationId: 'e1',
