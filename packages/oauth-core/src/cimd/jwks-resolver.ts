@@ -6,7 +6,7 @@ import { optionCheck } from '../errors.js';
 import type { ClientJwk } from '../storage.js';
 import type { BodyRead } from './bounded-read.js';
 import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
-import { cacheLifetimeSeconds } from './cache-control.js';
+import { fetchCachePolicy } from './cache-control.js';
 import type { CimdFetchRateLimit } from './fetch-budget.js';
 import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
@@ -108,20 +108,11 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
   const fetchSet = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const maxEntries = optionCheck.positiveInteger('maxEntries', options.maxEntries, 1000);
-  const minMaxAgeMs = optionCheck.positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
-  const maxMaxAgeMs =
-    optionCheck.positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
-  const defaultMaxAgeMs =
-    optionCheck.positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
+  const { maxEntries, failureTtlMs, timeoutMs, maxBodyBytes, lifetimeMs } = fetchCachePolicy(options, {
+    maxBodyBytes: 65_536,
+  });
   const throttleMs =
     optionCheck.positiveInteger('refetchThrottleSeconds', options.refetchThrottleSeconds, 60) * 1000;
-  const failureTtlMs = optionCheck.positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
-  const timeoutMs = optionCheck.positiveInteger('timeoutMs', options.timeoutMs, 10_000);
-  const maxBodyBytes = optionCheck.positiveInteger('maxBodyBytes', options.maxBodyBytes, 65_536);
-  if (minMaxAgeMs > maxMaxAgeMs) {
-    throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
-  }
   const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<JwksResolution>>();
@@ -206,12 +197,10 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       }
       const check = parseClientJwks(parsed);
       if (!check.ok) return failed(`the client's JWK Set is invalid: ${check.description}`);
-      const seconds = cacheLifetimeSeconds(response.headers.get('cache-control'));
-      const wanted = seconds === undefined ? defaultMaxAgeMs : seconds * 1000;
       return remember(
         uri,
         { ok: true, keys: check.jwks.keys, cached: false },
-        Math.min(maxMaxAgeMs, Math.max(minMaxAgeMs, wanted)),
+        lifetimeMs(response.headers.get('cache-control')),
       );
     } finally {
       clearTimeout(timer);

@@ -1,12 +1,11 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
-import { optionCheck } from '../errors.js';
 import type { AuthMetrics } from '../metrics-types.js';
 import { noopMetrics } from '../metrics-types.js';
 import type { BodyRead } from './bounded-read.js';
 import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
-import { cacheLifetimeSeconds } from './cache-control.js';
+import { fetchCachePolicy } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
 import type { CimdFetchRateLimit } from './fetch-budget.js';
@@ -107,28 +106,19 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? noopMetrics;
-  const maxEntries = optionCheck.positiveInteger('maxEntries', options.maxEntries, 1000);
-  const minMaxAgeMs = optionCheck.positiveInteger('minMaxAgeSeconds', options.minMaxAgeSeconds, 60) * 1000;
-  const maxMaxAgeMs =
-    optionCheck.positiveInteger('maxMaxAgeSeconds', options.maxMaxAgeSeconds, 86_400) * 1000;
-  const defaultMaxAgeMs =
-    optionCheck.positiveInteger('defaultMaxAgeSeconds', options.defaultMaxAgeSeconds, 300) * 1000;
-  const failureTtlMs = optionCheck.positiveInteger('failureTtlSeconds', options.failureTtlSeconds, 10) * 1000;
-  const timeoutMs = optionCheck.positiveInteger('timeoutMs', options.timeoutMs, 10_000);
-  const maxBodyBytes = optionCheck.positiveInteger('maxBodyBytes', options.maxBodyBytes, 5120);
-  if (minMaxAgeMs > maxMaxAgeMs) {
-    throw optionCheck.invalid('minMaxAgeSeconds must not exceed maxMaxAgeSeconds');
-  }
+  const {
+    maxEntries,
+    failureTtlMs,
+    timeoutMs,
+    maxBodyBytes,
+    lifetimeMs: lifetimeFor,
+  } = fetchCachePolicy(options, { maxBodyBytes: 5120 });
   const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
 
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<Attempt>>();
 
-  const lifetimeMs = (response: Response): number => {
-    const seconds = cacheLifetimeSeconds(response.headers.get('cache-control'));
-    const wanted = seconds === undefined ? defaultMaxAgeMs : seconds * 1000;
-    return Math.min(maxMaxAgeMs, Math.max(minMaxAgeMs, wanted));
-  };
+  const lifetimeMs = (response: Response): number => lifetimeFor(response.headers.get('cache-control'));
 
   const remember = (clientId: string, result: Failure): Attempt => {
     cache.set(clientId, { kind: 'failure', failure: result, freshUntil: clock.now() + failureTtlMs });
