@@ -56,3 +56,31 @@ export class PayloadTooLargeError extends CoreError {
     this.limitBytes = limitBytes;
   }
 }
+
+/**
+ * A store (a database, a cache) that cannot answer right now: refused, reset, timed out or shutting down.
+ * Stores throw it instead of the driver's error so every edge answers the same way: **503** with
+ * `Retry-After` (`temporarily_unavailable` on OAuth endpoints, a JSON-RPC error at MCP), never a 500 and
+ * never a hang. `component` names what failed (`postgres`, `sqlite`, `redis:limiter`, `redis:lock`, …) for
+ * the log line; it is never a secret and never the driver's message.
+ *
+ * @example
+ * ```ts
+ * try { await storage.clients.get(tenant, id); }
+ * catch (e) { if (e instanceof StorageUnavailableError) console.warn(e.component, e.retryAfterSeconds); }
+ * ```
+ */
+export class StorageUnavailableError extends KeyholdError<'ERR_STORAGE_UNAVAILABLE'> {
+  /** What failed, for logs and readiness: `postgres`, `sqlite`, `redis:limiter`, `redis:lock`, … */
+  readonly component: string;
+  /** What the 503 tells clients to wait, in seconds. */
+  readonly retryAfterSeconds: number;
+
+  constructor(component: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super('ERR_STORAGE_UNAVAILABLE', `${component} is unavailable`, {
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.component = component;
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? 1;
+  }
+}

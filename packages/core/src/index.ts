@@ -3,7 +3,7 @@ export type { Clock, ManualClock } from './clock.js';
 export { createManualClock, systemClock } from './clock.js';
 export { constantTimeEqual, sha256Base64url } from './constant-time.js';
 export type { CoreErrorCode } from './errors.js';
-export { CoreError, KeyholdError, PayloadTooLargeError } from './errors.js';
+export { CoreError, KeyholdError, PayloadTooLargeError, StorageUnavailableError } from './errors.js';
 export type { FetchHandler, FetchRequestInfo } from './fetch-bridge.js';
 export { payloadTooLargeResponse, readHandlerRequest, toResponse } from './fetch-bridge.js';
 export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
@@ -40,7 +40,14 @@ export {
   createMemoryRateLimiter,
   rateLimitedResult,
 } from './rate-limit.js';
-export { htmlResult, jsonResult, NO_STORE_HEADERS, redirectResult, textResult } from './results.js';
+export {
+  htmlResult,
+  jsonResult,
+  NO_STORE_HEADERS,
+  redirectResult,
+  storageUnavailableResult,
+  textResult,
+} from './results.js';
 export type { ToolModule } from './tool-module.js';
 export type { RequestOutcome, RequestTracing } from './tracing.js';
 export { traceHandler } from './tracing.js';

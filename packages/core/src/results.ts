@@ -1,3 +1,4 @@
+import type { StorageUnavailableError } from './errors.js';
 import type { HandlerResult } from './handler.js';
 
 /** Headers that keep a response out of every cache; OAuth responses carry them (RFC 6749 §5.1). */
@@ -83,4 +84,21 @@ export function textResult(
   headers: Readonly<Record<string, string>> = {},
 ): HandlerResult {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body: text };
+}
+
+/**
+ * The one answer to a {@link StorageUnavailableError}: 503, `Retry-After`, and OAuth's
+ * `temporarily_unavailable` JSON (RFC 6749 §4.1.2.1), never cached.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof StorageUnavailableError) return storageUnavailableResult(e); throw e; }
+ * ```
+ */
+export function storageUnavailableResult(error: StorageUnavailableError): HandlerResult {
+  return jsonResult(
+    503,
+    { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable' },
+    { ...NO_STORE_HEADERS, 'retry-after': String(error.retryAfterSeconds) },
+  );
 }
