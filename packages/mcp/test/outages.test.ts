@@ -1,3 +1,4 @@
+import { createClaimAttemptGate, createClaims, createMemoryClaimStore } from '@keyhold/claim-codes';
 import type { Logger } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
 import type { Client } from '@modelcontextprotocol/client';
@@ -86,6 +87,24 @@ describe('outage: the claim-code check that cannot reach storage answers 503', (
     await expectServiceUnavailable(
       await endpoint.fetch(listToolsRequest({ 'mcp-claim-code': 'c'.repeat(20) })),
     );
+  });
+});
+
+describe('outage: the claim-code attempt limiter (claim-codes) that cannot reach its store answers 503', () => {
+  it('a real claim-attempt gate whose limiter throws StorageUnavailableError: 503, the code not spent', async () => {
+    const claims = createClaims({ store: createMemoryClaimStore() });
+    const { code } = await claims.create({ scopeDir: '/tmp' });
+    const gate = createClaimAttemptGate(claims, {
+      limiter: {
+        increment: async () => {
+          throw outage();
+        },
+        reset: async () => {},
+      },
+    });
+    const { endpoint } = inProcessEndpoint({ claimCodes: { claims: gate.claims, attempts: gate } });
+    await expectServiceUnavailable(await endpoint.fetch(listToolsRequest({ 'mcp-claim-code': code })));
+    expect((await claims.validate(code)).ok).toBe(true);
   });
 });
 
