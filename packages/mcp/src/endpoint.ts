@@ -379,13 +379,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         principalKey,
       ),
     });
-    const response = await untilOutageKnown(
-      await sdk.fetch(request, {
-        authInfo,
-        ...(parsedBody === undefined ? {} : { parsedBody }),
-      }),
-      outage,
-    );
+    const answered = await sdk.fetch(request, {
+      authInfo,
+      ...(parsedBody === undefined ? {} : { parsedBody }),
+    });
+    // Only a POST's stream ends with its answer; a GET stream may stay silent for as long as it is open.
+    const response = request.method === 'POST' ? await untilOutageKnown(answered, outage) : answered;
     if (outage.error !== undefined) throw outage.error;
     const initialize = parsedBody as {
       method?: unknown;
