@@ -277,11 +277,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           },
         },
       );
-      server.server.onerror = (error) =>
+      server.server.onerror = (error) => {
+        // An outage is answered (and logged once) by the endpoint as a 503.
+        if (data.outage.error !== undefined) return;
         logger.warn(
           { event: 'mcp_request_refused', reason: error.message.slice(0, 100) },
           'mcp: request refused',
         );
+      };
       for (const entry of tools) {
         if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
         runner.register(server, entry.module, entry.tool, data, ctx.era);

@@ -142,9 +142,12 @@ describe('outage: the requestState single-use check that cannot reach its store 
 
   it('a 2026-07-28 retry whose requestState cannot be marked spent: HTTP 503, not "invalid requestState"', async () => {
     let down = false;
+    const lines: { level: string; fields: Record<string, unknown> }[] = [];
+    const at = (level: string) => (fields: Record<string, unknown>) => lines.push({ level, fields });
     host = await startEndpoint(() => {
       const store = createMemoryRequestStateStore();
       return {
+        logger: { debug: () => {}, info: () => {}, warn: at('warn'), error: at('error') },
         requestStateStore: {
           consume: async (jti: string, expiresAt: number) => {
             if (down) throw outage();
@@ -171,5 +174,15 @@ describe('outage: the requestState single-use check that cannot reach its store 
       { allowInputRequired: true } as never,
     );
     await expect(retry).rejects.toThrow(/"code":-32603,"message":"Service temporarily unavailable"/);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: expect.objectContaining({
+          event: 'storage_unavailable',
+          component: 'postgres',
+          endpoint: 'mcp',
+        }),
+      },
+    ]);
   });
 });
