@@ -190,8 +190,9 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
     }, timeoutMs);
     // Transient failures are retried soon, definitive ones (a 404, a set that is not valid) not for a while.
+    // A set fetched successfully before gets the short lifetime whatever happened: its client is known.
     const failed = (detail: string, transient = false): JwksResolution =>
-      remember(failure(UNUSABLE, detail), transient ? failureTtlMs : negativeTtlMs);
+      remember(failure(UNUSABLE, detail), transient || known ? failureTtlMs : negativeTtlMs);
     const timeout = (): JwksResolution => failed(`no complete answer within ${timeoutMs} ms`, true);
     try {
       let response: Response;

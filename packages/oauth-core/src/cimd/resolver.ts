@@ -146,7 +146,8 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     result: Failure,
     transient = TRANSIENT.includes(result.error),
   ): Attempt => {
-    const ttl = transient ? failureTtlMs : negativeTtlMs;
+    // A document that was there before gets the short lifetime whatever happened: its client is known.
+    const ttl = transient || documents.has(clientId) ? failureTtlMs : negativeTtlMs;
     failures.set(clientId, { failure: result, freshUntil: clock.now() + ttl });
     return { resolution: result, cached: false };
   };

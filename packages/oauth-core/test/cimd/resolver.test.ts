@@ -730,3 +730,25 @@ describe('options are validated at creation', () => {
     );
   });
 });
+
+describe('negative caching spares known documents: a document fetched before is retried after failureTtlSeconds', () => {
+  it('a 404 on revalidation is remembered for 10 s only', async () => {
+    let missing = false;
+    server.use(
+      http.get(CLIENT_ID, () =>
+        missing
+          ? new HttpResponse(null, { status: 404 })
+          : HttpResponse.json(documentFor(CLIENT_ID), { headers: { 'cache-control': 'max-age=60' } }),
+      ),
+    );
+    const { resolver, clock } = setup();
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true });
+    missing = true;
+    clock.advance(61_000);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ error: 'http_error' });
+    missing = false;
+    clock.advance(10_000);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true, cached: false });
+    expect(requests).toHaveLength(3);
+  });
+});
