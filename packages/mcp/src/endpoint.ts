@@ -10,7 +10,13 @@ import {
 import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
-import { decideClaim, isUnderDirectory, type McpClaimCodes, presentedClaimCode } from './claim-scope.js';
+import {
+  claimAttemptPrincipal,
+  decideClaim,
+  isUnderDirectory,
+  type McpClaimCodes,
+  presentedClaimCode,
+} from './claim-scope.js';
 import { KeyholdMcpError } from './errors.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
 import { type OutageSlot, storageUnavailableResponse } from './outage.js';
@@ -356,7 +362,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const claim = await decideClaim(
       options.claimCodes,
       presentedClaimCode(request, url),
-      `sub:${principal.userId}`,
+      claimAttemptPrincipal(principal),
       logger,
     );
     if (claim.kind === 'refused') return claim.response;
