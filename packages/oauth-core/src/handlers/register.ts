@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { clientRecord, usesSecret } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';
 import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from '../client-metadata.js';
+import { hasControlCharacter } from '../control-characters.js';
 import { OAuthError, optionCheck } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
@@ -98,6 +99,7 @@ export async function registerHandler(
   } catch {
     throw invalidMetadata('the body is not valid JSON');
   }
+  if (hasControlCharacter(json)) throw invalidMetadata('the metadata contains a control character');
   const parsed = metadataSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
