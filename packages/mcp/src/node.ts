@@ -102,6 +102,11 @@ async function writeRefusal(res: ServerResponse, response: Response): Promise<vo
  * framework already parsed (`req.body` of `express.json()`) is passed as the third argument and used as
  * it is. A `req.auth` set by other middleware is ignored: the endpoint verifies every token itself.
  *
+ * A repeated or malformed `Host` is answered 421 before anything else. The path, `Host`/`Origin` and bearer
+ * checks then run on the headers alone, before a byte of the body is read: a refused request (401 with its
+ * challenge, 403, 404, 503) is answered with `Connection: close` and its body never read, so clients
+ * without a token cannot make the server buffer bodies.
+ *
  * @example
  * ```ts
  * const listener = toMcpNodeListener(endpoint);
@@ -148,7 +153,9 @@ export function toMcpNodeListener(
     // Express strips a Router's mount prefix from req.url; the endpoint serves its full public path.
     const original = (req as { originalUrl?: unknown }).originalUrl;
     if (typeof original === 'string' && original !== req.url) (req as { url?: string }).url = original;
-    const host = req.headers.host;
+    // HTTP/2 (through Node's compatibility API) names the host in `:authority`, as the SDK's adapter reads it.
+    const authority = (req.headers as Record<string, unknown>)[':authority'];
+    const host = req.headers.host ?? (typeof authority === 'string' ? authority : undefined);
     // Two Host headers (Node keeps the first, a proxy may route on the last) or one that is no host name:
     // 421, as every other path of a guarded server answers, and never a URL built from it.
     if (hostHeaderCount(req.rawHeaders) > 1 || !isWellFormedHost(host)) {
