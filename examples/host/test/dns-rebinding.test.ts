@@ -167,6 +167,45 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
     expect((await fetch(`${host.url}/health`)).status).toBe(200);
   });
 
+  it('answers an MCP POST without a token 401 before reading its body, and hangs up on the rest', async () => {
+    const port = Number(new URL(host.url).port);
+    const size = 4 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const { connect } = await import('node:net');
+    const result = await new Promise<{ head: string; sent: number }>((resolve) => {
+      let head = '';
+      let sent = 0;
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve({ head, sent });
+        }
+      };
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /tenant/demo/mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+            `accept: application/json, text/event-stream\r\ncontent-length: ${size}\r\n\r\n`,
+        );
+        const pump = () => {
+          if (done || socket.destroyed || sent >= size) return;
+          sent += chunk.length;
+          socket.write(chunk, () => setTimeout(pump, 5));
+        };
+        pump();
+      });
+      socket.setEncoding('latin1');
+      socket.on('data', (data: string) => {
+        head += data;
+      });
+      socket.on('close', finish);
+      socket.on('error', finish);
+    });
+    expect(result.head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(result.head.toLowerCase()).toContain('www-authenticate: bearer');
+    expect(result.sent).toBeLessThan(size);
+  });
+
   it("with the real host names the flow passes, and a consent POST without the page's token fails", async () => {
     const port = new URL(host.url).port;
     // Step 1 under each loopback name the server answers to.
