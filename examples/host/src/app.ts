@@ -7,7 +7,9 @@ import {
   allowedHostsFor,
   createMemoryRateLimiter,
   isLoopbackHostname,
+  jsonResult,
   loopbackHosts,
+  NO_STORE_HEADERS,
   sha256Base64url,
   systemClock,
 } from '@keyhold/core';
@@ -29,6 +31,7 @@ import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import type { HostConfig } from './config.js';
 import { createDevLogin } from './login-page.js';
+import { withRequestTimeout } from './request-timeout.js';
 import type { HostSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
@@ -52,6 +55,9 @@ export interface HostAppOptions {
   readonly hostRoot: string;
   readonly logger: Logger;
 }
+
+/** How long `/health/ready` waits for each store. */
+const READINESS_TIMEOUT_MS = 1000;
 
 /** The confidential client the host uses at its own provider tenant to broker third-party tokens. */
 export const PROVIDER_CLIENT_ID = 'keyhold-host';
@@ -241,6 +247,15 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
 
   const router = createRouter()
     .on('GET', '/health', (request) => registry(request))
+    // Readiness, unlike /health (liveness): each configured store must answer within a second. A load
+    // balancer takes an instance whose database or Redis is down out of rotation instead of sending it
+    // requests that would answer 503.
+    .on('GET', '/health/ready', async () => {
+      const { down } = await stores.checkReadiness(READINESS_TIMEOUT_MS);
+      return down.length === 0
+        ? jsonResult(200, { status: 'ready' }, NO_STORE_HEADERS)
+        : jsonResult(503, { status: 'unavailable', down }, { ...NO_STORE_HEADERS, 'retry-after': '5' });
+    })
     .on(['GET', 'OPTIONS'], '/api/*', (request) => registry(request))
     .on(['GET', 'POST'], '/tenant/:tenant/login', (request) => devLogin(request))
     .on('POST', '/webhook/*', (request) => webhooks(request))
@@ -266,18 +281,24 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   // Every endpoint of the authorization server, discovery included, through its one router: `handle` is
   // `fetch`'s routing without the web Request/Response conversion, the cheaper path on Node.
   const oauthListener = createNodeListener(oauth.handle, nodeOptions);
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (path !== mcp.path) {
+      if (oauth.ownsPath(path ?? '/')) oauthListener(request, response);
+      else handlerListener(request, response);
+      return;
+    }
+    // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
+    mcpListener(request, response).catch((error: unknown) => {
+      // The listener answers its own failures; this is for one that escapes it, which must cost a log line,
+      // not the process.
+      logger.error({ err: error, path }, 'MCP listener failed');
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  };
   return {
     oauth,
-    listener: (request, response) => {
-      const path = (request.url ?? '/').split('?', 1)[0];
-      if (path !== mcp.path) {
-        return oauth.ownsPath(path ?? '/')
-          ? oauthListener(request, response)
-          : handlerListener(request, response);
-      }
-      // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
-      void mcpListener(request, response);
-    },
+    listener: withRequestTimeout(listener, { timeoutMs: config.requestTimeoutMs, logger }),
     close: async () => {
       await mcp.close();
       await stores.close();

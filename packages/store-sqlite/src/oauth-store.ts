@@ -5,6 +5,7 @@ import type {
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core';
 import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
@@ -61,6 +62,10 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
         user_id, scope, resources, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    restampRotation: db.prepare(
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?
+       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NOT NULL AND consumed_at < ?`,
     ),
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
@@ -135,7 +140,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
   );
 
-  return {
+  return guardedStore({
     clients: {
       async get(tenant, clientId) {
         const row = q.getClient.get(tenant, clientId) as Row | undefined;
@@ -187,6 +192,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       async rotate(tenant, rotation) {
         return rotateRefresh.immediate(tenant, rotation);
       },
+      async restampRotation(tenant, tokenHash, rotatedAt) {
+        q.restampRotation.run(rotatedAt, tenant, tokenHash, rotatedAt);
+      },
       async revokeFamily(tenant, familyId, now) {
         q.revokeFamily.run(now, tenant, familyId);
       },
@@ -217,5 +225,5 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return q.isRevoked.get(tenant, jti) !== undefined;
       },
     },
-  };
+  });
 }

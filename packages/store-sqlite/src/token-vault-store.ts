@@ -6,6 +6,7 @@ import type {
   RefreshLock,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
@@ -58,7 +59,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
   const remove = db.prepare(`DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const listTenant = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ?');
   const listUser = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ? AND user_id = ?');
-  return {
+  return guardedStore({
     async get(key) {
       const row = get.get(...sqliteWriter.key(grantShape, key)) as Row | undefined;
       return row && vaultRows.grant(row);
@@ -85,7 +86,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
       ) as Row[];
       return rows.map(vaultRows.grant);
     },
-  };
+  });
 }
 
 /**
@@ -110,7 +111,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
   const consumeAuthorization = db.prepare(
     'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
   );
-  return {
+  return guardedStore({
     async putElicitation(r, maxPerUser) {
       db.transaction(() => {
         putElicitation.run(...sqliteWriter.values(elicitation, r));
@@ -135,7 +136,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
       if (row === undefined || sqliteColumns.integer(row, 'expires_at') <= now) return undefined;
       return vaultRows.pendingAuthorization(row);
     },
-  };
+  });
 }
 
 /**
@@ -156,7 +157,7 @@ export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
      WHERE keyhold_vault_refresh_leases.expires_at <= ?`,
   );
   const release = db.prepare('DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = ? AND token = ?');
-  return {
+  return guardedStore({
     async acquire(key, now, expiresAt) {
       const token = randomToken(16);
       return acquire.run(key, token, expiresAt, now).changes === 1 ? token : undefined;
@@ -164,7 +165,7 @@ export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
     async release(key, token) {
       return release.run(key, token).changes === 1;
     },
-  };
+  });
 }
 
 /**
