@@ -25,7 +25,9 @@ function freezeGrant(grant: Grant, version: number): StoredGrant {
 }
 
 // Keeps `keep` and the newest `maxPerUser - 1` other live records of its user; deletes the rest of that
-// user's records (older live ones, and expired ones). Map order is insertion order, so the newest come last.
+// user's records (older live ones, and expired ones). Among records of the same millisecond the later put
+// counts as newer (Map order is insertion order; the sort is stable). One pass over the map per put: this
+// store is for tests and a single process.
 function trimPerUser<T extends { tenantId: string; userId: string; createdAt: number; expiresAt: number }>(
   records: Map<string, T>,
   keepId: string,
@@ -38,6 +40,7 @@ function trimPerUser<T extends { tenantId: string; userId: string; createdAt: nu
   );
   const live = others
     .filter(([, record]) => record.expiresAt > keep.createdAt)
+    .reverse()
     .sort(([, a], [, b]) => b.createdAt - a.createdAt);
   const kept = new Set(live.slice(0, Math.max(0, maxPerUser - 1)).map(([id]) => id));
   for (const [id] of others) if (!kept.has(id)) records.delete(id);
