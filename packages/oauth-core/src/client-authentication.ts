@@ -130,7 +130,7 @@ export async function authenticateClient(
     method = secret === undefined ? 'none' : 'client_secret_post';
   }
   if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
-  const client = await resolveClient(context, tenant, clientId);
+  const client = await resolveClient(context, tenant, clientId, request);
   if (client.authMethod === 'private_key_jwt' || method === 'private_key_jwt') {
     if (client.authMethod !== 'private_key_jwt') {
       throw new OAuthError('invalid_client', 'this client does not authenticate with private_key_jwt');

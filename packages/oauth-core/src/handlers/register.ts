@@ -123,6 +123,7 @@ export async function registerHandler(
       ...(wire.application_type === undefined ? {} : { applicationType: wire.application_type }),
     },
     tenant.scopesSupported,
+    tenant.config.allowedCimdDomains ?? [],
   );
   const decision: RegistrationDecision = await context.registrationPolicy({
     tenant: tenant.slug,
@@ -144,7 +145,11 @@ export async function registerHandler(
   const metadata: ClientMetadata =
     decision.metadata === undefined
       ? requested
-      : checkClientMetadata(decision.metadata, tenant.scopesSupported);
+      : checkClientMetadata(
+          decision.metadata,
+          tenant.scopesSupported,
+          tenant.config.allowedCimdDomains ?? [],
+        );
   const clientId = pooledRandomToken(16);
   if (metadata.tokenEndpointAuthMethod === 'private_key_jwt' && !context.clientAssertions) {
     throw invalidMetadata('this server does not accept private_key_jwt client authentication');
