@@ -49,6 +49,8 @@ export interface HostilePeer {
   route(path: string, answer: HostileAnswer | ((request: IncomingMessage) => HostileAnswer)): void;
   /** Every answer given so far, in order. */
   readonly answers: AnswerRecord[];
+  /** Resolves once the socket of the latest answer closed; rejects when it is still open after `withinMs`. */
+  lastAnswerClosed(withinMs: number): Promise<AnswerRecord>;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,20 @@ export async function startHostilePeer(): Promise<HostilePeer> {
       routes.set(path, spec);
     },
     answers,
+    lastAnswerClosed: async (withinMs) => {
+      const last = answers.at(-1);
+      if (last === undefined) throw new Error('the peer gave no answer');
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the socket stayed open for ${withinMs} ms`)), withinMs);
+      });
+      try {
+        await Promise.race([last.closed, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+      return last;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
