@@ -127,7 +127,8 @@ export async function requestTokens(
   }
   let decoded: unknown;
   if (mediaType(response.headers.get('content-type') ?? undefined) === 'application/x-www-form-urlencoded') {
-    const form = parseForm(text);
+    // A provider's error_description may span lines; the text is cleaned before it is shown or logged.
+    const form = parseForm(text, { allowLineBreaks: true });
     decoded = form.ok ? { ...form.params } : undefined;
   } else {
     try {
