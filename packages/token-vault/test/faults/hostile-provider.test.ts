@@ -203,12 +203,24 @@ describe("a provider's error text reaches the page and the log truncated and wit
     const { callback } = await authorizeInBrowser(h.broker, (await elicitation(h)).elicitationUrl);
     const params = new URLSearchParams(callback.query);
     params.delete('code');
-    params.set('error', `access_denied\r\n${'x'.repeat(100_000)}`);
+    params.set('error', `access_denied${'x'.repeat(100_000)}`);
     const page = await h.broker.callback({ ...callback, query: params.toString() });
     expect(page.status).toBe(400);
     expect(page.body).toContain(`access_denied${'x'.repeat(243)}…`);
     expect(page.body).not.toContain('x'.repeat(300));
     expect(JSON.stringify(lines).length).toBeLessThan(5000);
+  });
+
+  it('a callback redirect with control characters is refused as malformed, its text not echoed', async () => {
+    const h = harness('/unused');
+    const { callback } = await authorizeInBrowser(h.broker, (await elicitation(h)).elicitationUrl);
+    const params = new URLSearchParams(callback.query);
+    params.delete('code');
+    params.set('error', 'access_denied\r\n\u001b[31mforged');
+    const page = await h.broker.callback({ ...callback, query: params.toString() });
+    expect(page.status).toBe(400);
+    expect(page.body).toContain('control character');
+    expect(page.body).not.toContain('forged');
   });
 });
 
