@@ -1,0 +1,293 @@
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
+import pg from 'pg';
+
+// The fault suite's tools: a TCP proxy between the host processes and PostgreSQL or Redis whose behaviour the
+// test switches, a database of the test's own, and a recorder of every answer the load got. The machine's
+// PostgreSQL and Redis are never stopped: every outage happens in the proxy (or by ending the backends of the
+// test's own database).
+
+export const POSTGRES_URL: string =
+  process.env['KEYHOLD_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL: string = process.env['KEYHOLD_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Whether PostgreSQL and Redis answer. Under `CI=true` a missing one fails the run (throws); elsewhere the
+ * suite is skipped with the reason printed.
+ */
+export async function servicesAvailable(suite: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    const url = new URL(REDIS_URL);
+    const reached = await new Promise<boolean>((resolve) => {
+      const probe = connect(Number(url.port || 6379), url.hostname, () => {
+        probe.end();
+        resolve(true);
+      });
+      probe.setTimeout(3000, () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.on('error', () => resolve(false));
+    });
+    if (!reached) throw new Error(`Redis at ${REDIS_URL} is not reachable`);
+    return true;
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (process.env['CI'] === 'true') throw new Error(`${suite} needs PostgreSQL and Redis: ${reason}`);
+    console.warn(`SKIPPED ${suite}: ${reason}`);
+    return false;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * What the proxy does: `forward` bytes both ways; `refuse` new connections (accepted and reset at once, as a
+ * server that is down); `stall` every connection, old and new: bytes are held, nothing is forwarded either
+ * way ("packets stopped"), and delivered when forwarding resumes.
+ */
+export type ProxyMode = 'forward' | 'refuse' | 'stall';
+
+export interface FaultProxy {
+  readonly port: number;
+  readonly mode: ProxyMode;
+  /** Connections open through the proxy now. */
+  readonly open: number;
+  setMode(mode: ProxyMode): void;
+  /** Resets every open connection, both sides (a server that crashed, or a network that dropped them). */
+  resetAll(): void;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  readonly client: Socket;
+  upstream?: Socket;
+  /** Bytes held while stalled, in order, for each direction. */
+  readonly toUpstream: Buffer[];
+  readonly toClient: Buffer[];
+}
+
+export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
+  let mode: ProxyMode = 'forward';
+  const pairs = new Set<Pair>();
+
+  const end = (pair: Pair, reset: boolean) => {
+    if (!pairs.delete(pair)) return;
+    for (const socket of [pair.client, pair.upstream]) {
+      if (!socket || socket.destroyed) continue;
+      if (reset) socket.resetAndDestroy();
+      else socket.destroy();
+    }
+  };
+  const flush = (pair: Pair) => {
+    if (!pair.upstream) return;
+    for (const chunk of pair.toUpstream.splice(0)) pair.upstream.write(chunk);
+    for (const chunk of pair.toClient.splice(0)) pair.client.write(chunk);
+  };
+  const openUpstream = (pair: Pair) => {
+    const upstream = connect(target.port, target.host);
+    pair.upstream = upstream;
+    upstream.setNoDelay(true);
+    upstream.on('connect', () => {
+      if (mode === 'forward') flush(pair);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (mode === 'stall' || upstream.connecting) pair.toClient.push(chunk);
+      else pair.client.write(chunk);
+    });
+    upstream.on('error', () => end(pair, true));
+    upstream.on('close', () => end(pair, false));
+  };
+
+  const server = createServer((client) => {
+    if (mode === 'refuse') {
+      client.on('error', () => {});
+      client.resetAndDestroy();
+      return;
+    }
+    client.setNoDelay(true);
+    const pair: Pair = { client, toUpstream: [], toClient: [] };
+    pairs.add(pair);
+    client.on('data', (chunk: Buffer) => {
+      if (mode !== 'forward' || !pair.upstream || pair.upstream.connecting) pair.toUpstream.push(chunk);
+      else pair.upstream.write(chunk);
+    });
+    client.on('error', () => end(pair, true));
+    client.on('close', () => end(pair, false));
+    // A connection accepted during a stall reaches the server only once forwarding resumes.
+    if (mode === 'forward') openUpstream(pair);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+
+  return {
+    port,
+    get mode() {
+      return mode;
+    },
+    get open() {
+      return pairs.size;
+    },
+    setMode(next) {
+      mode = next;
+      if (next !== 'forward') return;
+      for (const pair of pairs) {
+        if (pair.upstream === undefined) openUpstream(pair);
+        else if (!pair.upstream.connecting) flush(pair);
+      }
+    },
+    resetAll() {
+      for (const pair of [...pairs]) end(pair, true);
+    },
+    close: async () => {
+      for (const pair of [...pairs]) end(pair, true);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A database of the test's own on the machine's PostgreSQL, and a direct (unproxied) client to it. */
+export interface FaultDatabase {
+  readonly name: string;
+  /** The database's URL through a proxy listening on `port` (the host processes' `DATABASE_URL`). */
+  urlVia(port: number): string;
+  /** The database's own URL (for the CLI and the checks, which must not go through the faults). */
+  readonly directUrl: string;
+  /** SQL on the database, over a connection the faults never touch. */
+  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>>;
+  /** `pg_terminate_backend` for every backend of the database but the test's own; answers how many. */
+  terminateBackends(): Promise<number>;
+  /** Drops the database (whatever is still connected to it). */
+  drop(): Promise<void>;
+}
+
+const CHECKS_APPLICATION = 'keyhold-fault-checks';
+
+export async function createFaultDatabase(adminUrl: string): Promise<FaultDatabase> {
+  const name = `keyhold_fault_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl, application_name: 'keyhold-fault-admin' });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const direct = new URL(adminUrl);
+  direct.pathname = `/${name}`;
+  const directUrl = direct.toString();
+  let checks: pg.Client | undefined;
+  const checksClient = async () => {
+    if (checks === undefined) {
+      checks = new pg.Client({ connectionString: directUrl, application_name: CHECKS_APPLICATION });
+      await checks.connect();
+    }
+    return checks;
+  };
+  return {
+    name,
+    directUrl,
+    urlVia(port) {
+      const url = new URL(directUrl);
+      url.hostname = '127.0.0.1';
+      url.port = String(port);
+      return url.toString();
+    },
+    query: async (text, values) => (await checksClient()).query(text, values),
+    async terminateBackends() {
+      const result = await admin.query<{ ended: string }>(
+        `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) AS ended FROM pg_stat_activity
+         WHERE datname = $1 AND pid <> pg_backend_pid() AND application_name <> $2`,
+        [name, CHECKS_APPLICATION],
+      );
+      return Number(result.rows[0]?.ended ?? 0);
+    },
+    async drop() {
+      await checks?.end().catch(() => {});
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** One answer the load got (or did not get: `status` 0). */
+export interface Answer {
+  readonly op: string;
+  readonly instance: string;
+  /** `performance.now()` when the request was sent. */
+  readonly sentAt: number;
+  readonly latencyMs: number;
+  readonly status: number;
+  readonly retryAfter: string | null;
+  /** Set when the answer is wrong beyond its status (an outage read as "inactive", a tool error, no answer). */
+  readonly problem?: string;
+}
+
+/** Where every answer of the load is kept, in the order they arrived. */
+export class AnswerLog {
+  readonly answers: Answer[] = [];
+
+  /**
+   * Sends one request and records its answer. A request that gets no answer within `hangMs` is recorded with
+   * status 0 (a hang); a connection error also gives status 0 (nothing answered: a dead process).
+   */
+  async send<T>(
+    op: string,
+    instance: string,
+    request: (signal: AbortSignal) => Promise<Response>,
+    read: (response: Response, body: string) => { value?: T; problem?: string } = () => ({}),
+    hangMs = 15_000,
+  ): Promise<{ status: number; value?: T }> {
+    const sentAt = performance.now();
+    const signal = AbortSignal.timeout(hangMs);
+    try {
+      const response = await request(signal);
+      const body = await response.text();
+      const { value, problem } = read(response, body);
+      this.answers.push({
+        op,
+        instance,
+        sentAt,
+        latencyMs: performance.now() - sentAt,
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        ...(problem ? { problem } : {}),
+      });
+      return value === undefined ? { status: response.status } : { status: response.status, value };
+    } catch (error) {
+      const reason = signal.aborted ? `no answer within ${hangMs} ms` : (error as Error).message;
+      this.answers.push({
+        op,
+        instance,
+        sentAt,
+        latencyMs: performance.now() - sentAt,
+        status: 0,
+        retryAfter: null,
+        problem: reason,
+      });
+      return { status: 0 };
+    }
+  }
+
+  between(from: number, to: number): Answer[] {
+    return this.answers.filter((answer) => answer.sentAt >= from && answer.sentAt < to);
+  }
+}
+
+/** Counts answers by status, as `{ "200": 12, "503": 4 }` with the keys in order. */
+export function byStatus(answers: readonly Answer[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const status of [...new Set(answers.map((answer) => answer.status))].sort((x, y) => x - y)) {
+    counts[String(status)] = answers.filter((answer) => answer.status === status).length;
+  }
+  return counts;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
