@@ -1,4 +1,5 @@
 import type { FetchHandler, Handler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
+import { StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
@@ -27,7 +28,7 @@ import {
   RateLimitedError,
 } from './rate-limits.js';
 import type { RequestEvent } from './request-event.js';
-import { errorPage, oauthErrorResult } from './responses.js';
+import { errorPage, oauthErrorResult, storageOutageResult } from './responses.js';
 import type { Tenant } from './tenant.js';
 import { resolveTenant } from './tenant.js';
 import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
@@ -44,8 +45,10 @@ export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Pro
 
 /**
  * The authorization server: one handler per endpoint, plus bearer verification for the protected resource.
- * Handlers answer bad input with a status and throw only for storage outages and broken tenant
- * configuration (a host's listener turns those into a 500).
+ * Handlers answer bad input with a status, and a storage outage (`StorageUnavailableError` of
+ * `@keyhold/core`, from a store, the tenant lookup or the rate limiter) with 503 and `Retry-After`
+ * (`temporarily_unavailable` JSON, or an error page on authorize and consent). They throw only for other
+ * storage failures and broken tenant configuration (a host's listener turns those into a 500).
  *
  * @example
  * ```ts
@@ -108,7 +111,9 @@ export interface AuthorizationServer {
   readonly jwks: TenantHandler;
   /**
    * Verifies `Authorization: Bearer …` for the tenant's protected resource: the claims, or a ready 401/403
-   * with the `WWW-Authenticate` challenge. Never throws for a bad token.
+   * with the `WWW-Authenticate` challenge. Never throws for a bad token. When storage is unavailable while
+   * the token is checked (tenant lookup, revocation list), the ready result is a 503 with `Retry-After`
+   * (`temporarily_unavailable`), never a 401: the client must keep its token and retry.
    */
   verifyAccessToken(
     tenantSlug: string,
@@ -220,6 +225,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           result = await run(context, tenant, request, event);
         }
       } catch (error) {
+        if (error instanceof StorageUnavailableError) {
+          // An outage is nobody's fault at the client: 503 with Retry-After (RFC 6749 §4.1.2.1
+          // `temporarily_unavailable`), so a client retries later and keeps its tokens.
+          event.error_code = 'temporarily_unavailable';
+          logStorageOutage(error, name, tenantSlug);
+          result = storageOutageResult(error, html);
+          record(name, result.status, event);
+          endSpan?.({ ...outcomeOf(event), status: result.status });
+          return html ? result : withCors(request, result);
+        }
         if (!(error instanceof OAuthError)) {
           record(name, 500, event);
           endSpan?.({ ...outcomeOf(event), status: 500, error });
@@ -256,14 +271,24 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       }
       record(name, result.status, event);
       endSpan?.({ ...outcomeOf(event), status: result.status });
-      // The JSON endpoints use no cookies, so by default any origin may read their answers: browser-based
-      // MCP clients need this. (Registration's preflight follows the origins allowed to register; its
-      // answers stay readable so a refused page can see why.)
-      if (!html && result.headers['access-control-allow-origin'] === undefined) {
-        result = { ...result, headers: { ...result.headers, ...corsHeaders(request, context.corsOrigins) } };
-      }
-      return result;
+      return html ? result : withCors(request, result);
     };
+  }
+
+  // The JSON endpoints use no cookies, so by default any origin may read their answers: browser-based
+  // MCP clients need this. (Registration's preflight follows the origins allowed to register; its
+  // answers stay readable so a refused page can see why.)
+  function withCors(request: HandlerRequest, result: HandlerResult): HandlerResult {
+    if (result.headers['access-control-allow-origin'] !== undefined) return result;
+    return { ...result, headers: { ...result.headers, ...corsHeaders(request, context.corsOrigins) } };
+  }
+
+  /** One warn line per request an outage failed: what failed and where, never a secret or a driver message. */
+  function logStorageOutage(error: StorageUnavailableError, endpoint: string, tenantSlug: string): void {
+    context.logger.warn(
+      { event: 'storage_unavailable', component: error.component, endpoint, tenant: tenantSlug },
+      'storage unavailable: answered 503',
+    );
   }
 
   // Without metrics (the default) nothing is built per request to be thrown away.
@@ -324,21 +349,30 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     handle: routed.handle,
     ownsPath: routed.ownsPath,
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
-      const tenant = await resolveTenant(context, keyCache, tenantSlug);
-      if (!tenant) {
-        return {
-          ok: false,
-          result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
-        };
+      try {
+        const tenant = await resolveTenant(context, keyCache, tenantSlug);
+        if (!tenant) {
+          return {
+            ok: false,
+            result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
+          };
+        }
+        const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
+        if (!check.ok && authorizationHeader !== undefined && authorizationHeader !== '') {
+          logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
+        }
+        return check;
+      } catch (error) {
+        // The token may well be good: a 401 would make the client drop it because the database blinked.
+        if (!(error instanceof StorageUnavailableError)) throw error;
+        logStorageOutage(error, 'bearer', tenantSlug);
+        return { ok: false, result: storageUnavailableResult(error) };
       }
-      const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
-      if (!check.ok && authorizationHeader !== undefined && authorizationHeader !== '') {
-        logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
-      }
-      return check;
     },
     tokenVerifier: (tenantSlug, verifierOptions = {}) => ({
       async verifyAccessToken(token) {
+        // A storage outage (tenant lookup, revocation list) propagates as the StorageUnavailableError it
+        // is, never as `invalid_token`: the resource answers 503 and the client keeps its token.
         const tenant = await resolveTenant(context, keyCache, tenantSlug);
         try {
           return await verifyForResource(context, tenant, token, verifierOptions.resource);

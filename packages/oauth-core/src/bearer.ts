@@ -47,7 +47,8 @@ const warnedTenants = new WeakSet<object>();
 
 /**
  * The outcome of verifying a bearer token: the claims, or a ready 401/403 with its `WWW-Authenticate`
- * challenge (RFC 6750 §3, RFC 9728 §5.1) to send as it is.
+ * challenge (RFC 6750 §3, RFC 9728 §5.1) to send as it is, or a ready 503 with `Retry-After` when storage
+ * was unavailable while the token was checked (the token is not judged; the client keeps it).
  *
  * @example
  * ```ts

@@ -1,7 +1,14 @@
 import type { FetchRequestInfo, HandlerRequest, HandlerResult } from '@keyhold/core';
-import { PayloadTooLargeError, payloadTooLargeResponse, readHandlerRequest, toResponse } from '@keyhold/core';
+import {
+  PayloadTooLargeError,
+  payloadTooLargeResponse,
+  readHandlerRequest,
+  StorageUnavailableError,
+  toResponse,
+} from '@keyhold/core';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
+import { storageOutageResult } from './responses.js';
 
 type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
 
@@ -133,7 +140,9 @@ export function createOAuthFetch(
     path: string,
     rawMethod: string,
     origin: string | undefined,
-  ): { readonly run: TenantHandler; readonly tenant: string } | { readonly answer: HandlerResult } {
+  ):
+    | { readonly run: TenantHandler; readonly tenant: string; readonly html: boolean }
+    | { readonly answer: HandlerResult } {
     const found = matchRoute(table, basePath, path);
     if (found === undefined) {
       return {
@@ -167,7 +176,7 @@ export function createOAuthFetch(
         },
       };
     }
-    return { run, tenant };
+    return { run, tenant, html: route.cors === 'none' };
   }
 
   // The Keyhold-handler face (a request already read, as `@keyhold/adapter-node` reads it): no web
@@ -194,6 +203,19 @@ export function createOAuthFetch(
       );
     } catch (error) {
       if (error instanceof PayloadTooLargeError) return payloadTooLargeResponse();
+      // The host's resolveUserId may read a session store: its outage is a 503 like any other.
+      if (error instanceof StorageUnavailableError) {
+        context.logger.warn(
+          {
+            event: 'storage_unavailable',
+            component: error.component,
+            endpoint: 'resolveUserId',
+            tenant: target.tenant,
+          },
+          'storage unavailable: answered 503',
+        );
+        return toResponse(storageOutageResult(error, target.html));
+      }
       throw error;
     }
     return toResponse(await target.run(handlerRequest, target.tenant));

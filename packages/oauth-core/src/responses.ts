@@ -1,5 +1,11 @@
-import type { HandlerResult } from '@keyhold/core';
-import { escapeHtml, htmlResult, jsonResult, NO_STORE_HEADERS } from '@keyhold/core';
+import type { HandlerResult, StorageUnavailableError } from '@keyhold/core';
+import {
+  escapeHtml,
+  htmlResult,
+  jsonResult,
+  NO_STORE_HEADERS,
+  storageUnavailableResult,
+} from '@keyhold/core';
 import type { OAuthError } from './errors.js';
 
 /** RFC 6749 §5.2 error JSON with `Cache-Control: no-store`. */
@@ -64,4 +70,21 @@ export function errorPage(
 <p>Return to the application and start again.</p>`,
     ),
   );
+}
+
+/**
+ * The answer to a storage outage: `@keyhold/core`'s 503 `temporarily_unavailable` JSON on the JSON
+ * endpoints, an error page with the same status and `Retry-After` on the pages a browser shows.
+ */
+export function storageOutageResult(error: StorageUnavailableError, html: boolean): HandlerResult {
+  const json = storageUnavailableResult(error);
+  if (!html) return json;
+  const page = errorPage(503, {
+    code: 'temporarily_unavailable',
+    message: 'The service is temporarily unavailable. Wait a moment, then try again.',
+  });
+  return {
+    ...page,
+    headers: { ...page.headers, ...NO_STORE_HEADERS, 'retry-after': json.headers['retry-after'] ?? '1' },
+  };
 }

@@ -37,7 +37,9 @@ export interface AuthInfo {
 export interface OAuthTokenVerifier {
   /**
    * The token's `AuthInfo`. Throws an {@link OAuthError} with code `invalid_token` for a token that is
-   * malformed, badly signed, expired, for another resource or revoked (any other error is an outage).
+   * malformed, badly signed, expired, for another resource or revoked (any other error is an outage:
+   * `@keyhold/core`'s `StorageUnavailableError` when storage could not be asked, which a resource answers
+   * with 503, never 401).
    * Scope and subject policy are the resource's to apply (`@keyhold/mcp` does).
    */
   verifyAccessToken(token: string): Promise<AuthInfo>;

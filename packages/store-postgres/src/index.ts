@@ -1,3 +1,5 @@
+export type { PostgresReadiness, PostgresReadinessOptions } from './availability.js';
+export { checkPostgresReadiness } from './availability.js';
 export {
   CLAIMS_POSTGRES_MIGRATIONS,
   CLAIMS_POSTGRES_SWEPT_TABLES,

@@ -1,5 +1,6 @@
 import type { ExpirySweeper, ExpirySweeperOptions, SweptTable } from '@keyhold/store-sql-common';
 import { planExpirySweep, runExpirySweeper } from '@keyhold/store-sql-common';
+import { guarded } from './availability.js';
 import type { PostgresPool } from './database.js';
 import { check } from './errors.js';
 
@@ -34,9 +35,11 @@ export function startPostgresExpirySweeper(
 ): PostgresExpirySweeper {
   const plan = planExpirySweep(options, check);
   return runExpirySweeper(plan, options, async (table, column, now, limit) => {
-    const result = await pool.query(
-      `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2)`,
-      [now, limit],
+    const result = await guarded(pool, () =>
+      pool.query(
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2)`,
+        [now, limit],
+      ),
     );
     return result.rowCount ?? 0;
   });

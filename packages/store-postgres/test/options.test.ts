@@ -21,3 +21,17 @@ describe('every PostgreSQL factory checks its options once, at creation, with Po
     expect(() => startPostgresExpirySweeper(pool, { tables: ['a;b'] })).toThrow(PostgresStoreError);
   });
 });
+
+describe('createPostgresPool bounds every wait with finite timeouts, checked at creation', () => {
+  it('refuses a timeout that is not a positive whole number, and a query timeout below the statement timeout', () => {
+    const url = 'postgres://127.0.0.1/test';
+    for (const name of ['connectionTimeoutMs', 'statementTimeoutMs', 'queryTimeoutMs', 'idleTimeoutMs']) {
+      for (const value of [0, -5, 1.5, Number.POSITIVE_INFINITY]) {
+        expect(() => createPostgresPool(url, { [name]: value })).toThrow(invalidOption(name));
+      }
+    }
+    expect(() => createPostgresPool(url, { statementTimeoutMs: 3000, queryTimeoutMs: 2000 })).toThrow(
+      invalidOption('queryTimeoutMs'),
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@keyhold/core';
 import type { OAuthStorage } from '../../src/index.js';
 
 /** `'<store>.<method>'` of {@link OAuthStorage}, e.g. `'refreshTokens.save'`. */
@@ -8,9 +9,10 @@ export type StorageMethod = {
 /**
  * How a method fails: `before` throws without touching the store (the connection was refused), `after`
  * lets the write happen and then throws (the reply was lost: the most dangerous kind for partial state),
- * `hang` never settles (a stuck connection pool).
+ * `hang` never settles (a stuck connection pool), `unavailable` throws the `StorageUnavailableError` a
+ * real store throws for a refused connection or a timeout (component `memory`, Retry-After 7 s).
  */
-export type FaultMode = 'before' | 'after' | 'hang';
+export type FaultMode = 'before' | 'after' | 'hang' | 'unavailable';
 
 /** A storage outage as the handler sees it. */
 export class InjectedFault extends Error {
@@ -47,6 +49,9 @@ export function faultyStorage(inner: OAuthStorage): FaultyStorage {
             injected++;
             if (fault.mode === 'hang') return new Promise(() => {});
             if (fault.mode === 'before') throw new InjectedFault(method);
+            if (fault.mode === 'unavailable') {
+              throw new StorageUnavailableError('memory', { retryAfterSeconds: 7 });
+            }
             await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
             completed.push(method);
             throw new InjectedFault(method);
