@@ -290,4 +290,22 @@ export function byStatus(answers: readonly Answer[]): Record<string, number> {
   return counts;
 }
 
+/**
+ * Answers grouped by request, instance, status and problem, with their count and slowest latency, as
+ * `"12× refresh at A: 500, slowest 31 ms"`: what an assertion prints instead of every answer.
+ */
+export function tally(answers: readonly Answer[]): string[] {
+  const groups = new Map<string, { count: number; slowest: number }>();
+  for (const answer of answers) {
+    const key = `${answer.op} at ${answer.instance}: ${answer.status}${answer.problem ? ` (${answer.problem})` : ''}`;
+    const group = groups.get(key) ?? { count: 0, slowest: 0 };
+    group.count += 1;
+    group.slowest = Math.max(group.slowest, answer.latencyMs);
+    groups.set(key, group);
+  }
+  return [...groups].map(
+    ([key, { count, slowest }]) => `${count}× ${key}, slowest ${Math.round(slowest)} ms`,
+  );
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
