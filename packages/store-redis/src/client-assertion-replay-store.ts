@@ -1,3 +1,4 @@
+import { redisCall } from './availability.js';
 import type { RedisClient } from './connection.js';
 import { claimUntilExpiry } from './single-use-claim.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
@@ -31,7 +32,7 @@ export function createRedisClientAssertionReplayStore(
     async consume(tenant, clientId, jti, expiresAt, now) {
       // The parts are length-prefixed so no choice of ids can make two triples share a key.
       const key = `${prefix}${tenant.length}:${tenant}:${clientId.length}:${clientId}:${jti}`;
-      return claimUntilExpiry(redis, key, expiresAt, now);
+      return redisCall('redis:assertion-replay', () => claimUntilExpiry(redis, key, expiresAt, now));
     },
   };
 }

@@ -1,3 +1,5 @@
+export type { RedisReadiness, RedisReadinessOptions } from './availability.js';
+export { checkRedisReadiness } from './availability.js';
 export type { RedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
 export { createRedisClientAssertionReplayStore } from './client-assertion-replay-store.js';
 export type { RedisClient, RedisClientOptions } from './connection.js';

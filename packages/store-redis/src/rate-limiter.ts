@@ -1,4 +1,5 @@
 import type { RateLimiter } from '@keyhold/core';
+import { redisCall } from './availability.js';
 import { type RedisClient, ttlMs } from './connection.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
@@ -6,6 +7,8 @@ import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
  * `@keyhold/core`'s `RateLimiter`, which the Redis limiter implements (the name is kept for existing imports).
  */
 export type RedisRateLimiter = RateLimiter;
+
+const COMPONENT = 'redis:limiter';
 
 // A window is the hash {count, expiresAt}; a window whose expiresAt is at or before the caller's `now` is
 // over and a new one starts. Check, reset and increment run as one atomic step.
@@ -39,17 +42,12 @@ export function createRedisRateLimiter(
   const prefix = storeKeyPrefix(options, 'rate');
   return {
     async increment(key, expiresAt, nowMs) {
-      return (await redis.eval(
-        INCREMENT_SCRIPT,
-        1,
-        prefix + key,
-        expiresAt,
-        nowMs,
-        ttlMs(nowMs, expiresAt),
+      return (await redisCall(COMPONENT, () =>
+        redis.eval(INCREMENT_SCRIPT, 1, prefix + key, expiresAt, nowMs, ttlMs(nowMs, expiresAt)),
       )) as number;
     },
     async reset(key) {
-      await redis.del(prefix + key);
+      await redisCall(COMPONENT, () => redis.del(prefix + key));
     },
   };
 }

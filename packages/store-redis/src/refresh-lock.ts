@@ -1,4 +1,5 @@
 import { randomToken } from '@keyhold/core';
+import { redisCall } from './availability.js';
 import { type RedisClient, ttlMs } from './connection.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
@@ -7,6 +8,8 @@ export interface RedisRefreshLock {
   acquire(key: string, now: number, expiresAt: number): Promise<string | undefined>;
   release(key: string, token: string): Promise<boolean>;
 }
+
+const COMPONENT = 'redis:lock';
 
 // A lease is the hash {token, expiresAt}. It is free when absent or when its expiresAt is at or before the
 // caller's `now`; Redis's TTL only reclaims abandoned keys.
@@ -43,19 +46,13 @@ export function createRedisRefreshLock(
   return {
     async acquire(key, now, expiresAt) {
       const token = randomToken(18);
-      const acquired = await redis.eval(
-        ACQUIRE_SCRIPT,
-        1,
-        prefix + key,
-        token,
-        expiresAt,
-        now,
-        ttlMs(now, expiresAt),
+      const acquired = await redisCall(COMPONENT, () =>
+        redis.eval(ACQUIRE_SCRIPT, 1, prefix + key, token, expiresAt, now, ttlMs(now, expiresAt)),
       );
       return acquired === 1 ? token : undefined;
     },
     async release(key, token) {
-      return (await redis.eval(RELEASE_SCRIPT, 1, prefix + key, token)) === 1;
+      return (await redisCall(COMPONENT, () => redis.eval(RELEASE_SCRIPT, 1, prefix + key, token))) === 1;
     },
   };
 }

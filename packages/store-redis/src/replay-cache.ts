@@ -1,6 +1,9 @@
+import { redisCall } from './availability.js';
 import type { RedisClient } from './connection.js';
 import { claimUntilExpiry } from './single-use-claim.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
+
+const COMPONENT = 'redis:replay';
 
 /** The contract of `@keyhold/webhook-kit`'s `ReplayCache`. */
 export interface RedisReplayCache {
@@ -24,10 +27,10 @@ export function createRedisReplayCache(
   const prefix = storeKeyPrefix(options, 'webhook-id');
   return {
     async claim(key, expiresAt, now) {
-      return claimUntilExpiry(redis, prefix + key, expiresAt, now);
+      return redisCall(COMPONENT, () => claimUntilExpiry(redis, prefix + key, expiresAt, now));
     },
     async release(key) {
-      await redis.del(prefix + key);
+      await redisCall(COMPONENT, () => redis.del(prefix + key));
     },
   };
 }

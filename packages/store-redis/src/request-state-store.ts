@@ -1,3 +1,4 @@
+import { redisCall } from './availability.js';
 import { type RedisClient, ttlMs } from './connection.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';
 
@@ -23,7 +24,9 @@ export function createRedisRequestStateStore(
   return {
     async consume(id, expiresAt) {
       // Redis's TTL only reclaims the key; expiry itself is decided by the endpoint's clock before this runs.
-      const set = await redis.set(prefix + id, '1', 'PX', ttlMs(Date.now(), expiresAt), 'NX');
+      const set = await redisCall('redis:request-state', () =>
+        redis.set(prefix + id, '1', 'PX', ttlMs(Date.now(), expiresAt), 'NX'),
+      );
       return set === 'OK';
     },
   };

@@ -25,6 +25,9 @@ describe('every Redis factory checks its options once, at creation, with RedisSt
       expect(() => createRedisClient('redis://127.0.0.1:6379', { commandTimeoutMs })).toThrow(
         invalidOptions(/commandTimeoutMs/),
       );
+      expect(() =>
+        createRedisClient('redis://127.0.0.1:6379', { connectTimeoutMs: commandTimeoutMs }),
+      ).toThrow(invalidOptions(/connectTimeoutMs/));
     }
   });
 

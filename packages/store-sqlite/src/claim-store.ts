@@ -1,5 +1,6 @@
 import type { ClaimStore } from '@keyhold/claim-codes';
 import { CLAIM_TABLE_SHAPE, CLAIMS_SWEPT_TABLES, createClaimRowMapper } from '@keyhold/store-sql-common';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import type { SqliteMigration } from './migrations.js';
 import { migrateSqlite } from './migrations.js';
@@ -60,7 +61,7 @@ export function createSqliteClaimStore(db: SqliteDatabase): ClaimStore {
   const list = db.prepare('SELECT * FROM keyhold_claims');
   const remove = db.prepare('DELETE FROM keyhold_claims WHERE code = ?');
   const removeExpired = db.prepare('DELETE FROM keyhold_claims WHERE expires_at <= ?');
-  return {
+  return guardedStore({
     async insert(r) {
       return insert.run(...sqliteWriter.values(CLAIM_TABLE_SHAPE, r)).changes === 1;
     },
@@ -77,5 +78,5 @@ export function createSqliteClaimStore(db: SqliteDatabase): ClaimStore {
     async deleteExpired(now) {
       return removeExpired.run(now).changes;
     },
-  };
+  });
 }

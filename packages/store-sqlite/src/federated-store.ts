@@ -1,6 +1,7 @@
 import { randomToken } from '@keyhold/core';
 import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
 import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
@@ -33,7 +34,7 @@ export function createSqliteUserStore(db: SqliteDatabase): UserStore {
     `SELECT issuer, subject FROM keyhold_oauth_federated_identities WHERE user_id = ?
      ORDER BY created_at, rowid`,
   );
-  return {
+  return guardedStore({
     async findOrCreateUser({ issuer, subject }, { now }) {
       const created = insert.get(issuer, subject, `usr_${randomToken(16)}`, now) as Row | undefined;
       if (created !== undefined) return { userId: sqliteColumns.text(created, 'user_id'), created: true };
@@ -46,7 +47,7 @@ export function createSqliteUserStore(db: SqliteDatabase): UserStore {
     async listIdentities(userId) {
       return (list.all(userId) as Row[]).map(oauthRows.federatedIdentity);
     },
-  };
+  });
 }
 
 /**
@@ -62,7 +63,7 @@ export function createSqliteLoginTransactionStore(db: SqliteDatabase): LoginTran
   migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS);
   const save = db.prepare(sqliteWriter.insert(loginTransaction, { onConflict: 'update' }));
   const consume = db.prepare('DELETE FROM keyhold_oauth_login_transactions WHERE id = ? RETURNING *');
-  return {
+  return guardedStore({
     async save(t) {
       save.run(...sqliteWriter.values(loginTransaction, t));
     },
@@ -71,5 +72,5 @@ export function createSqliteLoginTransactionStore(db: SqliteDatabase): LoginTran
       if (row === undefined || sqliteColumns.integer(row, 'expires_at') <= now) return undefined;
       return oauthRows.loginTransaction(row);
     },
-  };
+  });
 }

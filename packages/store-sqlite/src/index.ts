@@ -1,3 +1,5 @@
+export type { SqliteReadiness } from './availability.js';
+export { checkSqliteReadiness } from './availability.js';
 export {
   CLAIMS_SQLITE_MIGRATIONS,
   CLAIMS_SQLITE_SWEPT_TABLES,

@@ -5,6 +5,7 @@ import type {
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core';
 import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
@@ -135,7 +136,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     },
   );
 
-  return {
+  return guardedStore({
     clients: {
       async get(tenant, clientId) {
         const row = q.getClient.get(tenant, clientId) as Row | undefined;
@@ -217,5 +218,5 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return q.isRevoked.get(tenant, jti) !== undefined;
       },
     },
-  };
+  });
 }

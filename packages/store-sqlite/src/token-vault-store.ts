@@ -6,6 +6,7 @@ import type {
   RefreshLock,
   TokenVaultStorage,
 } from '@keyhold/token-vault';
+import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import type { Row } from './row-mapping.js';
@@ -52,7 +53,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
   const remove = db.prepare(`DELETE FROM keyhold_vault_grants WHERE ${KEY_MATCH}`);
   const listTenant = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ?');
   const listUser = db.prepare('SELECT * FROM keyhold_vault_grants WHERE tenant_id = ? AND user_id = ?');
-  return {
+  return guardedStore({
     async get(key) {
       const row = get.get(...sqliteWriter.key(grantShape, key)) as Row | undefined;
       return row && vaultRows.grant(row);
@@ -79,7 +80,7 @@ export function createSqliteGrantStore(db: SqliteDatabase): GrantStore {
       ) as Row[];
       return rows.map(vaultRows.grant);
     },
-  };
+  });
 }
 
 /**
@@ -102,7 +103,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
   const consumeAuthorization = db.prepare(
     'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
   );
-  return {
+  return guardedStore({
     async putElicitation(r) {
       putElicitation.run(...sqliteWriter.values(elicitation, r));
     },
@@ -121,7 +122,7 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
       if (row === undefined || sqliteColumns.integer(row, 'expires_at') <= now) return undefined;
       return vaultRows.pendingAuthorization(row);
     },
-  };
+  });
 }
 
 /**
@@ -142,7 +143,7 @@ export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
      WHERE keyhold_vault_refresh_leases.expires_at <= ?`,
   );
   const release = db.prepare('DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = ? AND token = ?');
-  return {
+  return guardedStore({
     async acquire(key, now, expiresAt) {
       const token = randomToken(16);
       return acquire.run(key, token, expiresAt, now).changes === 1 ? token : undefined;
@@ -150,7 +151,7 @@ export function createSqliteRefreshLock(db: SqliteDatabase): RefreshLock {
     async release(key, token) {
       return release.run(key, token).changes === 1;
     },
-  };
+  });
 }
 
 /**
