@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Socket } from 'node:net';
+import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 
 // The fault suite's tools: a TCP proxy between the host processes and PostgreSQL or Redis whose behaviour the
@@ -215,6 +216,21 @@ export async function createFaultDatabase(adminUrl: string): Promise<FaultDataba
       await admin.end();
     },
   };
+}
+
+/** Deletes every Redis key under `prefix` (the run's own), directly, not through any proxy. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = createRedisClient(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** One answer the load got (or did not get: `status` 0). */

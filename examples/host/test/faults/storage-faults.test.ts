@@ -11,6 +11,7 @@ import {
   AnswerLog,
   byStatus,
   createFaultDatabase,
+  deleteRedisKeys,
   type FaultDatabase,
   type FaultProxy,
   freePort,
@@ -138,6 +139,7 @@ afterAll(async () => {
   await pgProxy?.close();
   await redisProxy?.close();
   await db?.drop();
+  if (db) await deleteRedisKeys(`${db.name}:`);
 });
 
 /** One simulated client of the load: its refresh family, its MCP session, and the writes acknowledged to it. */
@@ -571,6 +573,16 @@ describe.skipIf(!available)('two host instances survive their database and cache
         redisProxy.resetAll();
       },
       holdMs: RESTART_MS,
+      end: () => redisProxy.setMode('forward'),
+    });
+    expectSurvived(run);
+    expectReadiness(run, 'redis');
+  }, 40_000);
+
+  it(`Redis stalled for ${STALL_MS} ms (packets stopped)`, async () => {
+    const run = await underLoad('Redis stall', {
+      inject: () => redisProxy.setMode('stall'),
+      holdMs: STALL_MS,
       end: () => redisProxy.setMode('forward'),
     });
     expectSurvived(run);
