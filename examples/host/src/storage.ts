@@ -6,6 +6,7 @@ import {
   createPostgresPool,
   createPostgresTokenVaultStorage,
   OAUTH_POSTGRES_SWEPT_TABLES,
+  type PostgresPool,
   startPostgresExpirySweeper,
   TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
 } from '@keyhold/store-postgres';
@@ -21,6 +22,7 @@ import {
   createSqliteTokenVaultStorage,
   OAUTH_SQLITE_SWEPT_TABLES,
   openSqliteDatabase,
+  type SqliteDatabase,
   startSqliteExpirySweeper,
   TOKEN_VAULT_SQLITE_SWEPT_TABLES,
 } from '@keyhold/store-sqlite';
@@ -30,6 +32,8 @@ import type { HostConfig } from './config.js';
 /** Where the host keeps its state, and the shared coordination several instances need. */
 export interface HostStorage {
   readonly kind: 'sqlite' | 'postgres';
+  /** The open database, for the host's own tables (shared state, tool records) and the claim store. */
+  readonly database: { readonly sqlite: SqliteDatabase } | { readonly postgres: PostgresPool };
   readonly oauth: OAuthStorage;
   readonly vault: TokenVaultStorage;
   /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
@@ -60,6 +64,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
     const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
     return {
       kind: 'sqlite',
+      database: { sqlite: db },
       oauth,
       vault,
       ...(redis
@@ -86,6 +91,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
   return {
     kind: 'postgres',
+    database: { postgres: pool },
     oauth,
     vault: redis ? { ...vault, refreshLock: createRedisRefreshLock(redis) } : vault,
     ...(redis
