@@ -140,6 +140,70 @@ export interface HostConfig {
   readonly sweepIntervalSeconds: number;
   /** Rate limits, on by default (`KEYHOLD_RATE_LIMITS=off`: `undefined`, nothing limited but the registry API). */
   readonly rateLimits?: HostRateLimits;
+  /**
+   * The bounds on every wait for storage, in milliseconds; an absent one takes the store package's default
+   * (README, "Configuration"): `KEYHOLD_PG_CONNECT_TIMEOUT_MS`, `KEYHOLD_PG_STATEMENT_TIMEOUT_MS`,
+   * `KEYHOLD_PG_QUERY_TIMEOUT_MS`, `KEYHOLD_REDIS_COMMAND_TIMEOUT_MS`, `KEYHOLD_SQLITE_BUSY_TIMEOUT_MS`.
+   */
+  readonly storageTimeouts: HostStorageTimeouts;
+  /**
+   * How long a request may go unanswered before the host answers 503 with `Retry-After`
+   * (`KEYHOLD_REQUEST_TIMEOUT_MS`, default 15000). A response that has started (an MCP event stream) is
+   * never cut.
+   */
+  readonly requestTimeoutMs: number;
+}
+
+/** The storage wait bounds the host passes on (each absent one: the store package's default). */
+export interface HostStorageTimeouts {
+  readonly postgresConnectMs?: number;
+  readonly postgresStatementMs?: number;
+  readonly postgresQueryMs?: number;
+  readonly redisCommandMs?: number;
+  readonly sqliteBusyMs?: number;
+}
+
+const STORAGE_TIMEOUT_VARIABLES: Readonly<Record<keyof HostStorageTimeouts, string>> = {
+  postgresConnectMs: 'KEYHOLD_PG_CONNECT_TIMEOUT_MS',
+  postgresStatementMs: 'KEYHOLD_PG_STATEMENT_TIMEOUT_MS',
+  postgresQueryMs: 'KEYHOLD_PG_QUERY_TIMEOUT_MS',
+  redisCommandMs: 'KEYHOLD_REDIS_COMMAND_TIMEOUT_MS',
+  sqliteBusyMs: 'KEYHOLD_SQLITE_BUSY_TIMEOUT_MS',
+};
+
+/** A positive whole number of milliseconds from `variable`, or `undefined` when it is unset or empty. */
+function readMilliseconds(
+  env: Readonly<Record<string, string | undefined>>,
+  variable: string,
+): number | undefined {
+  const value = env[variable]?.trim();
+  if (value === undefined || value === '') return undefined;
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms) || ms < 1) {
+    throw new Error(`${variable} must be a positive whole number of milliseconds, got "${value}"`);
+  }
+  return ms;
+}
+
+function readStorageTimeouts(env: Readonly<Record<string, string | undefined>>): HostStorageTimeouts {
+  const timeouts: Partial<Record<keyof HostStorageTimeouts, number>> = {};
+  for (const [name, variable] of Object.entries(STORAGE_TIMEOUT_VARIABLES) as [
+    keyof HostStorageTimeouts,
+    string,
+  ][]) {
+    const ms = readMilliseconds(env, variable);
+    if (ms !== undefined) timeouts[name] = ms;
+  }
+  const { postgresStatementMs, postgresQueryMs } = timeouts;
+  // A query timeout below the package's default statement timeout is refused by createPostgresPool at start.
+  if (
+    postgresQueryMs !== undefined &&
+    postgresStatementMs !== undefined &&
+    postgresQueryMs < postgresStatementMs
+  ) {
+    throw new Error('KEYHOLD_PG_QUERY_TIMEOUT_MS must be at least KEYHOLD_PG_STATEMENT_TIMEOUT_MS');
+  }
+  return timeouts;
 }
 
 function list(value: string | undefined): string[] {
@@ -171,6 +235,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const [from, to] = rewrite ? rewrite.split('=', 2) : [];
   const publicUrl = env['KEYHOLD_PUBLIC_URL'];
   const rateLimits = readRateLimits(env);
+  const storageTimeouts = readStorageTimeouts(env);
+  const requestTimeoutMs = readMilliseconds(env, 'KEYHOLD_REQUEST_TIMEOUT_MS') ?? 15_000;
   const confidentialTenant = env['KEYHOLD_CONFIDENTIAL_TENANT']?.trim();
   if (confidentialTenant !== undefined && confidentialTenant !== '') {
     if (
@@ -208,5 +274,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     clientCacheTtlSeconds,
     sweepIntervalSeconds,
     ...(rateLimits ? { rateLimits } : {}),
+    storageTimeouts,
+    requestTimeoutMs,
   };
 }

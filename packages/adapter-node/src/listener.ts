@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler, HandlerRequest, HandlerResult, Logger } from '@keyhold/core';
-import { jsonResult, PayloadTooLargeError, silentLogger } from '@keyhold/core';
+import {
+  jsonResult,
+  PayloadTooLargeError,
+  StorageUnavailableError,
+  silentLogger,
+  storageUnavailableResult,
+} from '@keyhold/core';
 import { BodyAlreadyConsumedError, BodyTimeoutError } from './errors.js';
 import {
   type CheckedReadRequestOptions,
@@ -32,8 +38,10 @@ export function writeResult(response: ServerResponse, result: HandlerResult): vo
 
 /**
  * Turns a Keyhold handler into a plain `(req, res)` listener for `http.createServer`, Express, Connect or
- * Fastify's raw mode. A body over the limit gets 413, a body not received in time 408; an exception, or a
- * result with a header Node cannot send, gets a generic 500 and a log line, and the process keeps serving.
+ * Fastify's raw mode. A body over the limit gets 413, a body not received in time 408; a storage outage
+ * (`StorageUnavailableError` of `@keyhold/core`, from the handler or `resolveUserId`) gets 503 with
+ * `Retry-After` and a warn line naming the component; any other exception, or a result with a header Node
+ * cannot send, gets a generic 500 and a log line, and the process keeps serving.
  * The options are checked here, once: a bad one throws `NodeAdapterError` `ERR_INVALID_OPTIONS`.
  *
  * @example
@@ -91,6 +99,19 @@ export function listenerFor(
             { error: 'request_timeout', error_description: error.message },
             { connection: 'close' },
           );
+        } else if (error instanceof StorageUnavailableError) {
+          // The last resort for an outage no handler answered (a host route, `resolveUserId`): the same
+          // 503 + Retry-After every Keyhold edge gives, never a 500 with a stack.
+          logger.warn(
+            {
+              event: 'storage_unavailable',
+              component: error.component,
+              method: request.method,
+              path: request.url?.split('?', 1)[0],
+            },
+            'storage unavailable: answered 503',
+          );
+          result = storageUnavailableResult(error);
         } else if (error instanceof BodyAlreadyConsumedError) {
           // A host set-up mistake, not the client's: say what to change, in the answer and in the log.
           logger.error({ method: request.method, path: request.url?.split('?', 1)[0] }, error.message);

@@ -1,11 +1,14 @@
 import type { Clock, Logger } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { storageUnavailableResponse } from './outage.js';
 import type { Principal } from './tool-module.js';
 
 /**
  * The SDK's `OAuthTokenVerifier` shape: `@keyhold/oauth-core`'s `server.tokenVerifier(tenant)` is one. It
- * throws an error whose `code` is `'invalid_token'` for a token it does not accept (any other error is an
- * outage and answers 500).
+ * throws an error whose `code` is `'invalid_token'` for a token it does not accept. `@keyhold/core`'s
+ * `StorageUnavailableError` (the revocation list could not be read) answers 503 with `Retry-After`, never a
+ * 401, so the client keeps its token; any other error answers 500.
  */
 export interface McpTokenVerifier {
   verifyAccessToken(token: string): Promise<AuthInfo>;
@@ -99,6 +102,9 @@ export function createAuthenticator(
         const description = error instanceof Error ? error.message.slice(0, 200) : 'the token is not valid';
         logger.info({ event: 'authentication_failed', reason: 'invalid_token' }, 'mcp: bearer token refused');
         return challenge(401, 'invalid_token', description);
+      }
+      if (error instanceof StorageUnavailableError) {
+        return { ok: false, response: storageUnavailableResponse(error, logger, 'authentication') };
       }
       throw error;
     }

@@ -3,6 +3,7 @@ import {
   type Logger,
   optionValidators,
   type RequestTracing,
+  StorageUnavailableError,
   silentLogger,
   systemClock,
 } from '@keyhold/core';
@@ -12,6 +13,7 @@ import type { McpTokenBroker } from './brokering.js';
 import { decideClaim, isUnderDirectory, type McpClaimCodes, presentedClaimCode } from './claim-scope.js';
 import { KeyholdMcpError } from './errors.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
+import { type OutageSlot, storageUnavailableResponse } from './outage.js';
 import { createRequestChecks } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
 import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
@@ -99,6 +101,40 @@ function jsonRpcError(
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+/**
+ * The SDK answers a POST with an SSE stream whose headers it hands back before the tools ran. The status
+ * can still change until the first event is sent, so the stream is held until its first chunk (or its
+ * end): by then a tool that hit a storage outage has noted it in `outage`, and the endpoint answers 503.
+ * Later events stream as before.
+ */
+async function untilOutageKnown(response: Response, outage: OutageSlot): Promise<Response> {
+  if (outage.error !== undefined || response.body === null) return response;
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  if (outage.error !== undefined) {
+    await reader.cancel().catch(() => {});
+    return response;
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
   });
 }
 
@@ -228,14 +264,27 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         { name: options.serverInfo.name, version: options.serverInfo.version },
         {
           capabilities: { tools: { listChanged: false } },
-          requestState: { verify: (state: string, context: ServerContext) => seal.verify(state, context) },
+          requestState: {
+            verify: async (state: string, context: ServerContext) => {
+              try {
+                return await seal.verify(state, context);
+              } catch (error) {
+                // The single-use check could not reach its store: a 503, not "this state was replayed".
+                if (error instanceof StorageUnavailableError) data.outage.error ??= error;
+                throw error;
+              }
+            },
+          },
         },
       );
-      server.server.onerror = (error) =>
+      server.server.onerror = (error) => {
+        // An outage is answered (and logged once) by the endpoint as a 503.
+        if (data.outage.error !== undefined) return;
         logger.warn(
           { event: 'mcp_request_refused', reason: error.message.slice(0, 100) },
           'mcp: request refused',
         );
+      };
       for (const entry of tools) {
         if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
         runner.register(server, entry.module, entry.tool, data, ctx.era);
@@ -322,7 +371,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     const principalKey = `${principal.userId}\0${principal.clientId}`;
     const authInfo: AuthInfo = { ...authentication.authInfo };
+    const outage: OutageSlot = {};
     perRequest.set(authInfo, {
+      outage,
       principal,
       authInfo: authentication.authInfo,
       ...(claim.kind === 'scoped' ? { scopeDir: claim.scopeDir } : {}),
@@ -331,10 +382,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         principalKey,
       ),
     });
-    const response = await sdk.fetch(request, {
+    const answered = await sdk.fetch(request, {
       authInfo,
       ...(parsedBody === undefined ? {} : { parsedBody }),
     });
+    // Only a POST's stream ends with its answer; a GET stream may stay silent for as long as it is open.
+    const response = request.method === 'POST' ? await untilOutageKnown(answered, outage) : answered;
+    if (outage.error !== undefined) throw outage.error;
     const initialize = parsedBody as {
       method?: unknown;
       params?: { capabilities?: { elicitation?: { url?: unknown } } };
@@ -365,6 +419,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         );
         return response;
       } catch (error) {
+        if (error instanceof StorageUnavailableError) {
+          // Authentication, the claim code, a tool's broker or store, the requestState check: one 503.
+          endSpan?.({ status: 503 });
+          return storageUnavailableResponse(error, logger, request.method.toLowerCase());
+        }
         logger.error(
           { event: 'mcp_error', err: error instanceof Error ? error.message : String(error) },
           'mcp: request failed',

@@ -1,4 +1,5 @@
 import type { Logger, OAuthAsk } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
 import {
   type AuthInfo,
   type CallToolResult,
@@ -15,6 +16,7 @@ import {
   linkAsToolText,
   type McpTokenBroker,
 } from './brokering.js';
+import type { OutageSlot } from './outage.js';
 import type { RequestStatePayload, RequestStateSeal } from './request-state.js';
 import type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
 
@@ -25,6 +27,8 @@ export interface RequestData {
   readonly scopeDir?: string;
   /** From the signed 2025-era capability id. */
   readonly legacyUrlElicitation: boolean;
+  /** A storage outage a step inside the SDK hit: the endpoint answers 503 instead. */
+  readonly outage: OutageSlot;
 }
 
 /** Registers wrapped tools on a per-request server. */
@@ -167,6 +171,12 @@ export function createToolRunner(options: {
     } catch (error) {
       if (error instanceof AuthorizationNeeded)
         return elicit(error.elicitation, tool.name, args, data, era, ctx);
+      if (error instanceof StorageUnavailableError) {
+        // The endpoint turns this into a 503; the tool error is only what a client sees when part of the
+        // answer was already streamed.
+        data.outage.error ??= error;
+        return toolError('The service is temporarily unavailable; try again in a moment.');
+      }
       logger.warn(
         {
           event: 'tool_failed',

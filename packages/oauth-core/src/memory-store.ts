@@ -162,6 +162,13 @@ export function createMemoryStorage(): OAuthStorage {
         families.get(key(tenant, found.familyId))?.add(successor.tokenHash);
         return { ok: true, previous: found };
       },
+      async restampRotation(tenant, tokenHash, rotatedAt) {
+        const k = key(tenant, tokenHash);
+        const found = refresh.get(k);
+        if (found?.consumedAt !== undefined && found.consumedAt < rotatedAt) {
+          refresh.set(k, { ...found, consumedAt: rotatedAt });
+        }
+      },
       async revokeFamily(tenant, familyId, now) {
         for (const tokenHash of families.get(key(tenant, familyId)) ?? []) {
           const k = key(tenant, tokenHash);

@@ -15,6 +15,10 @@ interface Harness {
   readonly clock: ManualClock;
   /** Every successor hash any rotation proposed, winner or not. */
   readonly proposedSuccessors: string[];
+  /** What the server logged, level and message, in order. */
+  readonly logged: { readonly level: string; readonly message: string }[];
+  /** From now on every `rotate` advances the clock by `ms` before it returns: a commit that slow. */
+  slowCommits(ms: number): void;
   /** A fresh public client and a refresh token of a new family seeded for it. */
   seed(): Promise<{ clientId: string; token: string; familyId: string }>;
   refresh(clientId: string, token: string): Promise<HandlerResult>;
@@ -28,6 +32,14 @@ async function harness(
 ): Promise<Harness> {
   const inner = await makeStorage();
   const proposedSuccessors: string[] = [];
+  const logged: { level: string; message: string }[] = [];
+  const log =
+    (level: string) =>
+    (_fields: Record<string, unknown>, message?: string): void => {
+      logged.push({ level, message: message ?? '' });
+    };
+  const clock = createManualClock(START);
+  let commitMs = 0;
   // The store as the server sees it, recording each successor a rotation proposes so the test can count
   // how many of them really exist afterwards.
   const storage: OAuthStorage = {
@@ -36,13 +48,20 @@ async function harness(
       save: (tenant, record) => inner.refreshTokens.save(tenant, record),
       get: (tenant, tokenHash) => inner.refreshTokens.get(tenant, tokenHash),
       revokeFamily: (tenant, familyId, now) => inner.refreshTokens.revokeFamily(tenant, familyId, now),
-      rotate: (tenant, rotation) => {
+      rotate: async (tenant, rotation) => {
         proposedSuccessors.push(rotation.successorHash);
-        return inner.refreshTokens.rotate(tenant, rotation);
+        const outcome = await inner.refreshTokens.rotate(tenant, rotation);
+        clock.advance(commitMs);
+        return outcome;
       },
+      ...(inner.refreshTokens.restampRotation === undefined
+        ? {}
+        : {
+            restampRotation: (tenant: string, tokenHash: string, rotatedAt: number) =>
+              inner.refreshTokens.restampRotation!(tenant, tokenHash, rotatedAt),
+          }),
     },
   };
-  const clock = createManualClock(START);
   const tenant = { signingKeys: [key], resourceScopes: [] };
   const server = createAuthorizationServer({
     baseUrl: 'https://auth.example',
@@ -50,6 +69,7 @@ async function harness(
     storage,
     clock,
     refreshReuseWindowSeconds,
+    logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
   });
   const createClient = async () => {
     const clientId = `reuse-client-${randomToken(16)}`;
@@ -67,6 +87,10 @@ async function harness(
     storage: inner,
     clock,
     proposedSuccessors,
+    logged,
+    slowCommits(ms) {
+      commitMs = ms;
+    },
     createClient,
     async seed() {
       const clientId = await createClient();
@@ -205,6 +229,45 @@ export function describeRefreshReuseConformance(
       const other = await h.createClient();
       expect(body(await h.refresh(other, token)).error).toBe('invalid_grant');
       expect(body(await h.refresh(clientId, String(first.refresh_token))).error).toBe('invalid_grant');
+    });
+
+    it('the window starts at the commit: a retry after a commit slower than the window gets the same successor, the family lives', async () => {
+      const h = await harness(makeStorage, await signingKey(), WINDOW_SECONDS);
+      const { clientId, token } = await h.seed();
+      // The first refresh commits 2 s after the window would have ended had it counted from the request.
+      h.slowCommits(WINDOW_SECONDS * 1000 + 2_000);
+      const first = body(await h.refresh(clientId, token));
+      h.slowCommits(0);
+      // The client timed out before that answer came, and retries with the same token.
+      h.clock.advance(WINDOW_SECONDS * 1000 - 1);
+      const retry = body(await h.refresh(clientId, token));
+      expect(retry.refresh_token).toBe(first.refresh_token);
+      expect(await existingSuccessors(h)).toBe(1);
+      const successor = await h.storage.refreshTokens.get(
+        TENANT,
+        sha256Base64url(String(first.refresh_token)),
+      );
+      expect(successor?.revokedAt).toBeUndefined();
+      expect(h.logged.filter((line) => /replay/i.test(line.message))).toEqual([]);
+      expect((await h.refresh(clientId, String(first.refresh_token))).status).toBe(200);
+    });
+
+    it('after a slow commit, a presentation after the window counted from the commit is still a replay', async () => {
+      const h = await harness(makeStorage, await signingKey(), WINDOW_SECONDS);
+      const { clientId, token } = await h.seed();
+      h.slowCommits(WINDOW_SECONDS * 1000 + 2_000);
+      const first = body(await h.refresh(clientId, token));
+      h.slowCommits(0);
+      h.clock.advance(WINDOW_SECONDS * 1000);
+      expect(body(await h.refresh(clientId, token)).error).toBe('invalid_grant');
+      const successor = await h.storage.refreshTokens.get(
+        TENANT,
+        sha256Base64url(String(first.refresh_token)),
+      );
+      expect(successor?.revokedAt).toBe(h.clock.now());
+      expect(h.logged.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([
+        'refresh token replayed: token family revoked',
+      ]);
     });
 
     it('with the window at 0, a second presentation revokes the family at once', async () => {

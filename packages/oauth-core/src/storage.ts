@@ -320,6 +320,14 @@ export interface RefreshTokenStore {
    * another rotated the token first sees that caller's `consumedAt` and `sealedSuccessor`.
    */
   rotate(tenant: string, rotation: RefreshTokenRotation): Promise<RefreshTokenRotationOutcome>;
+  /**
+   * Moves the rotation mark (`consumedAt`) of a token already rotated to `rotatedAt`, only ever later: a
+   * token not rotated, already marked at or after `rotatedAt`, or unknown is left as it is. The server calls
+   * it with a clock read taken after a slow `rotate` returned, so that the refresh reuse window counts from
+   * the rotation's commit and not from the request's start. Optional for stores written before 0.x (the
+   * window then counts from the request's start); the conformance suite of `./testing` expects it.
+   */
+  restampRotation?(tenant: string, tokenHash: string, rotatedAt: number): Promise<void>;
   /** Marks every token of the family revoked at `now` (tokens already revoked keep their first mark). */
   revokeFamily(tenant: string, familyId: string, now: number): Promise<void>;
 }

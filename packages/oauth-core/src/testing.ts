@@ -470,6 +470,37 @@ export function describeOAuthStorageConformance(
         });
       }
 
+      it('restampRotation moves a rotated token’s mark later, never earlier, and leaves the rest as it is', async () => {
+        const store = await makeStorage();
+        const restamp = store.refreshTokens.restampRotation;
+        expect(typeof restamp).toBe('function');
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        const r = rotation(record);
+        await store.refreshTokens.rotate('t1', r);
+        await store.refreshTokens.restampRotation?.('t1', record.tokenHash, NOW + 6_000);
+        const moved = { ...record, consumedAt: NOW + 6_000, sealedSuccessor: r.sealedSuccessor };
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(moved);
+        await store.refreshTokens.restampRotation?.('t1', record.tokenHash, NOW + 10);
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(moved);
+        // The successor is untouched.
+        expect((await store.refreshTokens.get('t1', r.successorHash))?.createdAt).toBe(r.now);
+      });
+
+      it('restampRotation leaves a token never rotated, another tenant’s and an unknown one alone', async () => {
+        const store = await makeStorage();
+        const record = refresh();
+        await store.refreshTokens.save('t1', record);
+        await store.refreshTokens.restampRotation?.('t1', record.tokenHash, NOW + 6_000);
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(record);
+        const rotated = refresh({ consumedAt: NOW + 1 });
+        await store.refreshTokens.save('t1', rotated);
+        await store.refreshTokens.restampRotation?.('t2', rotated.tokenHash, NOW + 6_000);
+        expect((await store.refreshTokens.get('t1', rotated.tokenHash))?.consumedAt).toBe(NOW + 1);
+        await store.refreshTokens.restampRotation?.('t1', unique('rt-unknown'), NOW + 6_000);
+        expect(await store.refreshTokens.get('t1', unique('rt-unknown'))).toBeUndefined();
+      });
+
       it('revokeFamily reaches successors saved by rotate', async () => {
         const store = await makeStorage();
         const record = refresh();

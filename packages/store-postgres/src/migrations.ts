@@ -1,5 +1,6 @@
 import type { Migration, MigrationFailure } from '@keyhold/store-sql-common';
 import { checkMigrationOrder, pendingMigrations } from '@keyhold/store-sql-common';
+import type pg from 'pg';
 import type { PostgresPool } from './database.js';
 import { withTransaction } from './database.js';
 import { PostgresStoreError } from './errors.js';
@@ -8,6 +9,11 @@ import { PostgresStoreError } from './errors.js';
 export type PostgresMigration = Migration;
 
 const fail: MigrationFailure = (code, message) => new PostgresStoreError(code, message);
+
+// Migrations may wait for another instance's migrations (the advisory lock) and may rewrite or index a
+// large table: far longer than the pool's per-statement bounds, which are sized for request paths. They get
+// their own bound, still finite, for the transaction and for each statement's answer.
+const MIGRATION_TIMEOUT_MS = 300_000;
 
 // One fixed advisory-lock key for all Keyhold migrations, so two instances starting at once take turns.
 const MIGRATION_LOCK_KEY = 0x6b657968; // "keyh"
@@ -29,17 +35,21 @@ export async function migratePostgres(
 ): Promise<void> {
   checkMigrationOrder(component, migrations, fail);
   await withTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS keyhold_migrations (
+    // query_timeout per query is read by node-postgres but missing from its QueryConfig type.
+    const query = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+      client.query<R>({ text, values, query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig);
+    await query(`SET LOCAL statement_timeout = ${MIGRATION_TIMEOUT_MS}`);
+    await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await query(`CREATE TABLE IF NOT EXISTS keyhold_migrations (
       component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`);
-    const { rows } = await client.query<{ version: number; name: string }>(
+    const { rows } = await query<{ version: number; name: string }>(
       'SELECT version, name FROM keyhold_migrations WHERE component = $1 ORDER BY version',
       [component],
     );
     for (const migration of pendingMigrations(component, migrations, rows, fail)) {
-      await client.query(migration.sql);
-      await client.query('INSERT INTO keyhold_migrations (component, version, name) VALUES ($1, $2, $3)', [
+      await query(migration.sql);
+      await query('INSERT INTO keyhold_migrations (component, version, name) VALUES ($1, $2, $3)', [
         component,
         migration.version,
         migration.name,

@@ -102,6 +102,11 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
        )
        SELECT ${REFRESH_TOKEN_COLUMNS} FROM consumed`,
     ),
+    restampRotation: statement(
+      'restamp_rotation',
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = $3
+       WHERE tenant = $1 AND token_hash = $2 AND consumed_at IS NOT NULL AND consumed_at < $3`,
+    ),
     revokeFamily: statement(
       'revoke_family',
       `UPDATE keyhold_oauth_refresh_tokens SET revoked_at = $3
@@ -222,6 +227,9 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row === undefined
           ? { ok: false, reason: 'unknown' }
           : { ok: false, reason: 'refused', current: oauthRows.refreshToken(row) };
+      },
+      async restampRotation(tenant, tokenHash, rotatedAt) {
+        await q.restampRotation([tenant, tokenHash, rotatedAt]);
       },
       async revokeFamily(tenant, familyId, now) {
         // Repeated until it marks nothing: a rotation committing while the UPDATE runs inserts a successor

@@ -213,6 +213,24 @@ describe.skipIf(!available)('a PostgreSQL pool survives its server and bounds ev
     });
   });
 
+  describe('migrations have their own, longer bound', () => {
+    it('a factory waiting on another instance’s migration lock past the statement and query timeouts still succeeds', async () => {
+      const holder = new pg.Client({ connectionString: POSTGRES_URL });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock($1)', [0x6b657968]);
+        const release = sleep(QUERY_TIMEOUT_MS + 500).then(() =>
+          holder.query('SELECT pg_advisory_unlock($1)', [0x6b657968]),
+        );
+        const store = await createPostgresClaimStore(pool);
+        await release;
+        expect(await store.insert(claim('after-lock'))).toBe(true);
+      } finally {
+        await holder.end();
+      }
+    });
+  });
+
   describe('checkPostgresReadiness', () => {
     it('answers ok against a working server and never throws on a bad timeout', async () => {
       expect(await checkPostgresReadiness(pool)).toEqual({ ok: true });

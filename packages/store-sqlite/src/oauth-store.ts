@@ -63,6 +63,10 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         user_id, scope, resources, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    restampRotation: db.prepare(
+      `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?
+       WHERE tenant = ? AND token_hash = ? AND consumed_at IS NOT NULL AND consumed_at < ?`,
+    ),
     revokeFamily: db.prepare(
       'UPDATE keyhold_oauth_refresh_tokens SET revoked_at = ? WHERE tenant = ? AND family_id = ? AND revoked_at IS NULL',
     ),
@@ -187,6 +191,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async rotate(tenant, rotation) {
         return rotateRefresh.immediate(tenant, rotation);
+      },
+      async restampRotation(tenant, tokenHash, rotatedAt) {
+        q.restampRotation.run(rotatedAt, tenant, tokenHash, rotatedAt);
       },
       async revokeFamily(tenant, familyId, now) {
         q.revokeFamily.run(now, tenant, familyId);

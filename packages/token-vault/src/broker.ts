@@ -5,6 +5,7 @@ import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
 import { createCallbackHandler } from './handlers/callback.js';
 import { createConnectHandler } from './handlers/connect.js';
+import { answeringOutages } from './handlers/outage.js';
 import type { TokenBrokerOptions } from './options.js';
 import { resolveBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
@@ -181,8 +182,17 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     return outcome.accessToken;
   }
 
-  const connect = traceHandler(createConnectHandler(resolved), options.tracing, 'connect');
-  const callback = traceHandler(createCallbackHandler(resolved), options.tracing, 'callback');
+  // A storage outage in a browser step is a 503 page, recorded as 503 by the tracing around it.
+  const connect = traceHandler(
+    answeringOutages(createConnectHandler(resolved), resolved.logger, 'connect'),
+    options.tracing,
+    'connect',
+  );
+  const callback = traceHandler(
+    answeringOutages(createCallbackHandler(resolved), resolved.logger, 'callback'),
+    options.tracing,
+    'callback',
+  );
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {

@@ -14,7 +14,8 @@ export type WebhookErrorBodyCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 /**
  * The one JSON body every webhook response carries.

@@ -15,6 +15,7 @@ import {
   PayloadTooLargeError,
   parseQuery,
   readHandlerRequest,
+  StorageUnavailableError,
   silentLogger,
   systemClock,
   toResponse,
@@ -329,6 +330,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     try {
       result = await invoke(route, params);
     } catch (error) {
+      if (error instanceof StorageUnavailableError) {
+        // The method's own store is down: a 503 the sender retries (answered by answeringOutages below).
+        if (replayKey !== undefined) await replayCache.release(replayKey);
+        throw error;
+      }
       logger.error(
         {
           err: error,
@@ -373,7 +379,24 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     return toResponse(await traced(handlerRequest));
   }
 
-  const traced = traceHandler(handle, options.tracing, 'webhook');
+  // A storage outage (the replay cache, or the method's own store) is a 503 with Retry-After: senders
+  // retry a 5xx, and the delivery was not processed.
+  async function answeringOutages(request: HandlerRequest): Promise<HandlerResult> {
+    try {
+      return await handle(request);
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      logger.warn(
+        { event: 'storage_unavailable', component: error.component, endpoint: 'webhook', path: request.path },
+        'webhook: storage unavailable, answered 503',
+      );
+      return errorResult(503, 'temporarily_unavailable', 'the service is temporarily unavailable', {
+        'retry-after': String(error.retryAfterSeconds),
+      });
+    }
+  }
+
+  const traced = traceHandler(answeringOutages, options.tracing, 'webhook');
   return Object.assign(traced, { routes: Object.freeze(discovered), fetch });
 }
 

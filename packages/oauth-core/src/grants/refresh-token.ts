@@ -89,7 +89,10 @@ async function redeem(
       ? { sealedSuccessor: sealSuccessor(presented, binding, successor) }
       : {}),
   });
-  if (outcome.ok === true) return { record: outcome.previous, successor };
+  if (outcome.ok === true) {
+    await restampSlowRotation(context, tenant, tokenHash, now);
+    return { record: outcome.previous, successor };
+  }
   if (outcome.ok !== false) throw storeContractBroken(outcome);
   if (outcome.reason === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
   const current = outcome.current;
@@ -108,7 +111,16 @@ async function redeem(
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
   }
   if (current.consumedAt !== undefined) {
-    const reused = await reusableSuccessor(context, tenant, presented, current, now);
+    let reused = await reusableSuccessor(context, tenant, presented, current, now);
+    if (reused === undefined && isOutsideWindow(context, current, now)) {
+      // The rotation we lost to may have committed just now, slowly, and be moving its mark to its commit
+      // (restampSlowRotation): one more read before calling this a replay, so a client that retried
+      // while its own slow refresh was committing is not revoked.
+      const latest = await store.get(tenant.slug, tokenHash);
+      if (latest !== undefined && (latest.consumedAt ?? 0) > (current.consumedAt ?? 0)) {
+        reused = await reusableSuccessor(context, tenant, presented, latest, now);
+      }
+    }
     if (reused !== undefined) {
       context.logger.info(
         { tenant: tenant.slug, clientId, familyId: current.familyId },
@@ -133,6 +145,50 @@ async function redeem(
   if (current.expiresAt <= now) throw new OAuthError('invalid_grant', 'the refresh token has expired');
   // The store refused an active token of this client: a broken store, not a protocol error.
   throw new Error('refresh token store refused to rotate an active token');
+}
+
+/**
+ * The reuse window counts from the rotation's commit, not from the request's start: `rotate` marks the
+ * token with `now`, read before the call, so a commit that took long (a slow or failing-over database)
+ * would eat the window, and a client that timed out and retried with the same token would be taken for a
+ * thief and lose its grant. When the commit took a noticeable part of the window (a fifth: 1 s of the
+ * default 5 s), the mark is moved to a clock read taken after `rotate` returned, through the store's
+ * `restampRotation` (stores never do clock maths). A store without it keeps the old behaviour; a failed
+ * restamp costs only that slack, never the tokens already committed.
+ */
+async function restampSlowRotation(
+  context: ServerContext,
+  tenant: Tenant,
+  tokenHash: string,
+  requestedAt: number,
+): Promise<void> {
+  const windowMs = context.refreshReuseWindowMs;
+  const store = context.storage.refreshTokens;
+  if (windowMs === 0 || store.restampRotation === undefined) return;
+  const committedAt = context.clock.now();
+  if (committedAt - requestedAt < windowMs / 5) return;
+  try {
+    await store.restampRotation(tenant.slug, tokenHash, committedAt);
+  } catch (error) {
+    context.logger.warn(
+      {
+        event: 'refresh_restamp_failed',
+        tenant: tenant.slug,
+        commitMs: committedAt - requestedAt,
+        err: error instanceof Error ? error.name : typeof error,
+      },
+      'slow refresh rotation: its reuse window could not be moved to the commit',
+    );
+  }
+}
+
+/** Whether a presentation at `now` comes after the reuse window of the rotation `current` records. */
+function isOutsideWindow(context: ServerContext, current: RefreshTokenRecord, now: number): boolean {
+  return (
+    context.refreshReuseWindowMs > 0 &&
+    current.consumedAt !== undefined &&
+    now >= current.consumedAt + context.refreshReuseWindowMs
+  );
 }
 
 /**

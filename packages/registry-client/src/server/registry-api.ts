@@ -16,8 +16,10 @@ import {
   parseQuery,
   rateLimitedResult,
   readHandlerRequest,
+  StorageUnavailableError,
   sha256Base64url,
   silentLogger,
+  storageUnavailableResult,
   systemClock,
   toResponse,
   traceHandler,
@@ -40,7 +42,10 @@ export interface RegistryApiOptions {
    * bundled `providers.json`. Invalid data throws `RegistryError` `ERR_INVALID_PROVIDERS` at creation.
    */
   providers?: unknown;
-  /** Counter store for the per-IP limit (default: {@link createMemoryRateLimiter}). */
+  /**
+   * Counter store for the per-IP limit (default: {@link createMemoryRateLimiter}). When it throws
+   * `StorageUnavailableError` the request is answered 503 with `Retry-After` (`/health` is never limited).
+   */
   rateLimiter?: RateLimiter;
   /** Requests allowed per client IP per window (default 100). */
   rateLimitPerWindow?: number;
@@ -183,11 +188,24 @@ export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi
   async function limited(request: HandlerRequest): Promise<HandlerResult | undefined> {
     // Without an address (a misconfigured adapter) every such request shares one budget: safe, and visible.
     const ip = request.ip ?? 'unknown';
-    const outcome = await consumeRateLimit(
-      rateLimiter,
-      { key: `registry:${ip}`, limit, windowSeconds },
-      clock.now(),
-    );
+    let outcome: Awaited<ReturnType<typeof consumeRateLimit>>;
+    try {
+      outcome = await consumeRateLimit(
+        rateLimiter,
+        { key: `registry:${ip}`, limit, windowSeconds },
+        clock.now(),
+      );
+    } catch (error) {
+      // The counter store is down: 503 with Retry-After, like every Keyhold edge (not a 500, and not
+      // unlimited serving either: the limit is what keeps one client from taking the API).
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      logger.warn(
+        { event: 'storage_unavailable', component: error.component, endpoint: 'registry' },
+        'registry: storage unavailable, answered 503',
+      );
+      const result = storageUnavailableResult(error);
+      return { ...result, headers: { ...result.headers, ...cors } };
+    }
     if (outcome.ok) return undefined;
     const retryAfter = outcome.retryAfterSeconds;
     logger.debug({ ip, retryAfter }, 'registry rate limit exceeded');

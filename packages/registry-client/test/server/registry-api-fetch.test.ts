@@ -1,3 +1,4 @@
+import { StorageUnavailableError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createRegistryApi } from '../../src/server/registry-api.js';
 import { httpProvider } from '../helpers/providers.js';
@@ -67,5 +68,31 @@ describe('createRegistryApi(...).fetch: the same API as a web-standard handler',
     const api = createRegistryApi({ providers });
     const result = await api({ method: 'GET', path: '/health', query: '', headers: {}, body: '' });
     expect(result.status).toBe(200);
+  });
+});
+
+describe('createRegistryApi: an outage of the rate-limit store answers 503 with Retry-After', () => {
+  it('a limiter throwing StorageUnavailableError: 503 temporarily_unavailable, CORS kept, /health unaffected', async () => {
+    const warnings: Record<string, unknown>[] = [];
+    const ignore = () => {};
+    const api = createRegistryApi({
+      providers,
+      logger: { debug: ignore, info: ignore, warn: (fields) => warnings.push(fields), error: ignore },
+      rateLimiter: {
+        increment: async () => {
+          throw new StorageUnavailableError('redis:limiter', { retryAfterSeconds: 6 });
+        },
+        reset: async () => {},
+      },
+    });
+    const response = await api.fetch(new Request(`${origin}/api/providers/github`), { ip: '203.0.113.7' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('6');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    expect(warnings).toEqual([
+      expect.objectContaining({ event: 'storage_unavailable', component: 'redis:limiter' }),
+    ]);
+    expect((await api.fetch(new Request(`${origin}/health`))).status).toBe(200);
   });
 });
