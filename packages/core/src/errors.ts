@@ -66,8 +66,8 @@ export class PayloadTooLargeError extends CoreError {
  *
  * @example
  * ```ts
- * try { await storage.clients.get(tenant, id); }
- * catch (e) { if (e instanceof StorageUnavailableError) console.warn(e.component, e.retryAfterSeconds); }
+ * const error = new StorageUnavailableError('postgres', { retryAfterSeconds: 2 });
+ * console.warn(error.code, error.component, error.retryAfterSeconds); // ERR_STORAGE_UNAVAILABLE postgres 2
  * ```
  */
 export class StorageUnavailableError extends KeyholdError<'ERR_STORAGE_UNAVAILABLE'> {

@@ -92,7 +92,10 @@ export function textResult(
  *
  * @example
  * ```ts
- * catch (e) { if (e instanceof StorageUnavailableError) return storageUnavailableResult(e); throw e; }
+ * function answerOutage(error: unknown): HandlerResult {
+ *   if (error instanceof StorageUnavailableError) return storageUnavailableResult(error);
+ *   throw error;
+ * }
  * ```
  */
 export function storageUnavailableResult(error: StorageUnavailableError): HandlerResult {
