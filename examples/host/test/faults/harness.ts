@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 
-// The fault suite's tools: a TCP proxy between the host processes and PostgreSQL or Redis whose behaviour the
-// test switches, a database of the test's own, and a recorder of every answer the load got. The machine's
-// PostgreSQL and Redis are never stopped: every outage happens in the proxy (or by ending the backends of the
-// test's own database).
+// The fault suite's tools besides the TCP proxy (`../fault-proxy.ts`, which the host's outage tests share): a
+// database of the test's own, and a recorder of every answer the load got. The machine's PostgreSQL and Redis
+// are never stopped: every outage happens in a proxy, or by ending the backends of the test's own database.
 
 export const POSTGRES_URL: string =
   process.env['KEYHOLD_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -49,111 +48,6 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/**
- * What the proxy does: `forward` bytes both ways; `refuse` new connections (accepted and reset at once, as a
- * server that is down); `stall` every connection, old and new: bytes are held, nothing is forwarded either
- * way ("packets stopped"), and delivered when forwarding resumes.
- */
-export type ProxyMode = 'forward' | 'refuse' | 'stall';
-
-export interface FaultProxy {
-  readonly port: number;
-  readonly mode: ProxyMode;
-  /** Connections open through the proxy now. */
-  readonly open: number;
-  setMode(mode: ProxyMode): void;
-  /** Resets every open connection, both sides (a server that crashed, or a network that dropped them). */
-  resetAll(): void;
-  close(): Promise<void>;
-}
-
-interface Pair {
-  readonly client: Socket;
-  upstream?: Socket;
-  /** Bytes held while stalled, in order, for each direction. */
-  readonly toUpstream: Buffer[];
-  readonly toClient: Buffer[];
-}
-
-export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
-  let mode: ProxyMode = 'forward';
-  const pairs = new Set<Pair>();
-
-  const end = (pair: Pair, reset: boolean) => {
-    if (!pairs.delete(pair)) return;
-    for (const socket of [pair.client, pair.upstream]) {
-      if (!socket || socket.destroyed) continue;
-      if (reset) socket.resetAndDestroy();
-      else socket.destroy();
-    }
-  };
-  const flush = (pair: Pair) => {
-    if (!pair.upstream) return;
-    for (const chunk of pair.toUpstream.splice(0)) pair.upstream.write(chunk);
-    for (const chunk of pair.toClient.splice(0)) pair.client.write(chunk);
-  };
-  const openUpstream = (pair: Pair) => {
-    const upstream = connect(target.port, target.host);
-    pair.upstream = upstream;
-    upstream.setNoDelay(true);
-    upstream.on('connect', () => {
-      if (mode === 'forward') flush(pair);
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (mode === 'stall' || upstream.connecting) pair.toClient.push(chunk);
-      else pair.client.write(chunk);
-    });
-    upstream.on('error', () => end(pair, true));
-    upstream.on('close', () => end(pair, false));
-  };
-
-  const server = createServer((client) => {
-    if (mode === 'refuse') {
-      client.on('error', () => {});
-      client.resetAndDestroy();
-      return;
-    }
-    client.setNoDelay(true);
-    const pair: Pair = { client, toUpstream: [], toClient: [] };
-    pairs.add(pair);
-    client.on('data', (chunk: Buffer) => {
-      if (mode !== 'forward' || !pair.upstream || pair.upstream.connecting) pair.toUpstream.push(chunk);
-      else pair.upstream.write(chunk);
-    });
-    client.on('error', () => end(pair, true));
-    client.on('close', () => end(pair, false));
-    // A connection accepted during a stall reaches the server only once forwarding resumes.
-    if (mode === 'forward') openUpstream(pair);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-
-  return {
-    port,
-    get mode() {
-      return mode;
-    },
-    get open() {
-      return pairs.size;
-    },
-    setMode(next) {
-      mode = next;
-      if (next !== 'forward') return;
-      for (const pair of pairs) {
-        if (pair.upstream === undefined) openUpstream(pair);
-        else if (!pair.upstream.connecting) flush(pair);
-      }
-    },
-    resetAll() {
-      for (const pair of [...pairs]) end(pair, true);
-    },
-    close: async () => {
-      for (const pair of [...pairs]) end(pair, true);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /** A database of the test's own on the machine's PostgreSQL, and a direct (unproxied) client to it. */

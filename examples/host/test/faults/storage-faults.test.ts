@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from '../cli.js';
+import { type FaultProxy, startFaultProxy } from '../fault-proxy.js';
 import { type HostProcess, startHost } from '../host-process.js';
 import { approveInBrowser } from '../oauth-client.js';
 import {
@@ -13,20 +14,18 @@ import {
   createFaultDatabase,
   deleteRedisKeys,
   type FaultDatabase,
-  type FaultProxy,
   freePort,
   POSTGRES_URL,
   REDIS_URL,
   servicesAvailable,
   sleep,
-  startFaultProxy,
   tally,
 } from './harness.js';
 
 // Two example-host processes on one PostgreSQL database and one Redis, each reached through a proxy the test
 // controls, under a small steady load (refresh, introspection, an MCP tool call, client_credentials,
 // registration, readiness). Each fault is injected while the load runs: every backend of the database
-// terminated, PostgreSQL stalled past every timeout, PostgreSQL "restarted" (every connection reset, new ones
+// terminated, PostgreSQL stalled past every timeout, PostgreSQL "restarted" (every connection dropped, new ones
 // refused for a while), Redis dropped the same way, Redis stalled. What must hold: no process exits, every
 // request is answered within its timeout (no hang), an outage answers 503 with Retry-After (never 500, never
 // a dead process), readiness goes 503 naming the store and back to 200, service comes back within seconds
@@ -591,37 +590,31 @@ describe.skipIf(!available)('two host instances survive their database and cache
 
   it(`PostgreSQL stalled for ${STALL_MS} ms (packets stopped), longer than every timeout`, async () => {
     const run = await underLoad('PostgreSQL stall', {
-      inject: () => pgProxy.setMode('stall'),
+      inject: () => pgProxy.stall(),
       holdMs: STALL_MS,
-      end: () => pgProxy.setMode('forward'),
+      end: () => pgProxy.heal(),
     });
     expectSurvived(run);
     expect(run.during.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
     expectReadiness(run, 'postgres');
   }, 40_000);
 
-  it(`PostgreSQL restarted: every connection reset, refused for ${RESTART_MS} ms`, async () => {
+  it(`PostgreSQL restarted: every connection dropped, new ones refused for ${RESTART_MS} ms`, async () => {
     const run = await underLoad('PostgreSQL restart', {
-      inject: () => {
-        pgProxy.setMode('refuse');
-        pgProxy.resetAll();
-      },
+      inject: () => pgProxy.refuse(),
       holdMs: RESTART_MS,
-      end: () => pgProxy.setMode('forward'),
+      end: () => pgProxy.heal(),
     });
     expectSurvived(run);
     expect(run.during.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
     expectReadiness(run, 'postgres');
   }, 40_000);
 
-  it(`Redis dropped: every connection reset, refused for ${RESTART_MS} ms`, async () => {
+  it(`Redis dropped: every connection dropped, new ones refused for ${RESTART_MS} ms`, async () => {
     const run = await underLoad('Redis drop', {
-      inject: () => {
-        redisProxy.setMode('refuse');
-        redisProxy.resetAll();
-      },
+      inject: () => redisProxy.refuse(),
       holdMs: RESTART_MS,
-      end: () => redisProxy.setMode('forward'),
+      end: () => redisProxy.heal(),
     });
     expectSurvived(run);
     expectReadiness(run, 'redis');
@@ -629,9 +622,9 @@ describe.skipIf(!available)('two host instances survive their database and cache
 
   it(`Redis stalled for ${STALL_MS} ms (packets stopped)`, async () => {
     const run = await underLoad('Redis stall', {
-      inject: () => redisProxy.setMode('stall'),
+      inject: () => redisProxy.stall(),
       holdMs: STALL_MS,
-      end: () => redisProxy.setMode('forward'),
+      end: () => redisProxy.heal(),
     });
     expectSurvived(run);
     expectReadiness(run, 'redis');
