@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 
@@ -17,28 +17,19 @@ export const REDIS_URL: string = process.env['KEYHOLD_TEST_REDIS_URL'] ?? 'redis
  */
 export async function servicesAvailable(suite: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  const redis = createRedisClient(REDIS_URL, { connectTimeoutMs: 3000, commandTimeoutMs: 3000 });
   try {
     await client.connect();
-    await client.end();
-    const url = new URL(REDIS_URL);
-    const reached = await new Promise<boolean>((resolve) => {
-      const probe = connect(Number(url.port || 6379), url.hostname, () => {
-        probe.end();
-        resolve(true);
-      });
-      probe.setTimeout(3000, () => {
-        probe.destroy();
-        resolve(false);
-      });
-      probe.on('error', () => resolve(false));
-    });
-    if (!reached) throw new Error(`Redis at ${REDIS_URL} is not reachable`);
+    await redis.ping();
     return true;
   } catch (error) {
     const reason = (error as Error).message;
     if (process.env['CI'] === 'true') throw new Error(`${suite} needs PostgreSQL and Redis: ${reason}`);
     console.warn(`SKIPPED ${suite}: ${reason}`);
     return false;
+  } finally {
+    await client.end().catch(() => {});
+    redis.disconnect();
   }
 }
 
@@ -160,7 +151,13 @@ export class AnswerLog {
     try {
       const response = await request(signal);
       const body = await response.text();
-      const { value, problem } = read(response, body);
+      let outcome: { value?: T; problem?: string };
+      try {
+        outcome = read(response, body);
+      } catch (error) {
+        outcome = { problem: `unreadable answer: ${(error as Error).message}` };
+      }
+      const { value, problem } = outcome;
       this.answers.push({
         op,
         instance,

@@ -143,7 +143,7 @@ afterAll(async () => {
   if (db) await deleteRedisKeys(`${db.name}:`);
 });
 
-/** One simulated client of the load: its refresh family, its MCP session, and the writes acknowledged to it. */
+/** One simulated client of the load: its refresh family (the tokens it holds) and its MCP session. */
 interface Worker {
   readonly index: number;
   refreshToken: string;
