@@ -116,7 +116,11 @@ async function expectEveryCheckPassed(
 
 let host: HostProcess;
 beforeAll(async () => {
-  host = await startHost({ KEYHOLD_CONFIDENTIAL_TENANT: 'confidential' });
+  // CIMD is advertised only when a document host is allowed; the suite checks the advertisement only.
+  host = await startHost({
+    KEYHOLD_CONFIDENTIAL_TENANT: 'confidential',
+    KEYHOLD_CIMD_DOMAINS: 'conformance-test.local',
+  });
 });
 afterAll(async () => {
   await host?.stop();

@@ -137,6 +137,75 @@ describe("DNS rebinding: the issue's four steps with Host: rebind.attacker.examp
     });
   });
 
+  it('answers a malformed or repeated Host with 421 on the MCP path too, never a 500', async () => {
+    const port = new URL(host.url).port;
+    const mcpPost = {
+      method: 'POST',
+      path: '/tenant/demo/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    };
+    for (const malformed of [`evil@127.0.0.1:${port}`, `127.0.0.1:${port}, evil.example`, 'a b', '[']) {
+      expect((await withHost(host.url, malformed, mcpPost)).status, malformed).toBe(421);
+    }
+    const { connect } = await import('node:net');
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.end(
+          `POST /tenant/demo/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: 127.0.0.1:${port}\r\n` +
+            `content-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`,
+        );
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString();
+      });
+      socket.on('close', () => resolve(data.split('\r\n', 1)[0] ?? ''));
+      socket.on('error', reject);
+    });
+    expect(statusLine).toMatch(/^HTTP\/1\.1 421 /);
+    expect((await fetch(`${host.url}/health`)).status).toBe(200);
+  });
+
+  it('answers an MCP POST without a token 401 before reading its body, and hangs up on the rest', async () => {
+    const port = Number(new URL(host.url).port);
+    const size = 4 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const { connect } = await import('node:net');
+    const result = await new Promise<{ head: string; sent: number }>((resolve) => {
+      let head = '';
+      let sent = 0;
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve({ head, sent });
+        }
+      };
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /tenant/demo/mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+            `accept: application/json, text/event-stream\r\ncontent-length: ${size}\r\n\r\n`,
+        );
+        const pump = () => {
+          if (done || socket.destroyed || sent >= size) return;
+          sent += chunk.length;
+          socket.write(chunk, () => setTimeout(pump, 5));
+        };
+        pump();
+      });
+      socket.setEncoding('latin1');
+      socket.on('data', (data: string) => {
+        head += data;
+      });
+      socket.on('close', finish);
+      socket.on('error', finish);
+    });
+    expect(result.head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(result.head.toLowerCase()).toContain('www-authenticate: bearer');
+    expect(result.sent).toBeLessThan(size);
+  });
+
   it("with the real host names the flow passes, and a consent POST without the page's token fails", async () => {
     const port = new URL(host.url).port;
     // Step 1 under each loopback name the server answers to.

@@ -19,9 +19,10 @@ export interface GuardHostsOptions {
   /** Receives one `warn` line per refused request (the Host value and path, nothing else). */
   logger?: Logger;
   /**
-   * Paths (exact, without the query) whose handler checks Host itself against the same names, passed
-   * through unchecked here: `@keyhold/mcp`'s endpoint answers a foreign Host with 403 and a JSON-RPC error,
-   * as MCP clients and the MCP transport guidance expect. Default: none.
+   * Paths (exact, without the query) whose handler checks Host itself against the same names: a request
+   * there with one well-formed `Host` is passed through unchecked (`@keyhold/mcp`'s endpoint answers a
+   * foreign Host with 403 and a JSON-RPC error, as MCP clients and the MCP transport guidance expect); a
+   * repeated or malformed `Host` still gets 421 here. Default: none.
    */
   selfGuardedPaths?: readonly string[];
 }
@@ -51,6 +52,12 @@ export function checkedAllowedHosts(list: readonly string[]): string[] {
       { cause: error },
     );
   }
+}
+
+// A Host value is one well-formed host name when it matches itself: the matcher drops an allowed entry it
+// cannot parse, so a malformed value (spaces, user information, a list, empty labels) matches nothing.
+function isWellFormedHost(host: string | undefined): boolean {
+  return host !== undefined && host !== '' && createHostMatcher([host])(host);
 }
 
 /** How many Host headers a request carried (counted without allocating: this runs on every request). */
@@ -101,17 +108,21 @@ export function guardHosts(listener: NodeListener, options: GuardHostsOptions): 
   };
   const selfGuarded = new Set(selfGuardedPaths);
   return (request, response) => {
-    if (selfGuarded.size > 0 && selfGuarded.has((request.url ?? '/').split('?', 1)[0] ?? '')) {
-      listener(request, response);
-      return;
-    }
-    const matches = fixed ?? matcherFor(typeof source === 'function' ? source() : source);
     const host = request.headers.host;
     // RFC 9112 §3.2: several Host headers are a 400. Node keeps the first; a proxy may route on the last.
     const single = hostHeaderCount(request.rawHeaders) <= 1;
-    if (single && matches(host)) {
-      listener(request, response);
-      return;
+    if (selfGuarded.size > 0 && selfGuarded.has((request.url ?? '/').split('?', 1)[0] ?? '')) {
+      // A self-guarded handler decides on a foreign host name, never on a Host that is no host name.
+      if (single && isWellFormedHost(host)) {
+        listener(request, response);
+        return;
+      }
+    } else {
+      const matches = fixed ?? matcherFor(typeof source === 'function' ? source() : source);
+      if (single && matches(host)) {
+        listener(request, response);
+        return;
+      }
     }
     logger.warn(
       { host: (host ?? '').slice(0, 255), path: (request.url ?? '/').split('?', 1)[0]?.slice(0, 255) },

@@ -111,7 +111,7 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
     expect(handler).not.toHaveBeenCalled();
   });
 
-  it('passes a self-guarded path through, whatever its Host, and guards every other path', async () => {
+  it('passes a self-guarded path through with any well-formed Host, and guards every other path', async () => {
     const port = await listen(
       guardHosts((_req, res) => res.writeHead(204).end(), {
         allowedHosts: ['app.example'],
@@ -121,6 +121,34 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
     expect((await requestWithHost(port, 'evil.example', { path: '/mcp?claim=x' })).status).toBe(204);
     expect((await requestWithHost(port, 'evil.example', { path: '/mcp/other' })).status).toBe(421);
     expect((await requestWithHost(port, 'evil.example', { path: '/' })).status).toBe(421);
+  });
+
+  it('refuses a malformed or repeated Host with 421 on a self-guarded path too', async () => {
+    const handler = vi.fn((_req: unknown, res: { writeHead(status: number): { end(): void } }) =>
+      res.writeHead(204).end(),
+    );
+    const port = await listen(
+      guardHosts(handler as never, { allowedHosts: ['app.example'], selfGuardedPaths: ['/mcp'] }),
+    );
+    for (const host of ['app.example@evil.example', 'app.example, evil.example', 'a b', '[']) {
+      expect((await requestWithHost(port, host, { path: '/mcp' })).status, host).toBe(421);
+    }
+    const { connect } = await import('node:net');
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          'POST /mcp HTTP/1.1\r\nHost: app.example\r\nHost: app.example\r\nConnection: close\r\n\r\n',
+        );
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString();
+      });
+      socket.on('end', () => resolve(data.split('\r\n', 1)[0] ?? ''));
+      socket.on('error', reject);
+    });
+    expect(status).toMatch(/^HTTP\/1\.1 421 /);
+    expect(handler).not.toHaveBeenCalled();
   });
 
   it('validates a fixed list when the guard is created', () => {

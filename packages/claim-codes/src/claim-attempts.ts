@@ -15,7 +15,8 @@ const check = optionValidators(ClaimCodesError);
 
 /**
  * A budget of claim-code guesses per principal (the gate `@keyhold/mcp` takes as `claimCodes.attempts`, or
- * {@link createClaimAttemptGate} directly). Off unless given.
+ * {@link createClaimAttemptGate} directly). Off unless given. Name the principal by user AND client (as
+ * `@keyhold/mcp` does): a budget per user alone lets one of the user's clients spend it for all of them.
  */
 export interface ClaimFailureRateLimit {
   /** The counter store (`createMemoryRateLimiter()` from `@keyhold/core`, or a Redis one for several instances). */
@@ -37,7 +38,7 @@ export interface ClaimFailureRateLimit {
  * @example
  * ```ts
  * const gate = createClaimAttemptGate(claims, { limiter });
- * const admitted = await gate.admit(`sub:${subject}`, presentedCode);
+ * const admitted = await gate.admit(`sub:${subject}:client:${clientId}`, presentedCode);
  * if (!admitted.ok) return tooManyRequests(admitted.retryAfterSeconds);
  * const result = await gate.claims.validate(presentedCode);
  * ```

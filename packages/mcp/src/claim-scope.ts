@@ -1,4 +1,5 @@
 import type { Logger } from '@keyhold/core';
+import type { Principal } from './tool-module.js';
 
 /** The request header that carries a claim code, on every request of either era. */
 export const CLAIM_CODE_HEADER = 'mcp-claim-code';
@@ -26,8 +27,10 @@ export interface McpClaimCodes {
     >;
   };
   /**
-   * Spends a principal's guess budget before a code is looked up (`ClaimAttemptGate` of
-   * `@keyhold/claim-codes`). Over budget, the request is answered 429 with `Retry-After`. Default: no budget.
+   * Spends a guess budget before a code is looked up (`ClaimAttemptGate` of `@keyhold/claim-codes`). The
+   * endpoint passes one budget name per user AND client (`sub:<user>:client:<client>`), so one client's
+   * guesses never make the same user's other clients wait. Over budget, the request is answered 429 with
+   * `Retry-After`. Default: no budget.
    */
   readonly attempts?: {
     admit(
@@ -57,6 +60,16 @@ export function presentedClaimCode(request: Request, url: URL): string | undefin
   const values = url.searchParams.getAll(CLAIM_CODE_QUERY_PARAMETER);
   const joined = values.join(', ');
   return joined.trim() === '' ? undefined : joined;
+}
+
+/**
+ * The budget a request's claim-code guesses spend: the user's and the client's, together. Keyed on the user
+ * alone, one client (a stale or hostile one the user once authorized) could spend the whole budget and
+ * make every other client's new, valid code answer 429. Both parts are percent-encoded so no id can
+ * impersonate another pair.
+ */
+export function claimAttemptPrincipal(principal: Pick<Principal, 'userId' | 'clientId'>): string {
+  return `sub:${encodeURIComponent(principal.userId)}:client:${encodeURIComponent(principal.clientId)}`;
 }
 
 /** The default {@link McpClaimCodes.isInScope}: `sourcePath` is `scopeDir` or lies below it. */

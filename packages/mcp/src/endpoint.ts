@@ -8,10 +8,17 @@ import {
   systemClock,
 } from '@keyhold/core';
 import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import type { McpAuthenticationOptions } from './authentication.js';
+import type { Authentication, McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
-import { decideClaim, isUnderDirectory, type McpClaimCodes, presentedClaimCode } from './claim-scope.js';
+import {
+  claimAttemptPrincipal,
+  decideClaim,
+  isUnderDirectory,
+  type McpClaimCodes,
+  presentedClaimCode,
+} from './claim-scope.js';
 import { KeyholdMcpError } from './errors.js';
+import { refusalMessage } from './host-origin.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
 import { type OutageSlot, storageUnavailableResponse } from './outage.js';
 import { createRequestChecks } from './request-checks.js';
@@ -139,6 +146,37 @@ async function untilOutageKnown(response: Response, outage: OutageSlot): Promise
 }
 
 const check = optionValidators(KeyholdMcpError);
+
+/** What the request line and headers decide: refused with a ready answer, or authenticated. */
+export type Admission =
+  | { readonly ok: true; readonly url: URL; readonly authentication: Authentication & { ok: true } }
+  | { readonly ok: false; readonly response: Response };
+
+/** What `@keyhold/mcp/node` needs beyond `fetch`; reachable only inside the package. */
+export interface EndpointInternals {
+  /** Path, Host/Origin and bearer checks, without reading the body. */
+  admit(request: Request): Promise<Admission>;
+}
+
+const internals = new WeakMap<McpEndpoint, EndpointInternals>();
+// The options object of a `fetch` call made by the Node entry after it admitted the request: `serve` then
+// skips the checks already made (the token is verified once). Only this module can add to it.
+const admitted = new WeakMap<object, Admission>();
+
+/** The internals of an endpoint made by {@link createMcpEndpoint}; `undefined` for any other object. */
+export function endpointInternals(endpoint: McpEndpoint): EndpointInternals | undefined {
+  return internals.get(endpoint);
+}
+
+/** `fetch` options carrying an admission already decided, so the endpoint does not decide it again. */
+export function admittedFetchOptions(
+  admission: Admission,
+  parsedBody: unknown,
+): { readonly parsedBody?: unknown } {
+  const options = parsedBody === undefined ? {} : { parsedBody };
+  admitted.set(options, admission);
+  return options;
+}
 
 interface RegisteredTool {
   readonly module: McpToolModule;
@@ -339,24 +377,36 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
   }
 
+  // Everything decided from the request line and headers alone: what the Node entry runs before it reads
+  // a byte of the body, so an unauthenticated request costs no buffering.
+  async function admit(request: Request): Promise<Admission> {
+    const url = new URL(request.url);
+    if (url.pathname !== publicUrl.pathname) {
+      return { ok: false, response: jsonRpcError(404, -32000, 'Not Found') };
+    }
+    const refusal = hostOrigin.refusal(request);
+    if (refusal !== undefined) {
+      logger.warn({ event: 'mcp_host_refused', reason: refusal.reason }, 'mcp: Host or Origin refused');
+      return { ok: false, response: jsonRpcError(refusal.status, -32000, refusalMessage(refusal)) };
+    }
+    const authentication = await authenticate(request);
+    if (!authentication.ok) return authentication;
+    return { ok: true, url, authentication };
+  }
+
   async function serve(
     request: Request,
     parsedBodyOption: { parsedBody?: unknown } | undefined,
   ): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname !== publicUrl.pathname) return jsonRpcError(404, -32000, 'Not Found');
-    const refusal = hostOrigin.refusal(request);
-    if (refusal !== undefined) {
-      logger.warn({ event: 'mcp_host_refused', reason: refusal }, 'mcp: Host or Origin refused');
-      return jsonRpcError(403, -32000, `Forbidden: ${refusal}`);
-    }
-    const authentication = await authenticate(request);
-    if (!authentication.ok) return authentication.response;
+    const admission =
+      (parsedBodyOption === undefined ? undefined : admitted.get(parsedBodyOption)) ?? (await admit(request));
+    if (!admission.ok) return admission.response;
+    const { url, authentication } = admission;
     const { principal } = authentication;
     const claim = await decideClaim(
       options.claimCodes,
       presentedClaimCode(request, url),
-      `sub:${principal.userId}`,
+      claimAttemptPrincipal(principal),
       logger,
     );
     if (claim.kind === 'refused') return claim.response;
@@ -406,7 +456,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     return response;
   }
 
-  return {
+  const endpoint: McpEndpoint = {
     path: publicUrl.pathname,
     async fetch(request, fetchOptions) {
       const endSpan = options.tracing?.start(request.method.toLowerCase(), options.tenantId ?? '');
@@ -434,4 +484,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     },
     close: () => sdk.close(),
   };
+  internals.set(endpoint, { admit });
+  return endpoint;
 }

@@ -2,6 +2,7 @@
 import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { McpAuthenticationOptions } from './authentication.js';
+import { refusalMessage } from './host-origin.js';
 import { createRequestChecks } from './request-checks.js';
 import type { Principal } from './tool-module.js';
 
@@ -102,11 +103,11 @@ export function createMcpRequestGate(options: McpRequestGateOptions): {
           new Response(
             JSON.stringify({
               jsonrpc: '2.0',
-              error: { code: -32000, message: `Forbidden: ${refused}` },
+              error: { code: -32000, message: refusalMessage(refused) },
               id: null,
             }),
             {
-              status: 403,
+              status: refused.status,
               headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
             },
           ),

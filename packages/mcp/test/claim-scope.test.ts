@@ -67,6 +67,27 @@ describe('claim codes narrow every request of either era to one directory', () =
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('keeps one budget per user AND client: one client guessing never makes another client of the same user wait', async () => {
+    const { claims } = await claimsWithCode(`${ROOT}/workspace-a`);
+    const gate = createClaimAttemptGate(claims, {
+      limiter: createMemoryRateLimiter(),
+      limit: 3,
+      windowSeconds: 60,
+    });
+    const { endpoint } = inProcessEndpoint({ claimCodes: { claims: gate.claims, attempts: gate } });
+    for (const guess of ['AAA-AAA', 'BBB-BBB', 'CCC-CCC', 'DDD-DDD']) {
+      await endpoint.fetch(listToolsRequest({ 'mcp-claim-code': guess }));
+    }
+    expect((await endpoint.fetch(listToolsRequest({ 'mcp-claim-code': 'EEE-EEE' }))).status).toBe(429);
+    // A new, valid code (never validated, so it spends budget) through Alice's other client is served.
+    const fresh = await claims.create({ scopeDir: `${ROOT}/workspace-b` });
+    const other = await endpoint.fetch(
+      listToolsRequest({ 'mcp-claim-code': fresh.code, authorization: 'Bearer alice-other-client-token' }),
+    );
+    expect(other.status).toBe(200);
+    expect(await toolNames(other)).toEqual(['list_repos']);
+  });
+
   it('refuses a call to a tool outside the claim as an unknown tool', async () => {
     const { claims, code } = await claimsWithCode(`${ROOT}/workspace-a`);
     host = await startEndpoint(() => ({ claimCodes: { claims } }));

@@ -39,6 +39,8 @@ export const ROOT: string = (() => {
 export const TOKENS: Record<string, { sub?: string; scopes: string[]; client: string; machine?: boolean }> = {
   'alice-token': { sub: 'alice', scopes: ['mcp:tools'], client: 'client-a' },
   'bob-token': { sub: 'bob', scopes: ['mcp:tools'], client: 'client-b' },
+  // Alice again, through another client she authorized.
+  'alice-other-client-token': { sub: 'alice', scopes: ['mcp:tools'], client: 'client-c' },
   'parent-scope-token': { sub: 'carol', scopes: ['mcp'], client: 'client-a' },
   'no-scope-token': { sub: 'dave', scopes: ['profile'], client: 'client-a' },
   'machine-token': { sub: 'client:svc', scopes: ['mcp:tools'], client: 'svc', machine: true },

@@ -40,7 +40,6 @@ export function unverifiedAssertionSubject(assertion: string): string | undefine
 
 async function clientKeys(
   context: ServerContext,
-  tenant: Tenant,
   client: ResolvedClient,
   refresh: boolean,
 ): Promise<{ keys: readonly ClientJwk[]; refetchable: boolean }> {
@@ -48,19 +47,20 @@ async function clientKeys(
   const jwksUri = client.jwksUri;
   const settings = context.clientAssertions;
   if (jwksUri === undefined || !settings) throw refuse('the client has no keys to verify its assertion with');
-  if (client.clientType === 'metadata_document') {
-    // The document's host is on the tenant's allowlist; its key set must be too.
+  const allowedDomains = client.keySetFetch.allowedDomains;
+  if (allowedDomains !== undefined) {
+    // The tenant's allowlist gates the fetch (the built-in resolver checks it too, before any request).
     let host: string;
     try {
       host = new URL(jwksUri).hostname;
     } catch {
       throw refuse('the client jwks_uri is not a URL');
     }
-    if (!isHostAllowed(host, tenant.config.allowedCimdDomains ?? [])) {
+    if (!isHostAllowed(host, allowedDomains)) {
       throw refuse(`the client jwks_uri host ${host} is not allowed by this server`);
     }
   }
-  const resolution = await settings.jwks.resolve(jwksUri, { refresh });
+  const resolution = await settings.jwks.resolve(jwksUri, { refresh, ...client.keySetFetch });
   if (!resolution.ok) throw refuse(resolution.description);
   return { keys: resolution.keys, refetchable: true };
 }
@@ -130,11 +130,11 @@ export async function verifyClientAssertion(
   }
   const kid = typeof header.kid === 'string' ? header.kid : undefined;
 
-  let { keys, refetchable } = await clientKeys(context, tenant, client, false);
+  let { keys, refetchable } = await clientKeys(context, client, false);
   let selection = selectClientKey(keys, algorithm, kid);
   if (!selection.ok && selection.reason === 'unknown_kid' && refetchable) {
     // The client may have rotated its keys since the set was cached: one refetch, throttled by the resolver.
-    ({ keys, refetchable } = await clientKeys(context, tenant, client, true));
+    ({ keys, refetchable } = await clientKeys(context, client, true));
     selection = selectClientKey(keys, algorithm, kid);
   }
   if (!selection.ok) {

@@ -7,6 +7,7 @@ import {
 } from './client-assertion.js';
 import type { ResolvedClient } from './clients.js';
 import { renewClientOnUse, resolveClient } from './clients.js';
+import { hasControlCharacter } from './control-characters.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import type { Tenant } from './tenant.js';
@@ -48,7 +49,13 @@ function readBasic(header: string): { clientId: string; secret: string } {
   // RFC 6749 §2.3.1: both halves are form-urlencoded before they are joined.
   const clientId = formDecode(decoded.slice(0, colon));
   const secret = formDecode(decoded.slice(colon + 1));
-  if (clientId === undefined || secret === undefined || clientId === '') {
+  // A control character is refused as in form parameters: PostgreSQL refuses NUL in text (a 500, not a 401).
+  if (
+    clientId === undefined ||
+    secret === undefined ||
+    clientId === '' ||
+    hasControlCharacter([clientId, secret])
+  ) {
     throw new OAuthError('invalid_client', 'malformed Basic authorization');
   }
   return { clientId, secret };
@@ -130,7 +137,7 @@ export async function authenticateClient(
     method = secret === undefined ? 'none' : 'client_secret_post';
   }
   if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
-  const client = await resolveClient(context, tenant, clientId);
+  const client = await resolveClient(context, tenant, clientId, request);
   if (client.authMethod === 'private_key_jwt' || method === 'private_key_jwt') {
     if (client.authMethod !== 'private_key_jwt') {
       throw new OAuthError('invalid_client', 'this client does not authenticate with private_key_jwt');

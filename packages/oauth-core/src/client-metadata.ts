@@ -1,3 +1,4 @@
+import { isHostAllowed } from './cimd/client-id-url.js';
 import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from './client-keys.js';
 import { OAuthError } from './errors.js';
 import { applicationTypeProblem, inferApplicationType, redirectUriProblem } from './redirect-uri.js';
@@ -124,11 +125,14 @@ function httpUrl(value: string, name: string): void {
  * Checks client metadata against the rules every client follows, however it is created, and answers it
  * in canonical form (grant types de-duplicated, scope sorted). Throws an `OAuthError`
  * (`invalid_client_metadata` or `invalid_redirect_uri`) naming what is wrong. It does not decide who may
- * use which grant: that is the registration policy's job.
+ * use which grant: that is the registration policy's job. With `jwksUriDomains` (dynamic registration: the
+ * tenant's fetch allowlist), a `jwks_uri` on any other host is refused, and with an empty list any
+ * `jwks_uri` is (keys by value still work): this server fetches nothing the tenant did not allow.
  */
 export function checkClientMetadata(
   metadata: ClientMetadata,
   scopesSupported: readonly string[] | undefined,
+  jwksUriDomains?: readonly string[],
 ): ClientMetadata {
   const grantTypes = [...new Set(metadata.grantTypes)];
   for (const grant of grantTypes) {
@@ -162,6 +166,13 @@ export function checkClientMetadata(
       const url = new URL(metadata.jwksUri);
       if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') {
         throw invalid('jwks_uri must be an https URL without user information or fragment');
+      }
+      if (jwksUriDomains !== undefined && !isHostAllowed(url.hostname, jwksUriDomains)) {
+        throw invalid(
+          jwksUriDomains.length === 0
+            ? 'this server fetches no jwks_uri: give the keys by value (jwks)'
+            : `jwks_uri host ${url.hostname} is not allowed by this server: give the keys by value (jwks)`,
+        );
       }
       jwksUri = metadata.jwksUri;
     } else {

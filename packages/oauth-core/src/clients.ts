@@ -1,10 +1,15 @@
+import type { HandlerRequest } from '@keyhold/core';
 import { isMetadataDocumentClientId } from './cimd/client-id-url.js';
+import type { JwksResolveOptions } from './cimd/jwks-resolver.js';
 import type { ClientMetadataDocument } from './cimd/types.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
+import type { ClientMetadata } from './client-metadata.js';
+import { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES } from './client-metadata.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { RateLimitedError } from './rate-limits.js';
 import { inferApplicationType } from './redirect-uri.js';
+import { gatedGrantTypes } from './registration-policy.js';
 import { parseScope } from './scopes.js';
 import type { ApplicationType, ClientJwks, ClientType, TokenEndpointAuthMethod } from './storage.js';
 import type { Tenant } from './tenant.js';
@@ -37,6 +42,11 @@ export interface ResolvedClient {
   readonly signingAlg?: string;
   /** Stated by the client, or inferred from its redirect URIs. */
   readonly applicationType: ApplicationType;
+  /**
+   * How the client's `jwks_uri` may be fetched for this request: the tenant's allowlist (absent only for
+   * clients the host provisioned itself) and the requesting address a first fetch is charged to.
+   */
+  readonly keySetFetch: Pick<JwksResolveOptions, 'allowedDomains' | 'requesterIp'>;
 }
 
 /**
@@ -116,22 +126,67 @@ function hostOf(uri: string | undefined): string | undefined {
 }
 
 /**
+ * The registration decision for a metadata-document client, as for a `POST /register`: the registration
+ * policy sees the document's metadata (with `metadataDocumentUrl`) and decides its grant types. Without a
+ * policy of the host's, the default one keeps `authorization_code` and `refresh_token` only. A refusal is
+ * `invalid_client`.
+ */
+async function documentGrants(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  clientId: string,
+  metadata: ClientMetadata,
+): Promise<Pick<ResolvedClient, 'grantTypes' | 'tokenExchangeAudiences'>> {
+  const decision = await context.registrationPolicy({
+    tenant: tenant.slug,
+    metadata,
+    request,
+    gatedGrantTypes: gatedGrantTypes(metadata.grantTypes),
+    metadataDocumentUrl: clientId,
+  });
+  // A policy written in plain JavaScript may answer anything: only an explicit `ok: true` allows.
+  if (decision.ok !== true) {
+    context.logger.info(
+      { tenant: tenant.slug, clientId },
+      'metadata-document client refused by the registration policy',
+    );
+    throw new OAuthError(
+      'invalid_client',
+      typeof decision.description === 'string' && decision.description !== ''
+        ? decision.description
+        : 'the registration policy refused this client',
+    );
+  }
+  const decided = decision.metadata ?? metadata;
+  const known = CLIENT_GRANT_TYPES as readonly string[];
+  const grantTypes = [...new Set(decided.grantTypes ?? [])].filter((grant) => known.includes(grant));
+  const audiences = decided.tokenExchangeAudiences;
+  return { grantTypes, ...(audiences === undefined ? {} : { tokenExchangeAudiences: audiences }) };
+}
+
+/**
  * Finds a client: through the CIMD resolver for URL ids (see `isMetadataDocumentClientId`; an `http` one is
- * refused there with `not_https`), through the registry otherwise.
+ * refused there with `not_https`), through the registry otherwise. `request` is the request that uses the
+ * client: its address is charged for a first fetch of a document or key set, and the registration policy
+ * sees it for metadata-document clients.
  * Throws `invalid_client` when it cannot be used.
  */
 export async function resolveClient(
   context: ServerContext,
   tenant: Tenant,
   clientId: string,
+  request: HandlerRequest,
 ): Promise<ResolvedClient> {
   if (clientId.length > 2048) throw new OAuthError('invalid_client', 'client_id is too long');
+  const allowedDomains = tenant.config.allowedCimdDomains ?? [];
   if (isMetadataDocumentClientId(clientId)) {
     if (!context.cimdResolver) {
       throw new OAuthError('invalid_client', 'this server does not accept metadata-document client ids');
     }
     const resolution = await context.cimdResolver.resolve(clientId, {
-      allowedDomains: tenant.config.allowedCimdDomains ?? [],
+      allowedDomains,
+      requesterIp: request.ip,
     });
     if (!resolution.ok) {
       context.logger.warn(
@@ -151,23 +206,40 @@ export async function resolveClient(
       (candidate) => tenant.authMethods === undefined || tenant.authMethods.has(candidate),
     );
     const scopes = document.scope === undefined ? undefined : parseScope(document.scope);
+    const keys = method === 'private_key_jwt';
+    const applicationType = document.application_type ?? inferApplicationType(document.redirect_uris);
+    const metadata: ClientMetadata = {
+      redirectUris: document.redirect_uris,
+      grantTypes: document.grant_types ?? ANONYMOUS_GRANT_TYPES,
+      responseTypes: document.response_types ?? ['code'],
+      tokenEndpointAuthMethod: method,
+      clientName: document.client_name,
+      ...(document.client_uri === undefined ? {} : { clientUri: document.client_uri }),
+      ...(document.logo_uri === undefined ? {} : { logoUri: document.logo_uri }),
+      ...(document.scope === undefined ? {} : { scope: document.scope }),
+      ...(keys && document.jwks_uri !== undefined ? { jwksUri: document.jwks_uri } : {}),
+      ...(keys && document.jwks !== undefined ? { jwks: document.jwks } : {}),
+      ...(keys && document.token_endpoint_auth_signing_alg !== undefined
+        ? { tokenEndpointAuthSigningAlg: document.token_endpoint_auth_signing_alg }
+        : {}),
+      applicationType,
+    };
     return {
       clientId,
       clientType: 'metadata_document',
       name: document.client_name,
       host: new URL(clientId).host,
       redirectUris: document.redirect_uris,
-      grantTypes: document.grant_types ?? ['authorization_code', 'refresh_token'],
+      ...(await documentGrants(context, tenant, request, clientId, metadata)),
       authMethod: method,
       ...(scopes ? { scopes } : {}),
-      ...(method === 'private_key_jwt' && document.jwks_uri !== undefined
-        ? { jwksUri: document.jwks_uri }
-        : {}),
-      ...(method === 'private_key_jwt' && document.jwks !== undefined ? { jwks: document.jwks } : {}),
-      ...(method === 'private_key_jwt' && document.token_endpoint_auth_signing_alg !== undefined
-        ? { signingAlg: document.token_endpoint_auth_signing_alg }
-        : {}),
-      applicationType: document.application_type ?? inferApplicationType(document.redirect_uris),
+      ...(metadata.jwksUri === undefined ? {} : { jwksUri: metadata.jwksUri }),
+      ...(metadata.jwks === undefined ? {} : { jwks: metadata.jwks }),
+      ...(metadata.tokenEndpointAuthSigningAlg === undefined
+        ? {}
+        : { signingAlg: metadata.tokenEndpointAuthSigningAlg }),
+      applicationType,
+      keySetFetch: { allowedDomains, requesterIp: request.ip },
     };
   }
   const record = await context.storage.clients.get(tenant.slug, clientId);
@@ -198,5 +270,10 @@ export async function resolveClient(
       ? {}
       : { signingAlg: record.tokenEndpointAuthSigningAlg }),
     applicationType: record.applicationType ?? inferApplicationType(record.redirectUris),
+    // A client the host provisioned itself may publish its keys anywhere; every other follows the allowlist.
+    keySetFetch:
+      record.registration === 'provisioned'
+        ? { requesterIp: request.ip }
+        : { allowedDomains, requesterIp: request.ip },
   };
 }

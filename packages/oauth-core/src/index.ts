@@ -6,11 +6,22 @@ export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 export { isMetadataDocumentClientId } from './cimd/client-id-url.js';
 export type { CimdFetchRateLimit } from './cimd/fetch-budget.js';
 export type { CimdFetch } from './cimd/fetch-contract.js';
-export type { JwksResolution, JwksResolver, JwksResolverOptions } from './cimd/jwks-resolver.js';
+export type {
+  JwksResolution,
+  JwksResolveOptions,
+  JwksResolver,
+  JwksResolverOptions,
+} from './cimd/jwks-resolver.js';
 export { createJwksResolver } from './cimd/jwks-resolver.js';
 export type { CimdResolverOptions } from './cimd/resolver.js';
 export { createCimdResolver } from './cimd/resolver.js';
-export type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './cimd/types.js';
+export type {
+  CimdErrorCode,
+  CimdResolution,
+  CimdResolveContext,
+  CimdResolver,
+  ClientMetadataDocument,
+} from './cimd/types.js';
 export type {
   ClientAdministration,
   ClientAdministrationOptions,

@@ -64,6 +64,14 @@ export interface RegistrationPolicyInput {
   readonly initialAccessToken?: PresentedInitialAccessToken;
   /** The requested grant types that anonymous registration may not use on its own. */
   readonly gatedGrantTypes: readonly string[];
+  /**
+   * Set when the client is a metadata-document client (CIMD) rather than a `POST /register`: its client_id,
+   * the document URL. `metadata` is then the document's, `request` the request that uses the client
+   * (`/authorize`, `/token`, …), and the policy runs each time the client is used, not once. Only the grant
+   * types (and token-exchange audiences) of a returned `metadata` apply to such a client; a refusal makes it
+   * `invalid_client` with the policy's description.
+   */
+  readonly metadataDocumentUrl?: string;
 }
 
 /**
@@ -109,7 +117,10 @@ export function gatedGrantTypes(grantTypes: readonly string[]): readonly string[
 /**
  * The rule that applies without a {@link RegistrationPolicy}: anonymous registrations may use
  * `authorization_code` and `refresh_token` only; gated grants need a valid initial access token that
- * allows them. Clients registered with a token get its `tokenExchangeAudiences`.
+ * allows them. Clients registered with a token get its `tokenExchangeAudiences`. A metadata-document client
+ * (`metadataDocumentUrl`) is not refused for listing gated grants: they are dropped, so it keeps
+ * `authorization_code` and `refresh_token` only, whatever its document lists (a document is not a host
+ * decision, and nobody can present an initial access token with one).
  *
  * @example
  * ```ts
@@ -119,6 +130,15 @@ export function gatedGrantTypes(grantTypes: readonly string[]): readonly string[
 export function defaultRegistrationPolicy(input: RegistrationPolicyInput): RegistrationDecision {
   const gated = input.gatedGrantTypes;
   if (gated.length === 0) return { ok: true };
+  if (input.metadataDocumentUrl !== undefined) {
+    return {
+      ok: true,
+      metadata: {
+        ...input.metadata,
+        grantTypes: input.metadata.grantTypes.filter((g) => !gated.includes(g)),
+      },
+    };
+  }
   const token = input.initialAccessToken;
   if (!token) {
     return {

@@ -612,7 +612,7 @@ describe('jwks_uri: keys fetched, cached, and refetched for an unknown kid at mo
     const key = await keyPair('ES256', 'k1');
     await expectInvalidClient(
       t.server.token(machineRequest(await assertionFor(t, clientId, key)), 'demo'),
-      /JWK Set is invalid/,
+      /did not provide a usable JWK Set/,
     );
   });
 });

@@ -50,7 +50,7 @@ function withoutPrototypeKeys(key: string, value: unknown): unknown {
 export function parseBody(kind: BodyKind, body: string): BodyParseResult {
   if (kind === 'empty') return { ok: true, fields: {} };
   if (kind === 'form') {
-    const form = parseForm(body, { maxParameters: 1000 });
+    const form = parseForm(body, { maxParameters: 1000, allowLineBreaks: true });
     if (!form.ok) return { ok: false, message: `form body: ${form.message}` };
     const fields: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(form.params)) {

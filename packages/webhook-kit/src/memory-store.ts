@@ -5,7 +5,9 @@ import type { ReplayCache } from './storage.js';
 export interface MemoryReplayCacheOptions {
   /**
    * Most records kept at once (default 100 000). Past it the record inserted first is dropped; the
-   * timestamp tolerance of the signature check still refuses replays of old messages.
+   * timestamp tolerance of the signature check still refuses replays of old Standard Webhooks and Stripe
+   * messages. GitHub deliveries carry no timestamp, so keep this above the GitHub deliveries one
+   * `dedupeTtlSeconds` window brings.
    */
   maxEntries?: number;
 }

@@ -1,6 +1,7 @@
 /**
- * Remembers which signed deliveries were already accepted, so a replayed or retried Standard Webhooks
- * message (same `webhook-id`) reaches its method at most once while its record lives.
+ * Remembers which signed deliveries were already accepted, so a replayed or retried delivery (the same
+ * Standard Webhooks `webhook-id`, the same Stripe `t` and signature, the same GitHub signature) reaches its
+ * method at most once while its record lives.
  *
  * Implementations: {@link createMemoryReplayCache} for one process; a shared store (Redis, SQL) when
  * several instances serve one deployment. Every implementation passes `describeReplayCacheConformance`

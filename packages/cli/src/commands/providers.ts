@@ -9,7 +9,7 @@ import {
 import manifest from '../../package.json' with { type: 'json' };
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
-import { terminalText } from '../terminal.js';
+import { jsonText, printable, terminalText } from '../terminal.js';
 
 /** The environment variable that names the registry when `--registry-url` is not given. */
 export const REGISTRY_URL_ENV = 'KEYHOLD_REGISTRY_URL';
@@ -46,50 +46,59 @@ type McpServerEntry = { command: string; args: string[] } | { type: 'http'; url:
 
 function stderrLogger(io: CliIo): Logger {
   const write = (level: string) => (fields: Record<string, unknown>, message?: string) => {
-    io.stderr(`${level}: ${message ?? ''} ${JSON.stringify(fields)}\n`);
+    io.stderr(`${level}: ${printable(message ?? '')} ${jsonText(fields, 0)}\n`);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }
 
 function json(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(`${jsonText(value)}\n`);
 }
 
 function note(io: CliIo, result: object): void {
-  if ('note' in result && typeof result.note === 'string') io.stderr(`Note: ${result.note}\n`);
+  if ('note' in result && typeof result.note === 'string') io.stderr(`Note: ${printable(result.note)}\n`);
 }
 
+// Every field a registry sent is shown through printable(): one field stays on its line, so a description
+// cannot forge another line of output (a fake "$ command"), and carries no escape sequence.
 function table(providers: readonly McpProvider[]): string {
-  const idWidth = Math.max(2, ...providers.map((p) => p.id.length));
-  const nameWidth = Math.max(4, ...providers.map((p) => p.name.length));
+  const rows = providers.map((p) => ({
+    id: printable(p.id),
+    name: printable(p.name),
+    recommended: printable(p.recommended),
+    description: printable(p.description),
+  }));
+  const idWidth = Math.max(2, ...rows.map((p) => p.id.length));
+  const nameWidth = Math.max(4, ...rows.map((p) => p.name.length));
   const row = (id: string, name: string, transport: string, description: string) =>
     `${id.padEnd(idWidth)}  ${name.padEnd(nameWidth)}  ${transport.padEnd(9)}  ${description}`.trimEnd();
   return [
     row('ID', 'NAME', 'TRANSPORT', 'DESCRIPTION'),
-    ...providers.map((p) => row(p.id, p.name, p.recommended, p.description)),
+    ...rows.map((p) => row(p.id, p.name, p.recommended, p.description)),
   ].join('\n');
 }
 
 function launchLine(provider: McpProvider): string | undefined {
-  return provider.stdio ? [provider.stdio.command, ...provider.stdio.args].join(' ') : undefined;
+  return provider.stdio ? printable([provider.stdio.command, ...provider.stdio.args].join(' ')) : undefined;
 }
 
 function details(provider: McpProvider): string {
-  const lines = [`${provider.name} (${provider.id})`, provider.description, ''];
-  lines.push(`Website:      ${provider.website}`, `Recommended:  ${provider.recommended}`);
+  const p = printable;
+  const lines = [`${p(provider.name)} (${p(provider.id)})`, p(provider.description), ''];
+  lines.push(`Website:      ${p(provider.website)}`, `Recommended:  ${p(provider.recommended)}`);
   if (provider.http) {
     lines.push(
-      `HTTP:         ${provider.http.url} (auth: ${provider.http.auth})`,
-      `Docs:         ${provider.http.docs}`,
+      `HTTP:         ${p(provider.http.url)} (auth: ${p(provider.http.auth)})`,
+      `Docs:         ${p(provider.http.docs)}`,
     );
-    if (provider.http.notes) lines.push(`Notes:        ${provider.http.notes}`);
+    if (provider.http.notes) lines.push(`Notes:        ${p(provider.http.notes)}`);
   }
   if (provider.stdio) {
     lines.push(`Stdio:        ${launchLine(provider)}`);
     const setup = provider.stdio.setup;
     if (setup) {
-      lines.push(`Setup:        ${setup.description}${setup.needsSetup ? ' (required)' : ''}`);
-      lines.push(`              $ ${setup.command}`);
+      lines.push(`Setup:        ${p(setup.description)}${setup.needsSetup ? ' (required)' : ''}`);
+      lines.push(`              $ ${p(setup.command)}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -108,29 +117,30 @@ function placeholders(entry: McpServerEntry): string[] {
 }
 
 function addText(provider: McpProvider, entry: McpServerEntry): string {
-  const block = JSON.stringify({ mcpServers: { [provider.id]: entry } }, null, 2);
+  const p = printable;
+  const block = jsonText({ mcpServers: { [provider.id]: entry } });
   const lines = [`Add this to the "mcpServers" section of your MCP client configuration:`, '', block, ''];
   const holes = placeholders(entry);
-  if (holes.length > 0) lines.push(`Replace the placeholders in "args": ${holes.join(', ')}`);
+  if (holes.length > 0) lines.push(`Replace the placeholders in "args": ${p(holes.join(', '))}`);
   if ('url' in entry && provider.http) {
     const auth =
       provider.http.auth === 'oauth'
         ? 'oauth (your MCP client signs you in on first use)'
-        : `${provider.http.auth} (send an Authorization header)`;
-    lines.push(`Authentication: ${auth}`, `Docs: ${provider.http.docs}`);
-    if (provider.http.notes) lines.push(`Notes: ${provider.http.notes}`);
+        : `${p(provider.http.auth)} (send an Authorization header)`;
+    lines.push(`Authentication: ${auth}`, `Docs: ${p(provider.http.docs)}`);
+    if (provider.http.notes) lines.push(`Notes: ${p(provider.http.notes)}`);
   }
   const setup = provider.recommended === 'stdio' ? provider.stdio?.setup : undefined;
   if (setup) {
-    lines.push(`Setup${setup.needsSetup ? ' (required before first use)' : ''}: ${setup.description}`);
-    lines.push(`  $ ${setup.command}`);
+    lines.push(`Setup${setup.needsSetup ? ' (required before first use)' : ''}: ${p(setup.description)}`);
+    lines.push(`  $ ${p(setup.command)}`);
   }
   if ('url' in entry && provider.stdio) {
     lines.push(
-      `Also runs locally over stdio: ${launchLine(provider)} (see "keyhold providers get ${provider.id}")`,
+      `Also runs locally over stdio: ${launchLine(provider)} (see "keyhold providers get ${p(provider.id)}")`,
     );
   }
-  lines.push(`Website: ${provider.website}`);
+  lines.push(`Website: ${p(provider.website)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -142,7 +152,7 @@ async function lookup(
 ): Promise<{ provider: McpProvider; source: 'remote' | 'local' } | undefined> {
   const found = await client.getProvider(id);
   if (!found.ok) {
-    io.stderr(`keyhold providers: ${found.note}\n`);
+    io.stderr(`keyhold providers: ${printable(found.note)}\n`);
     if (asJson) json(io, { error: 'provider_not_found', providerId: found.providerId, note: found.note });
     return undefined;
   }

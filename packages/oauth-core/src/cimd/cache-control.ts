@@ -31,6 +31,7 @@ export interface FetchCacheOptions {
   readonly minMaxAgeSeconds?: number;
   readonly maxMaxAgeSeconds?: number;
   readonly failureTtlSeconds?: number;
+  readonly negativeTtlSeconds?: number;
   readonly timeoutMs?: number;
   readonly maxBodyBytes?: number;
 }
@@ -38,7 +39,10 @@ export interface FetchCacheOptions {
 /** {@link FetchCacheOptions} checked once, with defaults applied and the lifetime clamp ready to use. */
 export interface FetchCachePolicy {
   readonly maxEntries: number;
+  /** How long a transient failure (timeout, network, 5xx, 429) is remembered. */
   readonly failureTtlMs: number;
+  /** How long a definitive failure (another 4xx, a body that is not a valid document or key set) is remembered. */
+  readonly negativeTtlMs: number;
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
   /** How long to keep a response with this `Cache-Control` header, clamped to [min, max] max-age. */
@@ -69,6 +73,7 @@ export function fetchCachePolicy(
   return {
     maxEntries: optionCheck.positiveInteger('maxEntries', options.maxEntries, 1000),
     failureTtlMs: seconds('failureTtlSeconds', 10),
+    negativeTtlMs: seconds('negativeTtlSeconds', 300),
     timeoutMs: optionCheck.positiveInteger('timeoutMs', options.timeoutMs, 10_000),
     maxBodyBytes: optionCheck.positiveInteger('maxBodyBytes', options.maxBodyBytes, defaults.maxBodyBytes),
     lifetimeMs(cacheControl) {

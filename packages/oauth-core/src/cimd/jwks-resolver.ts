@@ -7,7 +7,8 @@ import type { ClientJwk } from '../storage.js';
 import type { BodyRead } from './bounded-read.js';
 import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
 import { fetchCachePolicy } from './cache-control.js';
-import type { CimdFetchRateLimit } from './fetch-budget.js';
+import { isHostAllowed } from './client-id-url.js';
+import type { CimdFetchRateLimit, FetchFor } from './fetch-budget.js';
 import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
 import { lazySafeFetch } from './lazy-safe-fetch.js';
@@ -39,18 +40,23 @@ export interface JwksResolverOptions {
    * client's host. Default 60.
    */
   readonly refetchThrottleSeconds?: number;
-  /** How long a failed fetch is remembered. Default 10. */
+  /** How long a transient failure (timeout, network error, 5xx, 429) is remembered. Default 10. */
   readonly failureTtlSeconds?: number;
+  /**
+   * How long a definitive failure is remembered (any other non-200 answer, a body that is not a valid JWK Set,
+   * one too large, a forbidden address): the URL is not fetched again within it. Default 300.
+   */
+  readonly negativeTtlSeconds?: number;
   /** Whole-request limit, body included. Default 10 000. */
   readonly timeoutMs?: number;
   /** Body size limit, enforced while streaming. Default 65 536 (64 KB). */
   readonly maxBodyBytes?: number;
   /**
-   * A budget of outbound fetches per host (the `jwks_uri` hostname): only requests that reach the network
-   * count. Over it, resolution fails (`jwks_fetch_failed` in the log, detail `fetch_rate_limited`) and is not
-   * remembered, so the next attempt after the window fetches. The same limiter as a CIMD resolver's
-   * `fetchRateLimit` makes one budget per host for documents and key sets; `createCimdResolver` passes its
-   * own. `limit` defaults to 10 and `windowSeconds` to 60. Default: no limit.
+   * Budgets of outbound fetches (see {@link CimdFetchRateLimit}): only requests that reach the network count.
+   * A first fetch of a set is charged to the requesting address for the `jwks_uri` host, a refetch of a set
+   * fetched successfully before to that set's URL. Over a budget, resolution fails (`jwks_fetch_failed` in the
+   * log, detail `fetch_rate_limited`) and is not remembered, so the next attempt after the window fetches.
+   * `createCimdResolver` passes its own, so documents and key sets count together. Default: no limit.
    */
   readonly fetchRateLimit?: CimdFetchRateLimit;
 }
@@ -74,13 +80,36 @@ export type JwksResolution =
  * ```
  */
 export interface JwksResolver {
-  resolve(jwksUri: string, options?: { readonly refresh?: boolean }): Promise<JwksResolution>;
+  resolve(jwksUri: string, options?: JwksResolveOptions): Promise<JwksResolution>;
+}
+
+/**
+ * What the authorization server tells a {@link JwksResolver} about one resolution.
+ *
+ * @example
+ * ```ts
+ * await jwks.resolve(uri, { refresh: true, allowedDomains: ['app.example'], requesterIp: request.ip });
+ * ```
+ */
+export interface JwksResolveOptions {
+  /** An assertion named an unknown `kid`: refetch the set, at most once per `refetchThrottleSeconds`. */
+  readonly refresh?: boolean;
+  /**
+   * The hosts the set may be fetched from (exact host, or `*.example.com`), checked before any request: a
+   * `jwks_uri` elsewhere is refused and an empty list fetches nothing. Absent: no host restriction (the
+   * authorization server leaves it out only for clients the host provisioned itself).
+   */
+  readonly allowedDomains?: readonly string[];
+  /** The address of the request that needs the set (`HandlerRequest.ip`): a first fetch is charged to it. */
+  readonly requesterIp?: string | undefined;
 }
 
 type Failure = Extract<JwksResolution, { ok: false }>;
 
 interface CacheEntry {
   readonly resolution: JwksResolution;
+  /** The set was fetched successfully at some point (a refetch then draws from the known-client budget). */
+  readonly known: boolean;
   /** When the network was last asked (the refetch throttle counts from here). */
   readonly fetchedAt: number;
   readonly freshUntil: number;
@@ -91,11 +120,19 @@ function failure(description: string, detail?: string): Failure {
 }
 
 /**
+ * The one description of every failed fetch: what the peer answered (status, body, content type, size) is
+ * never told to the caller, so a `jwks_uri` cannot be used to probe other servers. The detail is logged at
+ * `debug` only.
+ */
+const UNUSABLE = "the client's jwks_uri did not provide a usable JWK Set";
+
+/**
  * Creates the {@link JwksResolver}: https only, through the SSRF-safe fetch by default, with a time and size
  * limit; caches each set (bounded LRU, lifetime from `Cache-Control` clamped to [`minMaxAgeSeconds`,
- * `maxMaxAgeSeconds`]); remembers failures for `failureTtlSeconds`; joins concurrent fetches of one URL; and
- * lets `refresh` refetch a set at most once per `refetchThrottleSeconds`. With `fetchRateLimit`, fetches per
-host are budgeted (shared with a CIMD resolver's documents when given the same limiter).
+ * `maxMaxAgeSeconds`]); remembers transient failures for `failureTtlSeconds` and definitive ones for `negativeTtlSeconds`; joins concurrent fetches of one URL; and
+ * lets `refresh` refetch a set at most once per `refetchThrottleSeconds`. With `fetchRateLimit`, fetches are
+ * budgeted (first fetches per requesting address and host, refetches per URL; shared with a CIMD resolver's
+ * documents when given the same limiter). With `allowedDomains`, nothing outside them is fetched.
  *
  * @example
  * ```ts
@@ -108,47 +145,55 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
   const fetchSet = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const { maxEntries, failureTtlMs, timeoutMs, maxBodyBytes, lifetimeMs } = fetchCachePolicy(options, {
-    maxBodyBytes: 65_536,
-  });
+  const { maxEntries, failureTtlMs, negativeTtlMs, timeoutMs, maxBodyBytes, lifetimeMs } = fetchCachePolicy(
+    options,
+    {
+      maxBodyBytes: 65_536,
+    },
+  );
   const throttleMs =
     optionCheck.positiveInteger('refetchThrottleSeconds', options.refetchThrottleSeconds, 60) * 1000;
   const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
   const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<JwksResolution>>();
 
-  // Only a request that reaches the network spends the host's budget. A refusal is not remembered as a
-  // failure: once the window turns, the next resolution fetches.
-  async function fetchWithinBudget(uri: string, host: string): Promise<JwksResolution> {
+  // Only a request that reaches the network spends a budget. A refusal is not remembered as a failure: once
+  // the window turns, the next resolution fetches.
+  async function fetchWithinBudget(uri: string, host: string, on: FetchFor): Promise<JwksResolution> {
     if (fetchBudget !== undefined) {
-      const outcome = await fetchBudget(host);
+      const outcome = await fetchBudget(uri, host, on);
       if (!outcome.ok) {
         return failure(
-          `too many fetches from ${host} (client metadata documents and key sets); retry in ${outcome.retryAfterSeconds} s`,
+          `too many key-set fetches ${on.known ? 'of this jwks_uri' : 'for this address'}; retry in ${outcome.retryAfterSeconds} s`,
           'fetch_rate_limited',
         );
       }
     }
-    return fetchAndValidate(uri);
+    return fetchAndValidate(uri, on.known);
   }
 
-  const remember = (uri: string, resolution: JwksResolution, lifetimeMs: number): JwksResolution => {
-    const now = clock.now();
-    cache.set(uri, { resolution, fetchedAt: now, freshUntil: now + lifetimeMs });
-    return resolution;
-  };
-
-  async function fetchAndValidate(uri: string): Promise<JwksResolution> {
+  async function fetchAndValidate(uri: string, known: boolean): Promise<JwksResolution> {
+    const remember = (resolution: JwksResolution, lifetimeMs: number): JwksResolution => {
+      const now = clock.now();
+      cache.set(uri, {
+        resolution,
+        known: known || resolution.ok,
+        fetchedAt: now,
+        freshUntil: now + lifetimeMs,
+      });
+      return resolution;
+    };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    const failed = (description: string, detail?: string): JwksResolution =>
-      remember(uri, failure(description, detail), failureTtlMs);
-    const timeout = (): JwksResolution =>
-      failed(`fetching the client's jwks_uri took longer than ${timeoutMs} ms`);
+    // Transient failures are retried soon, definitive ones (a 404, a set that is not valid) not for a while.
+    // A set fetched successfully before gets the short lifetime whatever happened: its client is known.
+    const failed = (detail: string, transient = false): JwksResolution =>
+      remember(failure(UNUSABLE, detail), transient || known ? failureTtlMs : negativeTtlMs);
+    const timeout = (): JwksResolution => failed(`no complete answer within ${timeoutMs} ms`, true);
     try {
       let response: Response;
       try {
@@ -164,41 +209,35 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       } catch (error) {
         if (timedOut) return timeout();
         const forbidden = forbiddenAddressIn(error);
-        if (forbidden) {
-          return failed(
-            'the jwks_uri host resolves to an address this server does not fetch from',
-            forbidden.message,
-          );
-        }
-        return failed("the client's jwks_uri could not be fetched", describeError(error));
+        if (forbidden) return failed(`forbidden address: ${forbidden.message}`);
+        return failed(`fetch failed: ${describeError(error)}`, true);
       }
       if (response.status !== 200) {
         discard(response);
-        return failed(`the client's jwks_uri answered HTTP ${response.status}`);
+        return failed(`HTTP ${response.status}`, response.status >= 500 || response.status === 429);
       }
       const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
       if (declaredLength > maxBodyBytes) {
         discard(response);
-        return failed(`the client's JWK Set is larger than ${maxBodyBytes} bytes`);
+        return failed(`larger than ${maxBodyBytes} bytes (content-length: ${declaredLength})`);
       }
       let body: BodyRead;
       try {
         body = await readCapped(response, maxBodyBytes, controller.signal);
       } catch (error) {
         if (timedOut) return timeout();
-        return failed("the client's jwks_uri could not be read", describeError(error));
+        return failed(`read failed: ${describeError(error)}`, true);
       }
-      if (!body.ok) return failed(`the client's JWK Set is larger than ${maxBodyBytes} bytes`);
+      if (!body.ok) return failed(`larger than ${maxBodyBytes} bytes`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.bytes));
       } catch (error) {
-        return failed("the client's JWK Set is not valid UTF-8 JSON", describeError(error));
+        return failed(`not valid UTF-8 JSON: ${describeError(error)}`);
       }
       const check = parseClientJwks(parsed);
-      if (!check.ok) return failed(`the client's JWK Set is invalid: ${check.description}`);
+      if (!check.ok) return failed(`not a valid JWK Set: ${check.description}`);
       return remember(
-        uri,
         { ok: true, keys: check.jwks.keys, cached: false },
         lifetimeMs(response.headers.get('cache-control')),
       );
@@ -219,6 +258,11 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       if (url?.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') {
         return failure('jwks_uri must be an https URL without user information or fragment');
       }
+      // The allowlist gates the network: nothing below this line runs for a host the tenant did not allow.
+      const allowed = resolveOptions.allowedDomains;
+      if (allowed !== undefined && !isHostAllowed(url.hostname, allowed)) {
+        return failure(`the client jwks_uri host ${url.hostname} is not allowed by this server`);
+      }
       const now = clock.now();
       const entry = cache.get(jwksUri);
       if (entry !== undefined) {
@@ -233,19 +277,25 @@ export function createJwksResolver(options: JwksResolverOptions = {}): JwksResol
       }
       let pending = inFlight.get(jwksUri);
       if (!pending) {
-        pending = fetchWithinBudget(jwksUri, url.hostname).finally(() => inFlight.delete(jwksUri));
+        pending = fetchWithinBudget(jwksUri, url.hostname, {
+          requesterIp: resolveOptions.requesterIp,
+          known: entry?.known === true,
+        }).finally(() => inFlight.delete(jwksUri));
         inFlight.set(jwksUri, pending);
       }
       const resolution = await pending;
       if (!resolution.ok) {
+        // What the peer answered goes to the debug log only.
         logger.warn(
-          {
-            event: 'jwks_fetch_failed',
-            jwksUri,
-            ...(resolution.detail === undefined ? {} : { detail: resolution.detail }),
-          },
+          { event: 'jwks_fetch_failed', jwksUri },
           `client JWK Set refused: ${resolution.description}`,
         );
+        if (resolution.detail !== undefined) {
+          logger.debug(
+            { event: 'jwks_fetch_failed', jwksUri, detail: resolution.detail },
+            'client JWK Set refused',
+          );
+        }
         // A refresh that fails (the host is down for a moment) keeps the set that is still fresh: losing it
         // would lock the client out over a kid nobody has; the throttle counts from this attempt.
         if (entry?.resolution.ok && entry.freshUntil > clock.now()) {

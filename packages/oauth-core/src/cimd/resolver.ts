@@ -8,7 +8,7 @@ import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } fro
 import { fetchCachePolicy } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
-import type { CimdFetchRateLimit } from './fetch-budget.js';
+import type { CimdFetchRateLimit, FetchFor } from './fetch-budget.js';
 import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
 import type { JwksResolverOptions } from './jwks-resolver.js';
@@ -32,7 +32,10 @@ export interface CimdResolverOptions {
   readonly logger?: Logger;
   /** Receives one `cimdFetch` per resolution attempt. Default: no-op. */
   readonly metrics?: AuthMetrics;
-  /** Documents (and cached failures) kept, least recently used evicted first. Default 1000. */
+  /**
+   * Documents kept, least recently used evicted first; failures are kept apart, as many again, so requests
+   * for documents that do not exist cannot evict the documents of real clients. Default 1000.
+   */
   readonly maxEntries?: number;
   /** Lifetime when the response has no usable `Cache-Control`. Default 300 (5 minutes). */
   readonly defaultMaxAgeSeconds?: number;
@@ -40,19 +43,28 @@ export interface CimdResolverOptions {
   readonly minMaxAgeSeconds?: number;
   /** Upper clamp of `max-age`. Default 86 400 (one day). */
   readonly maxMaxAgeSeconds?: number;
-  /** How long a failed resolution is remembered, sparing the document host. Default 10. */
+  /** How long a transient failure (timeout, network error, 5xx, 429) is remembered, sparing the document host. Default 10. */
   readonly failureTtlSeconds?: number;
+  /**
+   * How long a definitive failure is remembered: any other non-200 answer (404 above all), a body that is not a
+   * valid document, one too large, a forbidden address. Within it the URL is not fetched again, so asking
+   * for a document that does not exist costs one fetch per this many seconds, not one per request. Default 300.
+   */
+  readonly negativeTtlSeconds?: number;
   /** Whole-request limit, body included. Default 10 000. */
   readonly timeoutMs?: number;
   /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
   readonly maxBodyBytes?: number;
   /**
-   * A budget of outbound fetches per host (the `client_id` URL's hostname), counted through a
-   * `RateLimiter` from `@keyhold/core`: only requests that reach the network count (cache hits and requests
-   * joined to one in flight do not). Over it, resolution fails with `fetch_rate_limited` and
-   * `retryAfterSeconds`, which the authorization server answers with 429 and `Retry-After`. The resolver's
-   * {@link CimdResolver.jwks} draws from the same budget: a host's documents and `jwks_uri` key sets
-   * count together. `limit` defaults to 10 and `windowSeconds` to 60. Default: no limit.
+   * Budgets of outbound fetches, counted through a `RateLimiter` from `@keyhold/core`: only requests that
+   * reach the network count (cache hits and requests joined to one in flight do not). A first fetch of a URL
+   * is charged to the requesting address (`requesterIp`) for the URL's host (`limit`, default 10 per window);
+   * a refetch of a document or key set that was fetched successfully before (revalidation, key-set refresh)
+   * is charged to that URL (`knownLimit`, default 10 per window). So a stranger spends only its own budget:
+   * neither another user's first sign-in nor a known client's refresh. Over a budget, resolution fails with
+   * `fetch_rate_limited` and `retryAfterSeconds`, which the authorization server answers with 429 and
+   * `Retry-After`. The resolver's {@link CimdResolver.jwks} draws from the same budgets. `windowSeconds`
+   * defaults to 60. Default: no limit.
    */
   readonly fetchRateLimit?: CimdFetchRateLimit;
   /**
@@ -65,19 +77,25 @@ export interface CimdResolverOptions {
 
 type Failure = Extract<CimdResolution, { ok: false }>;
 
-type CacheEntry =
-  | {
-      readonly kind: 'document';
-      readonly document: ClientMetadataDocument;
-      readonly etag: string | undefined;
-      readonly freshUntil: number;
-    }
-  | { readonly kind: 'failure'; readonly failure: Failure; readonly freshUntil: number };
+interface DocumentEntry {
+  readonly document: ClientMetadataDocument;
+  readonly etag: string | undefined;
+  readonly freshUntil: number;
+}
+
+interface FailureEntry {
+  readonly failure: Failure;
+  readonly freshUntil: number;
+}
 
 interface Attempt {
   readonly resolution: CimdResolution;
   readonly cached: boolean;
 }
+
+// Transient failures (the host is down or slow for a moment) are retried soon; definitive ones (a 404, a
+// document that is not valid) are not fetched again for negativeTtlSeconds.
+const TRANSIENT: readonly CimdErrorCode[] = ['timeout', 'fetch_failed'];
 
 function failure(error: CimdErrorCode, description: string, detail?: string): Failure {
   return detail === undefined ? { ok: false, error, description } : { ok: false, error, description, detail };
@@ -87,9 +105,10 @@ function failure(error: CimdErrorCode, description: string, detail?: string): Fa
  * Creates the resolver of Client ID Metadata Documents (MCP 2025-11-25): checks the URL rules and the tenant's
  * domain allowlist before any network request, fetches through the SSRF-safe fetcher with a time and size limit,
  * validates the document, caches it (bounded LRU, lifetime from `Cache-Control` clamped to
- * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers failures
- * for `failureTtlSeconds` only, and joins concurrent resolutions of one URL into one request. With
- * `fetchRateLimit`, fetches per host are budgeted (`fetch_rate_limited`), documents and `jwks` key sets alike. Never throws for a bad document
+ * [`minMaxAgeSeconds`, `maxMaxAgeSeconds`]), revalidates a stale entry with `If-None-Match`, remembers transient
+ * failures for `failureTtlSeconds` and definitive ones (a 404, an invalid document) for `negativeTtlSeconds`, and joins concurrent resolutions of one URL into one request. With
+ * `fetchRateLimit`, fetches are budgeted (`fetch_rate_limited`): first fetches per requesting address and host,
+ * refetches of known documents per URL, documents and `jwks` key sets alike. Never throws for a bad document
  * or network failure: every failure is a {@link CimdResolution} with one {@link CimdErrorCode} (an outage of the
  * rate limiter's store does throw, like any storage outage). Its `jwks` fetches the `jwks_uri` key sets of
  * `private_key_jwt` clients through the same `fetch`.
@@ -109,23 +128,35 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   const {
     maxEntries,
     failureTtlMs,
+    negativeTtlMs,
     timeoutMs,
     maxBodyBytes,
     lifetimeMs: lifetimeFor,
   } = fetchCachePolicy(options, { maxBodyBytes: 5120 });
   const fetchBudget = createFetchBudget(options.fetchRateLimit, clock);
 
-  const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
+  const documents = new LRUCache<string, DocumentEntry>({ max: maxEntries });
+  const failures = new LRUCache<string, FailureEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<Attempt>>();
 
   const lifetimeMs = (response: Response): number => lifetimeFor(response.headers.get('cache-control'));
 
-  const remember = (clientId: string, result: Failure): Attempt => {
-    cache.set(clientId, { kind: 'failure', failure: result, freshUntil: clock.now() + failureTtlMs });
+  const remember = (
+    clientId: string,
+    result: Failure,
+    transient = TRANSIENT.includes(result.error),
+  ): Attempt => {
+    // A document that was there before gets the short lifetime whatever happened: its client is known.
+    const ttl = transient || documents.has(clientId) ? failureTtlMs : negativeTtlMs;
+    failures.set(clientId, { failure: result, freshUntil: clock.now() + ttl });
     return { resolution: result, cached: false };
   };
+  const keep = (clientId: string, entry: DocumentEntry): void => {
+    documents.set(clientId, entry);
+    failures.delete(clientId);
+  };
 
-  async function fetchAndValidate(clientId: string, stale: CacheEntry | undefined): Promise<Attempt> {
+  async function fetchAndValidate(clientId: string, stale: DocumentEntry | undefined): Promise<Attempt> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -134,7 +165,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     }, timeoutMs);
     const timeoutFailure = (): Failure =>
       failure('timeout', `fetching the client metadata document took longer than ${timeoutMs} ms`);
-    const revalidating = stale?.kind === 'document' && stale.etag !== undefined ? stale : undefined;
+    const revalidating = stale?.etag !== undefined ? stale : undefined;
     try {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (revalidating?.etag !== undefined) headers['if-none-match'] = revalidating.etag;
@@ -167,7 +198,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
         discard(response);
         const etag = response.headers.get('etag') ?? revalidating.etag;
         const freshUntil = clock.now() + lifetimeMs(response);
-        cache.set(clientId, { kind: 'document', document: revalidating.document, etag, freshUntil });
+        keep(clientId, { document: revalidating.document, etag, freshUntil });
         return { resolution: { ok: true, document: revalidating.document, cached: true }, cached: true };
       }
       if (response.status !== 200) {
@@ -182,6 +213,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
             }`,
             location === null ? undefined : `location: ${location}`,
           ),
+          response.status >= 500 || response.status === 429,
         );
       }
       const declaredLength = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -220,7 +252,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
       if (!check.ok) return remember(clientId, failure(check.error, check.description));
       const etag = response.headers.get('etag') ?? undefined;
       const freshUntil = clock.now() + lifetimeMs(response);
-      cache.set(clientId, { kind: 'document', document: check.document, etag, freshUntil });
+      keep(clientId, { document: check.document, etag, freshUntil });
       return { resolution: { ok: true, document: check.document, cached: false }, cached: false };
     } finally {
       clearTimeout(timer);
@@ -229,15 +261,21 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     }
   }
 
-  async function spendFetchBudget(host: string): Promise<Attempt | undefined> {
+  async function spendFetchBudget(
+    clientId: string,
+    host: string,
+    on: FetchFor,
+  ): Promise<Attempt | undefined> {
     if (fetchBudget === undefined) return undefined;
-    const outcome = await fetchBudget(host);
+    const outcome = await fetchBudget(clientId, host, on);
     if (outcome.ok) return undefined;
     return {
       resolution: {
         ...failure(
           'fetch_rate_limited',
-          `too many client metadata document fetches from ${host}; retry in ${outcome.retryAfterSeconds} s`,
+          on.known
+            ? `too many fetches of this client metadata document; retry in ${outcome.retryAfterSeconds} s`
+            : `too many client metadata document fetches from ${host} for this address; retry in ${outcome.retryAfterSeconds} s`,
         ),
         retryAfterSeconds: outcome.retryAfterSeconds,
       },
@@ -245,7 +283,11 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
     };
   }
 
-  async function attempt(clientId: string, allowedDomains: readonly string[]): Promise<Attempt> {
+  async function attempt(
+    clientId: string,
+    allowedDomains: readonly string[],
+    requesterIp: string | undefined,
+  ): Promise<Attempt> {
     const url = checkClientIdUrl(clientId);
     if (!url.ok) return { resolution: failure('not_https', url.description), cached: false };
     // The allowlist gates the network: nothing below this line runs for a host the tenant did not allow.
@@ -258,18 +300,23 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
         cached: false,
       };
     }
-    const entry = cache.get(clientId);
-    if (entry !== undefined && entry.freshUntil > clock.now()) {
-      const resolution: CimdResolution =
-        entry.kind === 'document' ? { ok: true, document: entry.document, cached: true } : entry.failure;
-      return { resolution, cached: true };
+    const now = clock.now();
+    const entry = documents.get(clientId);
+    if (entry !== undefined && entry.freshUntil > now) {
+      return { resolution: { ok: true, document: entry.document, cached: true }, cached: true };
     }
+    const failed = failures.get(clientId);
+    if (failed !== undefined && failed.freshUntil > now) return { resolution: failed.failure, cached: true };
     const pending = inFlight.get(clientId);
     if (pending) return pending;
-    // Only a request that reaches the network spends the host's budget (joined resolutions share its
-    // outcome). A refusal is not remembered as a failure: once the window turns, the next resolution fetches.
+    // Only a request that reaches the network spends a budget (joined resolutions share its outcome): a
+    // revalidation the document's own, a first fetch the requester's. A refusal is not remembered as a
+    // failure: once the window turns, the next resolution fetches.
     const started = (async (): Promise<Attempt> => {
-      const refused = await spendFetchBudget(url.url.hostname);
+      const refused = await spendFetchBudget(clientId, url.url.hostname, {
+        requesterIp,
+        known: entry !== undefined,
+      });
       return refused ?? fetchAndValidate(clientId, entry);
     })().finally(() => inFlight.delete(clientId));
     inFlight.set(clientId, started);
@@ -288,7 +335,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   return {
     jwks,
     async resolve(clientId, context) {
-      const { resolution, cached } = await attempt(clientId, context.allowedDomains);
+      const { resolution, cached } = await attempt(clientId, context.allowedDomains, context.requesterIp);
       if (resolution.ok) {
         metrics.cimdFetch({ status: 'success', cached });
       } else {

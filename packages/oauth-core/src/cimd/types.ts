@@ -64,6 +64,24 @@ export type CimdResolution =
     };
 
 /**
+ * What the authorization server tells a resolver about one resolution.
+ *
+ * @example
+ * ```ts
+ * const context: CimdResolveContext = { allowedDomains: tenant.cimdDomains, requesterIp: request.ip };
+ * ```
+ */
+export interface CimdResolveContext {
+  /** The tenant's allowlist of document hosts: nothing is fetched from any other host. */
+  readonly allowedDomains: readonly string[];
+  /**
+   * The address of the request that needs the document (`HandlerRequest.ip`): a first fetch is charged to
+   * its budget (`fetchRateLimit`). Absent: one shared bucket for every request without an address.
+   */
+  readonly requesterIp?: string | undefined;
+}
+
+/**
  * Resolves `https` client ids to their metadata documents. The authorization server calls it with the
  * tenant's domain allowlist; the allowlist is checked before any network request.
  *
@@ -74,7 +92,7 @@ export type CimdResolution =
  * ```
  */
 export interface CimdResolver {
-  resolve(clientId: string, context: { readonly allowedDomains: readonly string[] }): Promise<CimdResolution>;
+  resolve(clientId: string, context: CimdResolveContext): Promise<CimdResolution>;
   /**
    * Fetches the `jwks_uri` key sets of `private_key_jwt` clients through the same fetch as the documents.
    * `createCimdResolver` provides it; the authorization server uses it unless given its own.

@@ -125,7 +125,7 @@ export async function authorizeHandler(
   if (clientId === undefined) return shown(event, new OAuthError('invalid_request', 'client_id is required'));
   let client: ResolvedClient;
   try {
-    client = await resolveClient(context, tenant, clientId);
+    client = await resolveClient(context, tenant, clientId, request);
   } catch (error) {
     // A spent CIMD fetch budget is answered by the endpoint boundary: 429 with Retry-After.
     if (error instanceof OAuthError && !(error instanceof RateLimitedError)) return shown(event, error);

@@ -74,7 +74,9 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       id_token_signing_alg_values_supported: [tenant.keys.active.alg],
       subject_types_supported: ['public'],
       prompt_values_supported: ['none', 'consent'],
-      client_id_metadata_document_supported: context.cimdResolver !== undefined,
+      // Advertised only when a document may be fetched: a resolver, and a host on the tenant's allowlist.
+      client_id_metadata_document_supported:
+        context.cimdResolver !== undefined && (tenant.config.allowedCimdDomains?.length ?? 0) > 0,
     },
     CACHE,
   );

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { clientRecord, usesSecret } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';
 import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from '../client-metadata.js';
+import { hasControlCharacter } from '../control-characters.js';
 import { OAuthError, optionCheck } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
@@ -98,6 +99,7 @@ export async function registerHandler(
   } catch {
     throw invalidMetadata('the body is not valid JSON');
   }
+  if (hasControlCharacter(json)) throw invalidMetadata('the metadata contains a control character');
   const parsed = metadataSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -123,6 +125,7 @@ export async function registerHandler(
       ...(wire.application_type === undefined ? {} : { applicationType: wire.application_type }),
     },
     tenant.scopesSupported,
+    tenant.config.allowedCimdDomains ?? [],
   );
   const decision: RegistrationDecision = await context.registrationPolicy({
     tenant: tenant.slug,
@@ -144,7 +147,11 @@ export async function registerHandler(
   const metadata: ClientMetadata =
     decision.metadata === undefined
       ? requested
-      : checkClientMetadata(decision.metadata, tenant.scopesSupported);
+      : checkClientMetadata(
+          decision.metadata,
+          tenant.scopesSupported,
+          tenant.config.allowedCimdDomains ?? [],
+        );
   const clientId = pooledRandomToken(16);
   if (metadata.tokenEndpointAuthMethod === 'private_key_jwt' && !context.clientAssertions) {
     throw invalidMetadata('this server does not accept private_key_jwt client authentication');

@@ -7,6 +7,7 @@ import type { JwksResolverOptions } from '../../src/cimd/jwks-resolver.js';
 import { createJwksResolver } from '../../src/cimd/jwks-resolver.js';
 
 const URI = 'https://app.example/.well-known/jwks.json';
+const UNUSABLE = "the client's jwks_uri did not provide a usable JWK Set";
 const KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
 
 const network = setupServer();
@@ -67,8 +68,8 @@ describe('createJwksResolver: https only, bounded, validated (RFC 7517 §5)', ()
     serve(body);
     const { resolver } = setup();
     const resolution = await resolver.resolve(URI);
-    expect(resolution.ok).toBe(false);
-    if (!resolution.ok) expect(resolution.description).toMatch(message);
+    expect(resolution).toMatchObject({ ok: false, description: UNUSABLE });
+    if (!resolution.ok) expect(resolution.detail).toMatch(message);
   });
 
   it('refuses an HTTP error, a redirect (never followed) and a body over the size limit', async () => {
@@ -77,17 +78,20 @@ describe('createJwksResolver: https only, bounded, validated (RFC 7517 §5)', ()
     );
     expect(await setup().resolver.resolve(URI)).toMatchObject({
       ok: false,
-      description: expect.stringMatching(/302/),
+      description: UNUSABLE,
+      detail: expect.stringMatching(/302/),
     });
     network.use(http.get(URI, () => new HttpResponse('x'.repeat(2000), { status: 200 })));
     expect(await setup({ maxBodyBytes: 1000 }).resolver.resolve(URI)).toMatchObject({
       ok: false,
-      description: expect.stringMatching(/larger than 1000 bytes/),
+      description: UNUSABLE,
+      detail: expect.stringMatching(/larger than 1000 bytes/),
     });
     network.use(http.get(URI, () => new HttpResponse('{not json', { status: 200 })));
     expect(await setup().resolver.resolve(URI)).toMatchObject({
       ok: false,
-      description: expect.stringMatching(/not valid UTF-8 JSON/),
+      description: UNUSABLE,
+      detail: expect.stringMatching(/not valid UTF-8 JSON/),
     });
   });
 
@@ -171,7 +175,7 @@ describe('createJwksResolver fetchRateLimit: a per-host budget of key-set fetche
     expect(await resolver.resolve(URI)).toMatchObject({ ok: true, cached: true });
     expect(await resolver.resolve(other)).toMatchObject({
       ok: false,
-      description: expect.stringMatching(/too many fetches from app\.example/),
+      description: expect.stringMatching(/too many key-set fetches for this address/),
       detail: 'fetch_rate_limited',
     });
     expect(fetches()).toBe(1);
@@ -190,4 +194,117 @@ describe('createJwksResolver fetchRateLimit: a per-host budget of key-set fetche
       ).toThrow(expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }));
     },
   );
+});
+
+describe('jwks_uri fetches follow the tenant fetch allowlist (allowedDomains): nothing else is fetched', () => {
+  it('with no allowed domain, no key set is fetched at all', async () => {
+    serve({ keys: [KEY] });
+    const { resolver, fetches } = setup();
+    expect(await resolver.resolve(URI, { allowedDomains: [] })).toMatchObject({
+      ok: false,
+      description: expect.stringMatching(/app\.example is not allowed/),
+    });
+    expect(fetches()).toBe(0);
+  });
+
+  it('a jwks_uri outside the allowlist is refused before any request; one inside is fetched', async () => {
+    serve({ keys: [KEY] });
+    const { resolver, fetches } = setup();
+    expect(await resolver.resolve(URI, { allowedDomains: ['other.example'] })).toMatchObject({ ok: false });
+    expect(fetches()).toBe(0);
+    expect(await resolver.resolve(URI, { allowedDomains: ['*.other.example', 'app.example'] })).toMatchObject(
+      { ok: true },
+    );
+    expect(fetches()).toBe(1);
+  });
+});
+
+describe('a failed key-set fetch tells the caller nothing the peer answered (no status, body or content type)', () => {
+  it.each([
+    [
+      'an HTTP error page',
+      () =>
+        new HttpResponse('internal admin page 10.0.0.7', {
+          status: 404,
+          headers: { 'content-type': 'text/html' },
+        }),
+    ],
+    [
+      'a body that is not JSON',
+      () =>
+        new HttpResponse('internal admin page 10.0.0.7', {
+          status: 200,
+          headers: { 'content-type': 'text/plain' },
+        }),
+    ],
+    ['JSON that is not a key set', () => HttpResponse.json({ admin: 'internal admin page 10.0.0.7' })],
+  ])('%s: one fixed description; the detail only in the debug log', async (_name, answer) => {
+    network.use(http.get(URI, answer));
+    const warned: unknown[] = [];
+    const debugged: unknown[] = [];
+    const { resolver } = setup({
+      logger: {
+        debug: (fields, message) => debugged.push([fields, message]),
+        info: () => {},
+        warn: (fields, message) => warned.push([fields, message]),
+        error: () => {},
+      },
+    });
+    const resolution = await resolver.resolve(URI);
+    expect(resolution).toMatchObject({ ok: false, description: UNUSABLE });
+    expect(JSON.stringify(warned)).not.toMatch(/404|admin|10\.0\.0\.7|text\/|JSON|Unexpected/);
+    expect(warned).toHaveLength(1);
+    expect(debugged).toHaveLength(1);
+  });
+});
+
+describe('negative caching: a key set that does not exist is not fetched again for negativeTtlSeconds', () => {
+  it('a 404 is remembered past failureTtlSeconds, then fetched again', async () => {
+    network.use(http.get(URI, () => new HttpResponse(null, { status: 404 })));
+    const { resolver, clock, fetches } = setup({ failureTtlSeconds: 10, negativeTtlSeconds: 300 });
+    await resolver.resolve(URI);
+    clock.advance(60_000);
+    expect(await resolver.resolve(URI, { refresh: true })).toMatchObject({ ok: false });
+    expect(fetches()).toBe(1);
+    clock.advance(240_000);
+    await resolver.resolve(URI);
+    expect(fetches()).toBe(2);
+  });
+});
+
+describe('fetchRateLimit: first fetches charged to the requester, refetches of a known set to that set', () => {
+  const OTHER = 'https://app.example/other/jwks.json';
+  const limiter = () => ({ limiter: createMemoryRateLimiter(), limit: 2, windowSeconds: 60, knownLimit: 2 });
+
+  it("a stranger spending its budget on a host stops neither another address's first fetch nor a known set's refresh", async () => {
+    serve({ keys: [KEY] }, { headers: { 'cache-control': 'max-age=60' } });
+    network.use(
+      http.get(OTHER, () => HttpResponse.json({ keys: [KEY] })),
+      http.get('https://app.example/missing/:n', () => new HttpResponse(null, { status: 404 })),
+    );
+    const { resolver, clock, fetches } = setup({ fetchRateLimit: limiter(), refetchThrottleSeconds: 1 });
+    expect(await resolver.resolve(URI, { requesterIp: '192.0.2.1' })).toMatchObject({ ok: true });
+    for (let n = 0; n < 5; n += 1) {
+      await resolver.resolve(`https://app.example/missing/${n}`, { requesterIp: '203.0.113.66' });
+    }
+    expect(fetches()).toBe(3);
+    expect(await resolver.resolve(OTHER, { requesterIp: '203.0.113.66' })).toMatchObject({
+      ok: false,
+      detail: 'fetch_rate_limited',
+    });
+    // Another address: its own budget.
+    expect(await resolver.resolve(OTHER, { requesterIp: '192.0.2.2' })).toMatchObject({ ok: true });
+    // The known set is refreshed (an unknown kid), even on the stranger's request: the set's own allowance.
+    clock.advance(2000);
+    expect(await resolver.resolve(URI, { refresh: true, requesterIp: '203.0.113.66' })).toMatchObject({
+      ok: true,
+      cached: false,
+    });
+    clock.advance(2000);
+    expect(await resolver.resolve(URI, { refresh: true })).toMatchObject({ ok: true, cached: false });
+    // Its allowance spent, a further refresh keeps the cached set.
+    clock.advance(2000);
+    expect(await resolver.resolve(URI, { refresh: true })).toMatchObject({ ok: true, cached: true });
+    expect(fetches()).toBe(6);
+  });
 });

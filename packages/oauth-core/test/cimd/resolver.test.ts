@@ -522,7 +522,7 @@ describe('failures are cached only briefly', () => {
   });
 });
 
-describe('fetch budget per host (fetchRateLimit): only network fetches count (fetch_rate_limited)', () => {
+describe('fetch budget per requester and host (fetchRateLimit): only network fetches count (fetch_rate_limited)', () => {
   const limited = (limit = 2, windowSeconds = 60) =>
     setup({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit, windowSeconds } });
   const idsOn = (host: string, count: number) =>
@@ -540,7 +540,8 @@ describe('fetch budget per host (fetchRateLimit): only network fetches count (fe
     expect(await resolver.resolve(ids[2]!, ALLOWED)).toEqual({
       ok: false,
       error: 'fetch_rate_limited',
-      description: 'too many client metadata document fetches from app.example; retry in 45 s',
+      description:
+        'too many client metadata document fetches from app.example for this address; retry in 45 s',
       retryAfterSeconds: 45,
     });
     expect(requests).toHaveLength(2);
@@ -594,7 +595,7 @@ describe('fetch budget per host (fetchRateLimit): only network fetches count (fe
   });
 });
 
-describe('fetch budget per host: documents and jwks_uri key sets draw from one budget', () => {
+describe('fetch budget per requester and host: documents and jwks_uri key sets draw from one budget', () => {
   const JWKS_URI = 'https://app.example/.well-known/jwks.json';
   const KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
   const serveKeys = () => server.use(http.get(JWKS_URI, () => HttpResponse.json({ keys: [KEY] })));
@@ -608,16 +609,11 @@ describe('fetch budget per host: documents and jwks_uri key sets draw from one b
     expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true });
     expect(await resolver.jwks?.resolve(JWKS_URI)).toEqual({
       ok: false,
-      description:
-        'too many fetches from app.example (client metadata documents and key sets); retry in 60 s',
+      description: 'too many key-set fetches for this address; retry in 60 s',
       detail: 'fetch_rate_limited',
     });
     expect(requests.map((request) => request.url)).toEqual([CLIENT_ID]);
-    expect(warnings.at(-1)).toMatchObject({
-      event: 'jwks_fetch_failed',
-      jwksUri: JWKS_URI,
-      detail: 'fetch_rate_limited',
-    });
+    expect(warnings.at(-1)).toMatchObject({ event: 'jwks_fetch_failed', jwksUri: JWKS_URI });
   });
 
   it('refuses a document fetch with fetch_rate_limited once key-set fetches spent the host budget', async () => {
@@ -653,6 +649,75 @@ describe('fetch budget per host: documents and jwks_uri key sets draw from one b
   });
 });
 
+describe('negative caching: a document that does not exist or is not valid is not fetched again for a while', () => {
+  it.each([
+    ['a 404', () => new HttpResponse(null, { status: 404 })],
+    ['a document that is not valid', () => HttpResponse.json({ client_id: 'https://elsewhere.example/x' })],
+  ])('%s is remembered for negativeTtlSeconds (300), well past failureTtlSeconds', async (_name, answer) => {
+    server.use(http.get(CLIENT_ID, answer));
+    const { resolver, clock } = setup();
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: false });
+    clock.advance(60_000);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: false });
+    expect(requests).toHaveLength(1);
+    clock.advance(240_000);
+    await resolver.resolve(CLIENT_ID, ALLOWED);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('failures are kept apart: requests for missing documents do not evict a cached document', async () => {
+    serveDocument();
+    server.use(http.get('https://app.example/missing/:n', () => new HttpResponse(null, { status: 404 })));
+    const { resolver } = setup({ maxEntries: 2 });
+    await resolver.resolve(CLIENT_ID, ALLOWED);
+    for (let n = 0; n < 5; n += 1) await resolver.resolve(`https://app.example/missing/${n}`, ALLOWED);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true, cached: true });
+    expect(requests).toHaveLength(6);
+  });
+});
+
+describe('a stranger spends its own fetch budget: first fetches per requester and host, refetches per document', () => {
+  const STRANGER = '203.0.113.66';
+  const USER_IP = '192.0.2.10';
+  const limited = () =>
+    setup({
+      fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 3, windowSeconds: 60, knownLimit: 3 },
+    });
+
+  it('asking for missing documents from one address stops neither a first sign-in elsewhere nor a revalidation', async () => {
+    const known = 'https://app.example/known.json';
+    const fresh = 'https://app.example/never-fetched.json';
+    server.use(
+      http.get(known, () =>
+        HttpResponse.json(documentFor(known), { headers: { 'cache-control': 'max-age=60' } }),
+      ),
+      http.get(fresh, () => HttpResponse.json(documentFor(fresh))),
+      http.get('https://app.example/missing/:n', () => new HttpResponse(null, { status: 404 })),
+    );
+    const { resolver, clock } = limited();
+    expect(await resolver.resolve(known, { ...ALLOWED, requesterIp: USER_IP })).toMatchObject({ ok: true });
+    for (let n = 0; n < 20; n += 1) {
+      await resolver.resolve(`https://app.example/missing/${n}`, { ...ALLOWED, requesterIp: STRANGER });
+    }
+    expect(requests).toHaveLength(4);
+    expect(await resolver.resolve(fresh, { ...ALLOWED, requesterIp: STRANGER })).toMatchObject({
+      error: 'fetch_rate_limited',
+    });
+    // A user at another address signs in with a document never fetched before.
+    expect(await resolver.resolve(fresh, { ...ALLOWED, requesterIp: USER_IP })).toMatchObject({
+      ok: true,
+      cached: false,
+    });
+    // The known document is revalidated once stale, whoever asks: its own allowance.
+    clock.advance(61_000);
+    expect(await resolver.resolve(known, { ...ALLOWED, requesterIp: STRANGER })).toMatchObject({
+      ok: true,
+      cached: false,
+    });
+    expect(requests).toHaveLength(6);
+  });
+});
+
 describe('options are validated at creation', () => {
   it.each([
     [{ maxEntries: 0 }],
@@ -663,5 +728,27 @@ describe('options are validated at creation', () => {
     expect(() => createCimdResolver(options)).toThrow(
       expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
     );
+  });
+});
+
+describe('negative caching spares known documents: a document fetched before is retried after failureTtlSeconds', () => {
+  it('a 404 on revalidation is remembered for 10 s only', async () => {
+    let missing = false;
+    server.use(
+      http.get(CLIENT_ID, () =>
+        missing
+          ? new HttpResponse(null, { status: 404 })
+          : HttpResponse.json(documentFor(CLIENT_ID), { headers: { 'cache-control': 'max-age=60' } }),
+      ),
+    );
+    const { resolver, clock } = setup();
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true });
+    missing = true;
+    clock.advance(61_000);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ error: 'http_error' });
+    missing = false;
+    clock.advance(10_000);
+    expect(await resolver.resolve(CLIENT_ID, ALLOWED)).toMatchObject({ ok: true, cached: false });
+    expect(requests).toHaveLength(3);
   });
 });

@@ -52,6 +52,14 @@ describe('bad input at /token gets the right OAuth error, never a 500', () => {
       'Basic with bad percent-encoding',
       { authorization: `Basic ${Buffer.from('%ZZ:x').toString('base64')}` },
     ],
+    [
+      'Basic with a NUL in the client id',
+      { authorization: `Basic ${Buffer.from('a\u0000b:x').toString('base64')}` },
+    ],
+    [
+      'Basic with a percent-encoded escape',
+      { authorization: `Basic ${Buffer.from('a:%1Bx').toString('base64')}` },
+    ],
   ])('%s is invalid_client', async (_, headers) => {
     const { t } = await setup();
     const result = await t.server.token(

@@ -55,14 +55,30 @@ describe('authorization server metadata (RFC 8414)', () => {
     expect(metadata).not.toHaveProperty('introspection_endpoint_auth_signing_alg_values_supported');
   });
 
-  it('advertises CIMD only when a resolver is configured', async () => {
+  it('advertises CIMD only when a resolver is configured and the tenant allows a document host', async () => {
     const cimdResolver: CimdResolver = {
       resolve: async () => ({ ok: false, error: 'fetch_failed', description: 'x' }),
     };
-    const { server } = await createTestServer({ cimdResolver });
+    const { server } = await createTestServer({
+      cimdResolver,
+      tenant: { allowedCimdDomains: ['app.example'] },
+    });
     expect(
       json(await server.authorizationServerMetadata(get('/'), 'demo')).client_id_metadata_document_supported,
     ).toBe(true);
+  });
+
+  it('does not advertise CIMD when no document host is allowed (nothing may be fetched)', async () => {
+    const cimdResolver: CimdResolver = {
+      resolve: async () => ({ ok: false, error: 'fetch_failed', description: 'x' }),
+    };
+    for (const tenant of [{}, { allowedCimdDomains: [] }]) {
+      const { server } = await createTestServer({ cimdResolver, tenant });
+      expect(
+        json(await server.authorizationServerMetadata(get('/'), 'demo'))
+          .client_id_metadata_document_supported,
+      ).toBe(false);
+    }
   });
 
   it('the issuer has no trailing slash even when baseUrl has one', async () => {

@@ -511,13 +511,56 @@ const EC_PUBLIC = {
   kid: 'k1',
 };
 
-describe('POST /register: private_key_jwt clients (RFC 7591 §2 jwks_uri / jwks, RFC 7523)', () => {
-  it('registers a client with a jwks_uri: no secret, the keys location returned and stored', async () => {
-    const { t, result, body } = await register({
-      redirect_uris: ['https://app.example/cb'],
-      token_endpoint_auth_method: 'private_key_jwt',
-      jwks_uri: 'https://app.example/jwks.json',
+describe('POST /register: a jwks_uri follows the tenant fetch allowlist (allowedCimdDomains)', () => {
+  const privateKeyJwt = (extra: Record<string, unknown>) => ({
+    redirect_uris: ['https://app.example/cb'],
+    token_endpoint_auth_method: 'private_key_jwt',
+    ...extra,
+  });
+  const json = { 'content-type': 'application/json' };
+
+  it('with no allowed domain, a jwks_uri is refused (invalid_client_metadata); keys by value still register', async () => {
+    const t = await createTestServer();
+    const refused = await registerOn(t, privateKeyJwt({ jwks_uri: 'https://app.example/jwks.json' }), json);
+    expect(refused.result.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringMatching(/fetches no jwks_uri/),
     });
+    const inline = await registerOn(t, privateKeyJwt({ jwks: { keys: [EC_PUBLIC] } }), json);
+    expect(inline.result.status, inline.result.body).toBe(201);
+  });
+
+  it('a jwks_uri on a host outside the allowlist is refused; one on an allowed host registers', async () => {
+    const t = await createTestServer({ tenant: { allowedCimdDomains: ['*.app.example'] } });
+    const outside = await registerOn(
+      t,
+      privateKeyJwt({ jwks_uri: 'https://internal.example/jwks.json' }),
+      json,
+    );
+    expect(outside.result.status).toBe(400);
+    expect(String(outside.body.error_description)).toMatch(/internal\.example is not allowed/);
+    const inside = await registerOn(
+      t,
+      privateKeyJwt({ jwks_uri: 'https://keys.app.example/jwks.json' }),
+      json,
+    );
+    expect(inside.result.status, inside.result.body).toBe(201);
+  });
+});
+
+describe('POST /register: private_key_jwt clients (RFC 7591 §2 jwks_uri / jwks, RFC 7523)', () => {
+  it('registers a client with a jwks_uri on an allowed host: no secret, the keys location returned and stored', async () => {
+    const t = await createTestServer({ tenant: { allowedCimdDomains: ['app.example'] } });
+    const { result, body } = await registerOn(
+      t,
+      {
+        redirect_uris: ['https://app.example/cb'],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks_uri: 'https://app.example/jwks.json',
+      },
+      { 'content-type': 'application/json' },
+    );
     expect(result.status, result.body).toBe(201);
     expect(body).toMatchObject({
       token_endpoint_auth_method: 'private_key_jwt',

@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/core';
-import { secretsOf } from './settings.js';
+import { dedupeTtlSecondsOf, secretsOf } from './settings.js';
 import type { GitHubSignatureVerification, SignatureVerifier } from './types.js';
 
 /**
  * Compiles a GitHub verifier: `X-Hub-Signature-256` must equal `sha256=` and the hex HMAC-SHA256 of the
  * raw body keyed with one of the secrets, compared in constant time. GitHub signs no timestamp, so there
- * is no tolerance window.
+ * is no tolerance window: an accepted signature is returned for deduplication instead, remembered for
+ * `dedupeTtlSeconds` (default a day). The key is the signature, not `X-GitHub-Delivery`: that header is not
+ * signed, so a replayer could change it at will, while the signature is fixed by the body.
  *
  * @example
  * ```ts
@@ -16,14 +18,17 @@ import type { GitHubSignatureVerification, SignatureVerifier } from './types.js'
  */
 export function createGitHubVerifier(config: GitHubSignatureVerification): SignatureVerifier {
   const secrets = secretsOf(config);
-  return (headers, body) => {
+  const dedupeTtlMs = dedupeTtlSecondsOf(config) * 1000;
+  return (headers, body, nowMs) => {
     const presented = headers['x-hub-signature-256'];
     if (presented === undefined) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };
+    const signature = presented.toLowerCase();
     let matched = false;
     for (const secret of secrets) {
       const expected = `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
-      if (constantTimeEqual(presented.toLowerCase(), expected)) matched = true;
+      if (constantTimeEqual(signature, expected)) matched = true;
     }
-    return matched ? { ok: true } : { ok: false, reason: 'X-Hub-Signature-256 does not match' };
+    if (!matched) return { ok: false, reason: 'X-Hub-Signature-256 does not match' };
+    return { ok: true, replay: { id: `github:${signature}`, expiresAt: nowMs + dedupeTtlMs } };
   };
 }

@@ -19,3 +19,8 @@ export function secretsOf(config: SignatureVerificationBase): string[] {
 export function toleranceSecondsOf(config: { readonly toleranceSeconds?: number }): number {
   return check.positiveInteger('toleranceSeconds', config.toleranceSeconds, 300);
 }
+
+/** How long an accepted delivery is remembered to drop replays, in seconds (default 86 400, one day). */
+export function dedupeTtlSecondsOf(config: { readonly dedupeTtlSeconds?: number }): number {
+  return check.positiveInteger('dedupeTtlSeconds', config.dedupeTtlSeconds, 86_400);
+}

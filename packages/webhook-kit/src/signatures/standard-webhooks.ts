@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/core';
 import { check } from '../option-checks.js';
-import { secretsOf, toleranceSecondsOf } from './settings.js';
+import { dedupeTtlSecondsOf, secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StandardWebhooksVerification } from './types.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -36,7 +36,7 @@ function decodeSecret(secret: string, index: number): Buffer {
 export function createStandardWebhooksVerifier(config: StandardWebhooksVerification): SignatureVerifier {
   const keys = secretsOf(config).map(decodeSecret);
   const toleranceSeconds = toleranceSecondsOf(config);
-  const dedupeTtlMs = check.positiveInteger('dedupeTtlSeconds', config.dedupeTtlSeconds, 86_400) * 1000;
+  const dedupeTtlMs = dedupeTtlSecondsOf(config) * 1000;
   return (headers, body, nowMs) => {
     const id = headers['webhook-id'];
     const timestamp = headers['webhook-timestamp'];

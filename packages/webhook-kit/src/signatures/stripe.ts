@@ -9,7 +9,9 @@ const TIMESTAMP = /^\d{1,12}$/;
  * Compiles a Stripe verifier: `Stripe-Signature` carries `t=<seconds>` and one or more `v1=<hex>`; a `v1`
  * must equal the hex HMAC-SHA256 of `${t}.${body}` keyed with one of the endpoint secrets (the whole
  * `whsec_…` string, as Stripe uses it), compared in constant time, and `t` must be within the tolerance.
- * Unlike Stripe's own library, a timestamp too far in the future is refused too.
+ * Unlike Stripe's own library, a timestamp too far in the future is refused too, and an accepted signature is
+ * returned for deduplication until its timestamp leaves the tolerance, so the same delivery replayed within
+ * the window reaches its method once (Stripe's own retries carry a new `t`, so they are new deliveries).
  *
  * @example
  * ```ts
@@ -40,11 +42,15 @@ export function createStripeVerifier(config: StripeSignatureVerification): Signa
       return { ok: false, reason: 'Stripe-Signature timestamp is outside the tolerance' };
     }
     const content = `${timestamp}.${body}`;
-    let matched = false;
+    let matched: string | undefined;
     for (const secret of secrets) {
       const expected = createHmac('sha256', secret).update(content, 'utf8').digest('hex');
-      for (const signature of presented) if (constantTimeEqual(signature, expected)) matched = true;
+      for (const signature of presented) if (constantTimeEqual(signature, expected)) matched ??= expected;
     }
-    return matched ? { ok: true } : { ok: false, reason: 'no Stripe-Signature v1 matches' };
+    if (matched === undefined) return { ok: false, reason: 'no Stripe-Signature v1 matches' };
+    // Keyed on what was verified (t and the matching HMAC), not on the header as sent: adding or reordering
+    // entries does not make a replay new. Kept while `t` could still pass the tolerance.
+    const expiresAt = (Number(timestamp) + toleranceSeconds) * 1000 + 1000;
+    return { ok: true, replay: { id: `stripe:${timestamp}:${matched}`, expiresAt } };
   };
 }

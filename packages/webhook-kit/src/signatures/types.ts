@@ -3,8 +3,10 @@
  *
  * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature` (Standard Webhooks v1,
  *   HMAC-SHA256, `whsec_` base64 secrets); deliveries are deduplicated on `webhook-id`.
- * - `github`: `X-Hub-Signature-256: sha256=<hex>` (HMAC-SHA256 of the body with the secret as text).
- * - `stripe`: `Stripe-Signature: t=<seconds>,v1=<hex>` (HMAC-SHA256 of `t.body` with the secret as text).
+ * - `github`: `X-Hub-Signature-256: sha256=<hex>` (HMAC-SHA256 of the body with the secret as text);
+ *   deliveries are deduplicated on the signature for `dedupeTtlSeconds` (GitHub signs no timestamp).
+ * - `stripe`: `Stripe-Signature: t=<seconds>,v1=<hex>` (HMAC-SHA256 of `t.body` with the secret as text);
+ *   deliveries are deduplicated on `t` and the signature while `t` is within the tolerance.
  *
  * Several `secrets` may be given so a secret can be rotated without downtime: a signature made with any of
  * them is accepted.
@@ -46,6 +48,12 @@ export interface StandardWebhooksVerification extends SignatureVerificationBase 
 /** GitHub `X-Hub-Signature-256` verification settings. */
 export interface GitHubSignatureVerification extends SignatureVerificationBase {
   readonly scheme: 'github';
+  /**
+   * How long an accepted signature is remembered to drop a replay of the same delivery (default 86 400,
+   * one day). GitHub signs no timestamp, so a captured delivery replayed after this window is accepted
+   * again: keep it at least as long as your handlers' effects matter, within what the replay cache holds.
+   */
+  readonly dedupeTtlSeconds?: number;
 }
 
 /** Stripe `Stripe-Signature` verification settings. */

@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createWebhookHandler } from '../../src/webhook-handler.js';
 import { recordingModule } from '../support/recording-module.js';
@@ -79,5 +80,75 @@ describe('GitHub: X-Hub-Signature-256 over the raw body', () => {
     expect((await fetch(url, delivery('{}', githubSignature(SECRET, '{}')))).status).toBe(200);
     const unsigned = url.replace('handleEvent', 'handleOther');
     expect((await fetch(unsigned, { method: 'POST' })).status).toBe(401);
+  });
+});
+
+describe('GitHub: a signed delivery is accepted once; a replay is dropped as a duplicate', () => {
+  async function startWithClock(dedupeTtlSeconds?: number) {
+    const module = recordingModule('gh');
+    const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
+    const handler = createWebhookHandler({
+      modules: [module],
+      clock,
+      signatures: {
+        'gh/handleEvent': {
+          scheme: 'github',
+          secrets: [SECRET],
+          ...(dedupeTtlSeconds === undefined ? {} : { dedupeTtlSeconds }),
+        },
+      },
+    });
+    return { module, clock, url: `${await serve(handler)}/webhook/gh/handleEvent` };
+  }
+  const withDelivery = (init: RequestInit, id: string): RequestInit => ({
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), 'x-github-delivery': id },
+  });
+
+  it('calls the method once for the same signed body, whatever X-GitHub-Delivery says (it is not signed)', async () => {
+    const { module, url } = await startWithClock();
+    const body = '{"ref":"refs/heads/main","after":"abc"}';
+    const init = delivery(body, githubSignature(SECRET, body));
+    expect((await fetch(url, withDelivery(init, randomUUID()))).status).toBe(200);
+    const again = await fetch(url, withDelivery(init, randomUUID()));
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ ok: true, duplicate: true });
+    // The signature compares case-insensitively, so an upper-cased copy is the same delivery.
+    const upper = delivery(body, githubSignature(SECRET, body).toUpperCase().replace('SHA256=', 'sha256='));
+    expect(await (await fetch(url, upper)).json()).toEqual({ ok: true, duplicate: true });
+    expect(module.calls).toHaveLength(1);
+    // Another body is another delivery.
+    const other = '{"ref":"refs/heads/main","after":"def"}';
+    expect((await fetch(url, delivery(other, githubSignature(SECRET, other)))).status).toBe(200);
+    expect(module.calls).toHaveLength(2);
+  });
+
+  it('remembers a delivery for dedupeTtlSeconds (default a day), then forgets it', async () => {
+    const { module, clock, url } = await startWithClock(3600);
+    const init = delivery('{"n":1}', githubSignature(SECRET, '{"n":1}'));
+    await fetch(url, init);
+    clock.advance(3_599_000);
+    expect(await (await fetch(url, init)).json()).toEqual({ ok: true, duplicate: true });
+    clock.advance(2_000);
+    expect((await (await fetch(url, init)).json()).duplicate).toBeUndefined();
+    expect(module.calls).toHaveLength(2);
+  });
+
+  it('processes a retry again when the method failed the first time', async () => {
+    const { module, url } = await startWithClock();
+    module.failNext();
+    const init = delivery('{"n":2}', githubSignature(SECRET, '{"n":2}'));
+    expect((await fetch(url, init)).status).toBe(500);
+    expect((await fetch(url, init)).status).toBe(200);
+    expect(module.calls).toHaveLength(2);
+  });
+
+  it('refuses a dedupeTtlSeconds that is not a whole number of seconds', () => {
+    expect(() =>
+      createWebhookHandler({
+        modules: [recordingModule('gh')],
+        signatures: { 'gh/handleEvent': { scheme: 'github', secrets: [SECRET], dedupeTtlSeconds: 0 } },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTIONS' }));
   });
 });

@@ -88,3 +88,31 @@ describe('Stripe: Stripe-Signature over t.body', () => {
     );
   });
 });
+
+describe('Stripe: a signed delivery is accepted once within its tolerance; a replay is dropped as a duplicate', () => {
+  it('calls the method once for the same t and signature, however the header is rearranged', async () => {
+    const module = recordingModule('billing');
+    const url = await start(module);
+    const signature = stripeSignature(ENDPOINT_SECRET, '{"id":"evt_1"}');
+    expect((await fetch(url, delivery('{"id":"evt_1"}', signature))).status).toBe(200);
+    const replay = await fetch(url, delivery('{"id":"evt_1"}', signature));
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual({ ok: true, duplicate: true });
+    const [t, v1] = signature.split(',');
+    const rearranged = `v0=abc,${v1},${t},v1=${'0'.repeat(64)}`;
+    expect(await (await fetch(url, delivery('{"id":"evt_1"}', rearranged))).json()).toEqual({
+      ok: true,
+      duplicate: true,
+    });
+    expect(module.calls).toHaveLength(1);
+  });
+
+  it("treats Stripe's retry (a new t) as a new delivery", async () => {
+    const module = recordingModule('billing');
+    const url = await start(module);
+    const t = Math.floor(NOW / 1000);
+    await fetch(url, delivery('{"id":"evt_2"}', stripeSignature(ENDPOINT_SECRET, '{"id":"evt_2"}', t - 60)));
+    await fetch(url, delivery('{"id":"evt_2"}', stripeSignature(ENDPOINT_SECRET, '{"id":"evt_2"}', t)));
+    expect(module.calls).toHaveLength(2);
+  });
+});
