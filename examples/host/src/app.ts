@@ -18,24 +18,28 @@ import { toMcpNodeListener } from '@keyhold/mcp/node';
 import {
   type AuthorizationServer,
   type CimdFetch,
+  type ClientRecord,
   createAuthorizationServer,
   createCimdResolver,
   createStaticTenants,
+  type OAuthStorage,
   type TenantConfig,
   wellKnownUrl,
 } from '@keyhold/oauth-core';
 import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
+import { createPostgresClaimStore } from '@keyhold/store-postgres';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import type { HostConfig } from './config.js';
+import { openPostgresHostState, openSqliteHostRecords } from './host-state.js';
 import { createDevLogin } from './login-page.js';
 import { withRequestTimeout } from './request-timeout.js';
-import type { HostSecrets } from './secrets.js';
+import { loadSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
-import { openHostStorage } from './storage.js';
+import { type HostStorage, openHostStorage } from './storage.js';
 import { createToolInstances, hostToolModules } from './tool-modules.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
@@ -48,7 +52,8 @@ export interface HostApp {
 /** Options of {@link createHostApp}. */
 export interface HostAppOptions {
   readonly config: HostConfig;
-  readonly secrets: HostSecrets;
+  /** The environment: secrets and signing keys given there win, and are never written anywhere. */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** The URL clients reach the host at (issuer base). */
   readonly baseUrl: string;
   /** The folder holding `tools/` (the host package root). */
@@ -64,13 +69,33 @@ export const PROVIDER_CLIENT_ID = 'keyhold-host';
 
 /** Assembles every Keyhold package into one host. */
 export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
-  const { config, secrets, baseUrl, hostRoot, logger } = options;
+  const stores = await openHostStorage(options.config, options.logger);
+  try {
+    return await assemble(options, stores);
+  } catch (error) {
+    // A broken key or an unreachable store stops the start: close what was opened, then let main report it.
+    await stores.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function assemble(options: HostAppOptions, stores: HostStorage): Promise<HostApp> {
+  const { config, env, baseUrl, hostRoot, logger } = options;
   const clock = systemClock;
-  const keys = await loadSigningKeys(config.dataDir, [
-    config.tenant,
-    config.providerTenant,
-    ...(config.confidentialTenant ? [config.confidentialTenant] : []),
-  ]);
+  // Secrets and signing keys are generated once and shared: with PostgreSQL they live in the database (no
+  // shared filesystem needed), else in the data directory, created only if absent (the first start wins).
+  // The tool modules' records (notes, push events) go to the same database.
+  const { database } = stores;
+  const { state, records } =
+    'postgres' in database
+      ? await openPostgresHostState(database.postgres)
+      : { state: undefined, records: openSqliteHostRecords(database.sqlite) };
+  const secrets = await loadSecrets(config.dataDir, env, state);
+  const keys = await loadSigningKeys(
+    config.dataDir,
+    [config.tenant, config.providerTenant, ...(config.confidentialTenant ? [config.confidentialTenant] : [])],
+    { env, ...(state ? { state } : {}) },
+  );
 
   const tenantConfigs: Record<string, TenantConfig> = {
     [config.tenant]: {
@@ -100,12 +125,12 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       tokenEndpointAuthMethods: ['client_secret_basic', 'private_key_jwt'],
     };
   }
-  // Checked here, before any store is opened: a broken key in signing-keys.json stops the start with a
-  // message naming the tenant and the key, instead of a 500 on the tenant's first request. Only the record's
-  // own entries are tenants, so a slug such as `constructor` is unknown rather than a prototype member.
+  // Checked here, before anything is served: a broken key (in signing-keys.json, the database or
+  // KEYHOLD_SIGNING_JWKS) stops the start with a message naming the tenant and the key, instead of a 500
+  // on the tenant's first request. Only the record's own entries are tenants, so a slug such as
+  // `constructor` is unknown rather than a prototype member.
   const tenants = createStaticTenants(tenantConfigs);
 
-  const stores = await openHostStorage(config, logger);
   const storage = stores.oauth;
   // One counter store for every limit: Redis when configured (shared by instances), else this process's memory.
   const limiter = stores.rateLimiter ?? createMemoryRateLimiter();
@@ -154,22 +179,17 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
   const devLogin = createDevLogin({ baseUrl, sessions, now: () => clock.now() });
 
   // The provider tenant knows the host as a confidential, first-party client.
-  const callbackUrl = `${baseUrl}/auth/oauth/callback`;
-  const existing = await storage.clients.get(config.providerTenant, PROVIDER_CLIENT_ID);
-  if (existing === undefined || !existing.redirectUris.includes(callbackUrl)) {
-    if (existing) await storage.clients.delete(config.providerTenant, PROVIDER_CLIENT_ID);
-    await storage.clients.create(config.providerTenant, {
-      clientId: PROVIDER_CLIENT_ID,
-      clientName: 'Keyhold example host',
-      redirectUris: [callbackUrl],
-      grantTypes: ['authorization_code', 'refresh_token'],
-      responseTypes: ['code'],
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      clientSecretHash: sha256Base64url(secrets.providerClientSecret),
-      scope: 'openid profile',
-      createdAt: clock.now(),
-    });
-  }
+  await ensureProviderClient(storage, config.providerTenant, {
+    clientId: PROVIDER_CLIENT_ID,
+    clientName: 'Keyhold example host',
+    redirectUris: [`${baseUrl}/auth/oauth/callback`],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    clientSecretHash: sha256Base64url(secrets.providerClientSecret),
+    scope: 'openid profile',
+    createdAt: clock.now(),
+  });
   const providerIssuer = `${baseUrl}/tenant/${config.providerTenant}`;
   const broker = createTokenBroker({
     baseUrl,
@@ -191,10 +211,15 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     logger,
   });
 
-  const instances = createToolInstances();
+  const instances = createToolInstances(records);
   const toolModules = hostToolModules(hostRoot, instances);
   const claims = createClaims({
-    store: createFileClaimStore({ dataDir: config.dataDir, logger }),
+    // With PostgreSQL the codes live in the database, where `keyhold claim` (with DATABASE_URL) puts them
+    // and every instance reads them; on one machine, in the data directory's claims.json.
+    store:
+      'postgres' in database
+        ? await createPostgresClaimStore(database.postgres)
+        : createFileClaimStore({ dataDir: config.dataDir, logger }),
     clock,
     logger,
   });
@@ -304,6 +329,35 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       await stores.close();
     },
   };
+}
+
+/**
+ * Creates the host's client at the provider tenant, or leaves it be when it is there as wanted. Instances
+ * starting at once all try: a create that loses the race (duplicate key) is success once the client read
+ * back matches. A stale record (another callback URL or secret) is replaced.
+ */
+async function ensureProviderClient(
+  storage: OAuthStorage,
+  tenant: string,
+  wanted: ClientRecord,
+): Promise<void> {
+  const matches = (client: ClientRecord | undefined) =>
+    client !== undefined &&
+    client.clientSecretHash === wanted.clientSecretHash &&
+    wanted.redirectUris.every((uri) => client.redirectUris.includes(uri));
+  for (let attempt = 1; ; attempt++) {
+    const existing = await storage.clients.get(tenant, wanted.clientId);
+    if (matches(existing)) return;
+    if (existing) await storage.clients.delete(tenant, wanted.clientId);
+    try {
+      await storage.clients.create(tenant, wanted);
+      return;
+    } catch (error) {
+      // Another instance created (or replaced) it in between: read it again, a few times at most.
+      if (matches(await storage.clients.get(tenant, wanted.clientId))) return;
+      if (attempt >= 3) throw error;
+    }
+  }
 }
 
 /** The loopback names on the public port when the host is reached on loopback, as serve() allows them. */

@@ -7,7 +7,6 @@ import { allowedHostsFor, isLoopbackHostname } from '@keyhold/core';
 import { pino } from 'pino';
 import { createHostApp, type HostApp } from './app.js';
 import { readConfig } from './config.js';
-import { loadSecrets } from './secrets.js';
 
 const config = readConfig(process.env, process.cwd());
 
@@ -27,7 +26,6 @@ if (config.singleUser && !loopback && !config.allowSingleUserOnNetwork) {
 }
 const logger = pino({ level: config.logLevel });
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-const secrets = loadSecrets(config.dataDir, process.env);
 // dist/main.js → the package root, where tools/ lives.
 const hostRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,7 +66,7 @@ try {
 }
 const baseUrl = config.publicUrl ?? running.url;
 try {
-  app = await createHostApp({ config, secrets, baseUrl, hostRoot, logger });
+  app = await createHostApp({ config, env: process.env, baseUrl, hostRoot, logger });
 } catch (error) {
   await running.close();
   const message = error instanceof Error ? error.message : String(error);

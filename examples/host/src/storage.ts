@@ -7,6 +7,7 @@ import {
   createPostgresPool,
   createPostgresTokenVaultStorage,
   OAUTH_POSTGRES_SWEPT_TABLES,
+  type PostgresPool,
   startPostgresExpirySweeper,
   TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
 } from '@keyhold/store-postgres';
@@ -25,6 +26,7 @@ import {
   createSqliteTokenVaultStorage,
   OAUTH_SQLITE_SWEPT_TABLES,
   openSqliteDatabase,
+  type SqliteDatabase,
   startSqliteExpirySweeper,
   TOKEN_VAULT_SQLITE_SWEPT_TABLES,
 } from '@keyhold/store-sqlite';
@@ -39,6 +41,8 @@ export interface StorageReadiness {
 /** Where the host keeps its state, and the shared coordination several instances need. */
 export interface HostStorage {
   readonly kind: 'sqlite' | 'postgres';
+  /** The open database, for the host's own tables (shared state, tool records) and the claim store. */
+  readonly database: { readonly sqlite: SqliteDatabase } | { readonly postgres: PostgresPool };
   readonly oauth: OAuthStorage;
   readonly vault: TokenVaultStorage;
   /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
@@ -108,6 +112,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
     });
     return {
       kind: 'sqlite',
+      database: { sqlite: db },
       oauth,
       vault,
       ...(shared ? { rateLimiter: shared.rateLimiter, requestStateStore: shared.requestStateStore } : {}),
@@ -137,6 +142,7 @@ export async function openHostStorage(config: HostConfig, logger: Logger): Promi
   });
   return {
     kind: 'postgres',
+    database: { postgres: pool },
     oauth,
     vault: shared ? { ...vault, refreshLock: shared.refreshLock } : vault,
     ...(shared

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { defineTool, type McpToolModule } from '@keyhold/mcp';
 import * as z from 'zod';
-import { Notes } from '../tools/workspace-a/notes.js';
-import { Activity } from '../tools/workspace-b/activity.js';
+import { type Note, Notes } from '../tools/workspace-a/notes.js';
+import { Activity, type Push } from '../tools/workspace-b/activity.js';
+import type { HostRecords } from './host-state.js';
 
 /** The live instances of the host's tool modules, shared by MCP tools and webhooks. */
 export interface ToolInstances {
@@ -18,8 +19,18 @@ export function toolSourcePaths(hostRoot: string): { notes: string; activity: st
   };
 }
 
-export function createToolInstances(): ToolInstances {
-  return { notes: new Notes(), activity: new Activity() };
+/** The tool modules, their records kept in the host's store (so every instance answers alike). */
+export function createToolInstances(records: HostRecords): ToolInstances {
+  return {
+    notes: new Notes({
+      append: (note) => records.append('notes', note),
+      list: async () => (await records.list('notes')) as Note[],
+    }),
+    activity: new Activity({
+      append: (push) => records.append('activity.pushes', push),
+      list: async () => (await records.list('activity.pushes')) as Push[],
+    }),
+  };
 }
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
@@ -42,15 +53,15 @@ export function hostToolModules(hostRoot: string, instances: ToolInstances): Mcp
           name: 'add_note',
           description: 'Adds a note.',
           inputSchema: z.object({ text: z.string().min(1).max(10_000) }),
-          handler: ({ text: note }) => {
-            const { count } = instances.notes.add(note);
+          handler: async ({ text: note }) => {
+            const { count } = await instances.notes.add(note);
             return text(`Saved. ${count} note(s) in total.`);
           },
         }),
         defineTool({
           name: 'list_notes',
           description: 'Lists the notes, including those received by webhook.',
-          handler: () => text(JSON.stringify(instances.notes.list())),
+          handler: async () => text(JSON.stringify(await instances.notes.list())),
         }),
       ],
     },
@@ -63,7 +74,7 @@ export function hostToolModules(hostRoot: string, instances: ToolInstances): Mcp
         defineTool({
           name: 'recent_pushes',
           description: 'Lists the push events received by the github/push webhook.',
-          handler: () => text(JSON.stringify(instances.activity.recentPushes())),
+          handler: async () => text(JSON.stringify(await instances.activity.recentPushes())),
         }),
         defineTool({
           name: 'who_am_i',

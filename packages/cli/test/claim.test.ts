@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -12,7 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresPool } from '@keyhold/store-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimCommand } from '../src/commands/claim.js';
 import type { CliIo } from '../src/io.js';
 
@@ -260,6 +262,62 @@ describe('keyhold claim: where the store lives', () => {
       expect(run.stderr).toContain('is corrupt');
     }
     expect(readFileSync(join(dataDir, 'claims.json'), 'utf8')).toBe('{ not json');
+  });
+});
+
+// The example host keeps its claim codes in PostgreSQL when DATABASE_URL is set; so does the CLI, so a code
+// made on any machine is honoured by every instance. Under CI=true a missing database fails the run.
+const POSTGRES_URL = process.env['KEYHOLD_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const postgres = await (async () => {
+  const pool = createPostgresPool(POSTGRES_URL);
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (error) {
+    await pool.end();
+    if (process.env['CI'] === 'true') throw error;
+    console.warn(`SKIPPED keyhold claim with DATABASE_URL: ${(error as Error).message}`);
+    return undefined;
+  }
+})();
+afterAll(() => postgres?.end());
+
+describe.skipIf(!postgres)("keyhold claim with DATABASE_URL: the codes live in the host's database", () => {
+  it('creates, lists and revokes in PostgreSQL and writes no claims.json', async () => {
+    const schema = `keyhold_cli_claims_${randomBytes(5).toString('hex')}`;
+    await postgres!.query(`CREATE SCHEMA ${schema}`);
+    try {
+      const env = {
+        DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      };
+      const { cwd, dataDir } = workspace();
+      const created = await keyhold(['claim', '--json', '--label', 'db'], { cwd, env });
+      expect(created.code).toBe(0);
+      const { code } = JSON.parse(created.stdout) as { code: string };
+      expect(existsSync(dataDir)).toBe(false);
+      const rows = await postgres!.query(`SELECT scope_dir, label FROM ${schema}.keyhold_claims`);
+      expect(rows.rows).toEqual([{ scope_dir: cwd, label: 'db' }]);
+      const listed = await keyhold(['claim', 'list', '--json'], { cwd, env });
+      expect(JSON.parse(listed.stdout).claims.map((claim: { code: string }) => claim.code)).toEqual([code]);
+      expect((await keyhold(['claim', 'revoke', code], { cwd, env })).code).toBe(0);
+      expect((await postgres!.query(`SELECT code FROM ${schema}.keyhold_claims`)).rows).toEqual([]);
+    } finally {
+      await postgres!.query(`DROP SCHEMA ${schema} CASCADE`);
+    }
+  });
+});
+
+describe('keyhold claim with DATABASE_URL: an unreachable database', () => {
+  it('exits 1 with store_unavailable and never prints the URL or its password', async () => {
+    const { cwd } = workspace();
+    const env = { DATABASE_URL: 'postgres://keyhold:hunter2-secret@127.0.0.1:1/keyhold' };
+    const run = await keyhold(['claim', '--json'], { cwd, env });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error.code).toBe('store_unavailable');
+    expect(`${run.stdout}${run.stderr}`).not.toContain('hunter2');
+    const plain = await keyhold(['claim', 'list'], { cwd, env });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/keyhold claim: could not use the host's database \(/);
   });
 });
 

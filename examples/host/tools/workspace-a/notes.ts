@@ -1,19 +1,40 @@
+/** One note. */
+export interface Note {
+  readonly text: string;
+  readonly from: string;
+  readonly at: string;
+}
+
 /**
- * A plain tool module: notes kept in memory. Its methods are MCP tools, and `handleIncoming` is also a
- * webhook (`POST /webhook/notes/handleIncoming`) because its name starts with `handle`.
+ * Where the notes are kept: the host's store (SQLite or PostgreSQL), so every instance of the host lists the
+ * same notes and a restart loses none.
+ */
+export interface NoteStore {
+  /** Appends a note; answers how many there are now. */
+  append(note: Note): Promise<number>;
+  /** The notes, newest last. */
+  list(): Promise<Note[]>;
+}
+
+/**
+ * A plain tool module: notes kept in the host's store. Its methods are MCP tools, and `handleIncoming` is
+ * also a webhook (`POST /webhook/notes/handleIncoming`) because its name starts with `handle`.
  */
 export class Notes {
-  private readonly notes: { text: string; from: string; at: string }[] = [];
+  readonly #store: NoteStore;
+
+  constructor(store: NoteStore) {
+    this.#store = store;
+  }
 
   /** Adds a note. */
-  add(text: string, from = 'mcp'): { count: number } {
-    this.notes.push({ text, from, at: new Date().toISOString() });
-    return { count: this.notes.length };
+  async add(text: string, from = 'mcp'): Promise<{ count: number }> {
+    return { count: await this.#store.append({ text, from, at: new Date().toISOString() }) };
   }
 
   /** Lists the notes, newest last. */
-  list(): readonly { text: string; from: string; at: string }[] {
-    return this.notes;
+  async list(): Promise<Note[]> {
+    return this.#store.list();
   }
 
   /**
@@ -26,7 +47,7 @@ export class Notes {
   }): Promise<{ accepted: boolean; count: number }> {
     if (typeof params.text !== 'string' || params.text === '')
       throw new TypeError('text must be a non-empty string');
-    const { count } = this.add(params.text, 'webhook');
+    const { count } = await this.add(params.text, 'webhook');
     return { accepted: true, count };
   }
 }

@@ -1,9 +1,26 @@
+/** One push event. */
+export interface Push {
+  readonly repository: string;
+  readonly ref: string;
+}
+
+/** Where push events are kept: `append` answers how many there are now; `list` gives them oldest first. */
+export interface PushStore {
+  append(push: Push): Promise<number>;
+  list(): Promise<Push[]>;
+}
+
 /**
  * A tool module that talks to a third party: `whoAmI` yields an OAuth ask for the demo provider and gets a
  * token back (or the MCP client is shown a login link); `onPush` is a webhook at a custom path.
  */
 export class Activity {
-  private readonly pushes: { repository: string; ref: string }[] = [];
+  readonly #pushes: PushStore;
+
+  /** `pushes`: where push events are kept (the host's store, shared by every instance). */
+  constructor(pushes: PushStore) {
+    this.#pushes = pushes;
+  }
 
   /**
    * Records a push event from a Git host.
@@ -17,13 +34,12 @@ export class Activity {
     const repository =
       typeof params.repository?.full_name === 'string' ? params.repository.full_name : 'unknown';
     const ref = typeof params.ref === 'string' ? params.ref : 'unknown';
-    this.pushes.push({ repository, ref });
-    return { recorded: this.pushes.length };
+    return { recorded: await this.#pushes.append({ repository, ref }) };
   }
 
   /** The push events received so far. */
-  recentPushes(): readonly { repository: string; ref: string }[] {
-    return this.pushes;
+  async recentPushes(): Promise<Push[]> {
+    return this.#pushes.list();
   }
 
   /**

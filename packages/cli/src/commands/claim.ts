@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ClaimStore } from '@keyhold/claim-codes';
 import {
   ClaimCodesError,
   type ClaimRecord,
@@ -22,6 +23,7 @@ import {
 } from './command-context.js';
 
 const MAX_TTL_SECONDS = 365 * 86_400;
+const DATABASE_URL_ENV = 'DATABASE_URL';
 const HEADER_NAME = 'Mcp-Claim-Code';
 
 const CREATE_USAGE = `Usage: keyhold claim [--scope <dir>] [--ttl <duration>] [--label <text>] [--json]
@@ -34,7 +36,8 @@ Options:
   --scope <dir>       directory the code is tied to (default: the current directory)
   --ttl <duration>    lifetime: 30m, 1h, 2h, 7d, 90s, 1h30m … up to 365d (default: 24h)
   --label <text>      a note shown by "keyhold claim list"
-  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold);
+                      with $${DATABASE_URL_ENV} set, the host's PostgreSQL database is used instead
   --json              print JSON for scripts
   -h, --help          show this help
 `;
@@ -44,7 +47,8 @@ const LIST_USAGE = `Usage: keyhold claim list [--json] [--data-dir <dir>]
 Lists the active claim codes (expired ones are removed).
 
 Options:
-  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold);
+                      with $${DATABASE_URL_ENV} set, the host's PostgreSQL database is used instead
   --json              print JSON for scripts
   -h, --help          show this help
 `;
@@ -54,7 +58,8 @@ const REVOKE_USAGE = `Usage: keyhold claim revoke <code> [--json] [--data-dir <d
 Removes a claim code; a session that presents it is refused from its next request on (never widened).
 
 Options:
-  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold)
+  --data-dir <dir>    where claims.json lives (default: $${DATA_DIR_ENV}, else ./.keyhold);
+                      with $${DATABASE_URL_ENV} set, the host's PostgreSQL database is used instead
   --json              print JSON for scripts
   -h, --help          show this help
 `;
@@ -69,7 +74,9 @@ type Context = CommandContext;
 
 /**
  * The `keyhold claim` command: `claim` creates a code, `claim list` lists active codes, `claim revoke <code>`
- * removes one. Exit codes: 0 success, 1 the operation failed (unknown code, unreadable claim file),
+ * removes one. The codes live where the example host reads them: in its PostgreSQL database when
+ * `DATABASE_URL` is set, else in `claims.json` in the data directory. Exit codes: 0 success, 1 the operation
+ * failed (unknown code, unreadable claim file, database unreachable),
  * 2 usage error (bad flag or value).
  *
  * @example
@@ -88,6 +95,9 @@ export const claimCommand: Command = async (args, io) => {
     if (subcommand === 'revoke') return await revoke(rest, context);
     return await create(args, context);
   } catch (error) {
+    if (error instanceof StoreUnavailable) {
+      return fail(context, EXIT.failure, 'store_unavailable', error.message);
+    }
     if (error instanceof ClaimCodesError) {
       const usage =
         error.code === 'ERR_INVALID_SCOPE' ||
@@ -132,12 +142,13 @@ async function create(args: readonly string[], context: Context): Promise<ExitCo
     if (!duration.ok) return usage(context, duration.message, CREATE_USAGE);
     ttlSeconds = duration.seconds;
   }
-  const claims = claimsFor(values['data-dir'], context.io);
-  const claim = await claims.create({
-    scopeDir: resolve(context.io.cwd, values.scope ?? '.'),
-    ttlSeconds,
-    ...(values.label === undefined ? {} : { label: values.label }),
-  });
+  const claim = await withClaims(values['data-dir'], context.io, (claims) =>
+    claims.create({
+      scopeDir: resolve(context.io.cwd, values.scope ?? '.'),
+      ttlSeconds,
+      ...(values.label === undefined ? {} : { label: values.label }),
+    }),
+  );
   const code = formatClaimCode(claim.code);
   const expiresIn = Math.round((claim.expiresAt - claim.createdAt) / 1000);
   if (context.json) {
@@ -161,7 +172,7 @@ async function create(args: readonly string[], context: Context): Promise<ExitCo
 async function list(args: readonly string[], context: Context): Promise<ExitCode> {
   const parsed = parse(args, COMMON_OPTIONS, 0, LIST_USAGE, context);
   if (typeof parsed === 'number') return parsed;
-  const claims = await claimsFor(parsed.values['data-dir'], context.io).list();
+  const claims = await withClaims(parsed.values['data-dir'], context.io, (service) => service.list());
   if (context.json) {
     print(context, { claims: claims.map((claim) => describe(claim, context.now)) });
     return EXIT.ok;
@@ -188,7 +199,7 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   const parsed = parse(args, COMMON_OPTIONS, 1, REVOKE_USAGE, context, 'the claim code to revoke');
   if (typeof parsed === 'number') return parsed;
   const [input = ''] = parsed.positionals;
-  const result = await claimsFor(parsed.values['data-dir'], context.io).revoke(input);
+  const result = await withClaims(parsed.values['data-dir'], context.io, (claims) => claims.revoke(input));
   if (result.ok) {
     const code = formatClaimCode(result.claim.code);
     if (context.json) print(context, { revoked: true, code });
@@ -200,10 +211,38 @@ async function revoke(args: readonly string[], context: Context): Promise<ExitCo
   return fail(context, EXIT.failure, 'unknown_code', `No active claim code ${formatClaimCode(result.code)}.`);
 }
 
-function claimsFor(dataDirFlag: string | undefined, io: CliIo): Claims {
-  const dataDir = dataDirFrom(dataDirFlag, io);
-  return createClaims({ store: createFileClaimStore({ dataDir }), maxTtlSeconds: MAX_TTL_SECONDS });
+/**
+ * Runs `use` on the claim service over the host's store: PostgreSQL when `DATABASE_URL` is set (the
+ * database every host instance reads), else `claims.json` in the data directory. The pool is closed after.
+ */
+async function withClaims<T>(
+  dataDirFlag: string | undefined,
+  io: CliIo,
+  use: (claims: Claims) => Promise<T>,
+): Promise<T> {
+  const databaseUrl = io.env[DATABASE_URL_ENV];
+  const service = (store: ClaimStore) => createClaims({ store, maxTtlSeconds: MAX_TTL_SECONDS });
+  if (databaseUrl === undefined || databaseUrl === '') {
+    return use(service(createFileClaimStore({ dataDir: dataDirFrom(dataDirFlag, io) })));
+  }
+  const { createPostgresClaimStore, createPostgresPool } = await import('@keyhold/store-postgres');
+  const pool = createPostgresPool(databaseUrl);
+  try {
+    return await use(service(await createPostgresClaimStore(pool)));
+  } catch (error) {
+    if (error instanceof ClaimCodesError) throw error;
+    // Never echo the error: a database URL may carry a password.
+    const code = (error as { code?: unknown })?.code;
+    throw new StoreUnavailable(
+      `could not use the host's database (${typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown error'})`,
+    );
+  } finally {
+    await pool.end().catch(() => {});
+  }
 }
+
+/** The database named by DATABASE_URL could not be reached or used. */
+class StoreUnavailable extends Error {}
 
 function describe(claim: ClaimRecord, now: number): Record<string, unknown> {
   return {
