@@ -91,6 +91,12 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       ? await openPostgresHostState(database.postgres)
       : { state: undefined, records: openSqliteHostRecords(database.sqlite) };
   const secrets = await loadSecrets(config.dataDir, env, state);
+  if (state && !env['KEYHOLD_VAULT_MASTER_KEY']) {
+    logger.warn(
+      { secret: 'vaultMasterKey', keptIn: 'postgres' },
+      'the vault master key is kept in the database, next to the grants it encrypts: give KEYHOLD_VAULT_MASTER_KEY from a secret manager in production',
+    );
+  }
   const keys = await loadSigningKeys(
     config.dataDir,
     [config.tenant, config.providerTenant, ...(config.confidentialTenant ? [config.confidentialTenant] : [])],

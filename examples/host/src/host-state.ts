@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { migratePostgres, type PostgresPool } from '@keyhold/store-postgres';
+import { migratePostgres, type PostgresPool, withTransaction } from '@keyhold/store-postgres';
 import { migrateSqlite, type SqliteDatabase } from '@keyhold/store-sqlite';
+import type { QueryResultRow } from 'pg';
 
 /**
  * Values the host generates once and every instance must then share (secrets, signing keys), kept in
@@ -61,16 +62,20 @@ export async function openPostgresHostState(
   pool: PostgresPool,
 ): Promise<{ state: HostState; records: HostRecords }> {
   await migratePostgres(pool, 'example-host', POSTGRES_MIGRATIONS);
+  // Each statement through the package's withTransaction, so a lost or stalled database fails the way the
+  // packages' own stores do (StorageUnavailableError, a broken connection discarded), not with pg's error.
+  const query = <Row extends QueryResultRow>(text: string, values: unknown[]) =>
+    withTransaction(pool, (client) => client.query<Row>(text, values));
   const get = async (name: string): Promise<string | undefined> =>
-    (await pool.query<{ value: string }>('SELECT value FROM keyhold_host_state WHERE name = $1', [name]))
-      .rows[0]?.value;
+    (await query<{ value: string }>('SELECT value FROM keyhold_host_state WHERE name = $1', [name])).rows[0]
+      ?.value;
   return {
     state: {
       get,
       async putIfAbsent(name, value) {
         // Two statements, not one: under READ COMMITTED the SELECT takes a fresh snapshot and so sees a
         // row another instance committed while this INSERT waited on it.
-        await pool.query(
+        await query(
           'INSERT INTO keyhold_host_state (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
           [name, value],
         );
@@ -81,7 +86,7 @@ export async function openPostgresHostState(
     },
     records: {
       async append(collection, value) {
-        const { rows } = await pool.query<{ count: string }>(
+        const { rows } = await query<{ count: string }>(
           `WITH added AS (INSERT INTO keyhold_host_records (collection, value) VALUES ($1, $2) RETURNING id)
            SELECT (SELECT count(*) FROM keyhold_host_records WHERE collection = $1) + 1 AS count`,
           [collection, JSON.stringify(value)],
@@ -89,7 +94,7 @@ export async function openPostgresHostState(
         return Number(rows[0]?.count ?? 0);
       },
       async list(collection, limit = DEFAULT_LIST_LIMIT) {
-        const { rows } = await pool.query<{ value: string }>(
+        const { rows } = await query<{ value: string }>(
           `SELECT value FROM (SELECT id, value FROM keyhold_host_records WHERE collection = $1
            ORDER BY id DESC LIMIT $2) newest ORDER BY id`,
           [collection, limit],

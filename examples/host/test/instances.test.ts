@@ -351,6 +351,8 @@ describe.skipIf(!postgres)('several instances started at once on one empty Postg
       try {
         await expectOneKeySet(pair);
         if (round === 0) await expectSharedNotes(pair);
+        // The vault key kept next to the grants it encrypts is worth a warning.
+        expect(pair.a.output()).toContain('the vault master key is kept in the database');
         // Nothing shared went to the data directories: the database holds it.
         for (const host of [pair.a, pair.b]) {
           expect(existsSync(join(host.dataDir, 'signing-keys.json'))).toBe(false);

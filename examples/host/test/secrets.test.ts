@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,5 +50,49 @@ describe('loadSecrets: generated once, kept 0600, environment values never writt
     });
     expect(await loadSecrets(dir, {})).toEqual(first);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(stored);
+  });
+});
+
+describe('loadSecrets with a database (HostState): stored once, the first value wins', () => {
+  /** A HostState in memory that, like the database, keeps the first value stored under a name. */
+  function memoryState(initial: Record<string, string> = {}) {
+    const values = new Map(Object.entries(initial));
+    return {
+      values,
+      get: async (name: string) => values.get(name),
+      putIfAbsent: async (name: string, value: string) => {
+        if (!values.has(name)) values.set(name, value);
+        return values.get(name)!;
+      },
+    };
+  }
+
+  it('uses the values another instance stored first and writes no file', async () => {
+    const dir = temp();
+    const state = memoryState({ 'secret:mcpStateSecret': 'stored-by-another-instance' });
+    const secrets = await loadSecrets(dir, {}, state);
+    expect(secrets.mcpStateSecret).toBe('stored-by-another-instance');
+    expect(await loadSecrets(temp(), {}, state)).toEqual(secrets);
+    expect(existsSync(join(dir, 'secrets.json'))).toBe(false);
+  });
+
+  it('seeds the database from a secrets.json left by a single-machine start, so the vault stays readable', async () => {
+    const dir = temp();
+    const before = await loadSecrets(dir, {});
+    const state = memoryState();
+    expect(await loadSecrets(dir, {}, state)).toEqual(before);
+    expect(state.values.get('secret:vaultMasterKey')).toBe(before.vaultMasterKey);
+  });
+
+  it('never stores a value given by environment variable', async () => {
+    const state = memoryState();
+    const secrets = await loadSecrets(
+      temp(),
+      { KEYHOLD_PROVIDER_CLIENT_SECRET: 'from-the-secret-manager' },
+      state,
+    );
+    expect(secrets.providerClientSecret).toBe('from-the-secret-manager');
+    expect([...state.values.values()]).not.toContain('from-the-secret-manager');
+    expect(state.values.has('secret:providerClientSecret')).toBe(false);
   });
 });
