@@ -23,7 +23,7 @@ afterAll(async () => {
   await host?.stop({ removeData: true });
 });
 
-describe('a restart of the host keeps clients, refresh tokens, consents, grants and claims', () => {
+describe('a restart of the host keeps clients, refresh tokens, consents, grants, claims and tool records', () => {
   it('serves everything made before the restart from its data directory', async () => {
     const port = String(await freePort());
     host = await startHost({ PORT: port });
@@ -46,6 +46,16 @@ describe('a restart of the host keeps clients, refresh tokens, consents, grants 
     );
     const toCallback = await fetch(connect.headers.get('location')!, { redirect: 'manual' });
     expect((await fetch(toCallback.headers.get('location')!)).status).toBe(200);
+    // The tool modules' records: a note through MCP, a push event through the webhook.
+    expect(text(await client.callTool({ name: 'add_note', arguments: { text: 'kept' } }))).toMatch(
+      /^Saved\./,
+    );
+    const pushed = await fetch(`${host.url}/webhook/activity/github/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'kept/repo' } }),
+    });
+    expect(pushed.status).toBe(200);
     await client.close();
     const claim = await keyhold(['claim', '--scope', join(hostDir, 'tools/workspace-b'), '--json'], {
       KEYHOLD_DATA_DIR: host.dataDir,
@@ -53,7 +63,10 @@ describe('a restart of the host keeps clients, refresh tokens, consents, grants 
     const { code } = JSON.parse(claim.stdout) as { code: string };
     const refreshToken = provider.savedTokens!.refresh_token!;
 
-    await host.stop();
+    // Killed, not stopped: nothing gets a chance to be saved on the way out.
+    const exited = new Promise((resolve) => host!.child.once('exit', resolve));
+    host.child.kill('SIGKILL');
+    await exited;
     host = await startHost({ PORT: port }, host.dataDir);
 
     // The refresh token issued before the restart still refreshes (and rotates).
@@ -89,6 +102,14 @@ describe('a restart of the host keeps clients, refresh tokens, consents, grants 
     );
     expect((await scoped.listTools()).tools.map((t) => t.name).sort()).toEqual(['recent_pushes', 'who_am_i']);
     expect(text(await scoped.callTool({ name: 'who_am_i', arguments: {} }))).toContain('as owner');
+    expect(JSON.parse(text(await scoped.callTool({ name: 'recent_pushes', arguments: {} })))).toEqual([
+      { repository: 'kept/repo', ref: 'refs/heads/main' },
+    ]);
     await scoped.close();
+    const unscoped = new Client({ name: 'after', version: '1' });
+    await unscoped.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    const notes = JSON.parse(text(await unscoped.callTool({ name: 'list_notes', arguments: {} })));
+    expect(notes.map((note: { text: string }) => note.text)).toEqual(['kept']);
+    await unscoped.close();
   });
 });
