@@ -22,11 +22,11 @@ export interface HostState {
 export interface HostRecords {
   /** Appends a record to the collection; answers how many the collection holds now. */
   append(collection: string, value: unknown): Promise<number>;
-  /** The newest `limit` records of the collection (default 500), oldest first. */
+  /** The newest `limit` records of the collection (default 200), oldest first. */
   list(collection: string, limit?: number): Promise<unknown[]>;
 }
 
-const DEFAULT_LIST_LIMIT = 500;
+const DEFAULT_LIST_LIMIT = 200;
 
 // The example host's own tables, migrated like the packages' (under the advisory lock on PostgreSQL, so
 // instances starting at once take turns).

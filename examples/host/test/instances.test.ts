@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -101,13 +101,17 @@ afterEach(() => {
 });
 
 /** Starts two instances at the same moment, each on its own data directory unless `dataDir` is shared. */
-async function startPair(env: Record<string, string>, dataDirs: { a: string; b: string }): Promise<Pair> {
+async function startPair(
+  env: Record<string, string>,
+  dataDirs: { a: string; b: string },
+  own: { a?: Record<string, string>; b?: Record<string, string> } = {},
+): Promise<Pair> {
   const balancer = await startBalancer();
   const ports = { a: await freePort(), b: await freePort() };
   const shared = { KEYHOLD_PUBLIC_URL: balancer.url, ...env };
   const started = await Promise.allSettled([
-    startHost({ ...shared, PORT: String(ports.a) }, dataDirs.a),
-    startHost({ ...shared, PORT: String(ports.b) }, dataDirs.b),
+    startHost({ ...shared, ...own.a, PORT: String(ports.a) }, dataDirs.a),
+    startHost({ ...shared, ...own.b, PORT: String(ports.b) }, dataDirs.b),
   ]);
   const [a, b] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
   const stop = async () => {
@@ -270,14 +274,18 @@ describe('several instances started at once on one empty data directory (no DATA
 });
 
 describe('keys and secrets from the environment', () => {
-  it('signs with KEYHOLD_SIGNING_JWKS and writes no key to the data directory', async () => {
+  it('signs with KEYHOLD_SIGNING_JWKS (or _FILE) and writes no key to the data directory', async () => {
     const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-    const env = {
-      KEYHOLD_SIGNING_JWKS: JSON.stringify({ keys: [{ ...jwk, kid: 'from-env', alg: 'ES256' }] }),
-      KEYHOLD_PROVIDER_CLIENT_SECRET: 'provider-secret-from-the-environment',
-    };
-    // Two instances on different data directories (two machines without a shared filesystem) agree.
-    const pair = await startPair(env, { a: temp(), b: temp() });
+    const keySet = JSON.stringify({ keys: [{ ...jwk, kid: 'from-env', alg: 'ES256' }] });
+    const file = join(temp(), 'jwks.json');
+    writeFileSync(file, keySet, { mode: 0o600 });
+    // Two instances on different data directories (two machines without a shared filesystem) agree: one
+    // given the key set inline, the other as a file.
+    const pair = await startPair(
+      { KEYHOLD_PROVIDER_CLIENT_SECRET: 'provider-secret-from-the-environment' },
+      { a: temp(), b: temp() },
+      { a: { KEYHOLD_SIGNING_JWKS: keySet }, b: { KEYHOLD_SIGNING_JWKS_FILE: file } },
+    );
     try {
       const keys = (await jwks(pair.ports.a)) as { keys: { kid: string; x: string; d?: string }[] };
       expect(keys.keys.map((key) => key.kid)).toEqual(['from-env']);

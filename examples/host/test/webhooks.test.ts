@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { openSqliteDatabase } from '@keyhold/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
 
@@ -29,6 +31,27 @@ describe('webhooks of the host without SVC_WEBHOOK_SECRET', () => {
       repository: { full_name: 'a/b' },
     });
     expect(await response.json()).toEqual({ ok: true, result: { recorded: 1 } });
+  });
+
+  it('keeps a note to the 10000 characters the add_note tool allows, and a push event to short fields', async () => {
+    const response = await post(`${host.url}/webhook/notes/handleIncoming`, { text: 'x'.repeat(20_000) });
+    expect(await response.json()).toEqual({ ok: true, result: { accepted: true, count: 2 } });
+    const push = await post(`${host.url}/webhook/activity/github/push`, {
+      ref: 'r'.repeat(1_000),
+      repository: { full_name: 'a/b' },
+    });
+    expect(await push.json()).toEqual({ ok: true, result: { recorded: 2 } });
+    // What the host keeps, read from its SQLite file.
+    const db = openSqliteDatabase(join(host.dataDir, 'keyhold.db'));
+    const kept = (collection: string) =>
+      (
+        db
+          .prepare('SELECT value FROM keyhold_host_records WHERE collection = ? ORDER BY id')
+          .all(collection) as { value: string }[]
+      ).map((row) => JSON.parse(row.value));
+    expect(kept('notes').map((note: { text: string }) => note.text.length)).toEqual([14, 10_000]);
+    expect(kept('activity.pushes')[1]).toEqual({ repository: 'a/b', ref: 'r'.repeat(256) });
+    db.close();
   });
 
   it('does not expose a method that is neither tagged nor handle*', async () => {

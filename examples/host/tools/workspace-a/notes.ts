@@ -47,7 +47,8 @@ export class Notes {
   }): Promise<{ accepted: boolean; count: number }> {
     if (typeof params.text !== 'string' || params.text === '')
       throw new TypeError('text must be a non-empty string');
-    const { count } = await this.add(params.text, 'webhook');
+    // Kept to the add_note tool's bound: notes are stored, and list_notes answers with them.
+    const { count } = await this.add(params.text.slice(0, 10_000), 'webhook');
     return { accepted: true, count };
   }
 }

@@ -31,9 +31,12 @@ export class Activity {
     repository?: { full_name?: unknown };
     ref?: unknown;
   }): Promise<{ recorded: number }> {
+    // Kept short: the events are stored, and recent_pushes answers with them.
     const repository =
-      typeof params.repository?.full_name === 'string' ? params.repository.full_name : 'unknown';
-    const ref = typeof params.ref === 'string' ? params.ref : 'unknown';
+      typeof params.repository?.full_name === 'string'
+        ? params.repository.full_name.slice(0, 256)
+        : 'unknown';
+    const ref = typeof params.ref === 'string' ? params.ref.slice(0, 256) : 'unknown';
     return { recorded: await this.#pushes.append({ repository, ref }) };
   }
 
