@@ -1,4 +1,6 @@
 export { base64urlDecode, base64urlDecodeToString, base64urlEncode } from './base64url.js';
+export type { BodyRead } from './bounded-read.js';
+export { discard, raceAbort, readCapped } from './bounded-read.js';
 export type { Clock, ManualClock } from './clock.js';
 export { createManualClock, systemClock } from './clock.js';
 export { constantTimeEqual, sha256Base64url } from './constant-time.js';

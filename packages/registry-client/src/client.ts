@@ -1,5 +1,5 @@
 import type { Logger } from '@keyhold/core';
-import { silentLogger } from '@keyhold/core';
+import { raceAbort, readCapped, silentLogger } from '@keyhold/core';
 import manifest from '../package.json' with { type: 'json' };
 import { loadBundledProviders } from './bundled-providers.js';
 import type { McpProvider, McpProviderMap } from './mcp-provider.js';
@@ -18,8 +18,10 @@ export interface RegistryClientOptions {
   fetch?: typeof fetch;
   /** Time allowed until the response headers arrive, in ms (default 5000). */
   connectTimeoutMs?: number;
-  /** Time allowed to read the response body once the headers arrived, in ms (default 5000). */
+  /** Time allowed to read the whole response body once the headers arrived, in ms (default 5000). */
   readTimeoutMs?: number;
+  /** The most bytes of one registry answer read; a longer one is a fallback (default 1 048 576). */
+  maxResponseBytes?: number;
   /** Receives the reason for every fallback, only when `debug` is true. */
   logger?: Logger;
   /** Log fallbacks through `logger.debug` (default false). */
@@ -39,6 +41,7 @@ export interface RegistryClientOptions {
  * - `invalid_json`: the body was not JSON.
  * - `unexpected_format`: the JSON did not have the documented shape.
  * - `http_error`: the registry answered with an unexpected status (5xx, 429, …).
+ * - `too_large`: the answer was longer than `maxResponseBytes`.
  * - `not_found`: the registry does not know the provider, the local file does.
  */
 export type FallbackReason =
@@ -48,6 +51,7 @@ export type FallbackReason =
   | 'invalid_json'
   | 'unexpected_format'
   | 'http_error'
+  | 'too_large'
   | 'not_found';
 
 /** Fields of every answer that came from the local file: the reason and a sentence for the user. */
@@ -149,6 +153,11 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   const fetchImpl = functionOption('fetch', options.fetch, globalThis.fetch);
   const connectTimeoutMs = optionCheck.positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5000);
   const readTimeoutMs = optionCheck.positiveInteger('readTimeoutMs', options.readTimeoutMs, 5000);
+  const maxResponseBytes = optionCheck.positiveInteger(
+    'maxResponseBytes',
+    options.maxResponseBytes,
+    1_048_576,
+  );
   const logger = options.logger ?? silentLogger;
   const debug = options.debug === true;
   const userAgent = headerValueOption('userAgent', options.userAgent, `keyhold-cli/${manifest.version}`);
@@ -188,7 +197,8 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     }, connectTimeoutMs);
     let response: Response;
     try {
-      response = await fetchImpl(url, { headers, signal: controller.signal });
+      // Raced as well: the limit holds even against a fetch that ignores its signal.
+      response = await raceAbort(fetchImpl(url, { headers, signal: controller.signal }), controller.signal);
     } catch (error) {
       if (timedOut)
         return { ok: false, reason: 'timeout', message: `no response within ${connectTimeoutMs} ms` };
@@ -202,7 +212,15 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     }, readTimeoutMs);
     let text: string;
     try {
-      text = await response.text();
+      const body = await readCapped(response, maxResponseBytes, controller.signal);
+      if (!body.ok) {
+        return {
+          ok: false,
+          reason: 'too_large',
+          message: `the registry answered more than ${maxResponseBytes} bytes`,
+        };
+      }
+      text = new TextDecoder().decode(body.bytes);
     } catch (error) {
       if (timedOut)
         return { ok: false, reason: 'timeout', message: `body not read within ${readTimeoutMs} ms` };

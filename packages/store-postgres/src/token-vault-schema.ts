@@ -59,6 +59,15 @@ ALTER TABLE keyhold_vault_pending_authorizations RENAME COLUMN photon_id TO tool
 ALTER TABLE keyhold_vault_pending_authorizations DROP COLUMN session_id;
 `,
   },
+  {
+    // Issue 29: each put bounds the user's pending rows (keeps the newest few), which looks them up by user.
+    version: 3,
+    name: 'pending rows indexed by user for the per-user bound',
+    sql: `
+CREATE INDEX keyhold_vault_elicitations_user ON keyhold_vault_elicitations (tenant_id, user_id, created_at);
+CREATE INDEX keyhold_vault_pending_authorizations_user ON keyhold_vault_pending_authorizations (tenant_id, user_id, created_at);
+`,
+  },
 ];
 
 /**

@@ -17,6 +17,12 @@ import { TOKEN_VAULT_POSTGRES_MIGRATIONS } from './token-vault-schema.js';
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
 const { grant: grantShape, elicitation, pendingAuthorization } = TOKEN_VAULT_TABLE_SHAPES;
 const GRANT_COLUMNS = [...columnNames(grantShape), 'version'].join(', ');
+// Deletes a user's records of one table but the one just put ($3) and the newest $5 other live ones at $4:
+// the per-user bound of the pending store (ties on created_at fall back to the id).
+function trimPerUser(table: string, id: string): string {
+  return `DELETE FROM ${table} WHERE tenant_id = $1 AND user_id = $2 AND ${id} <> $3 AND (expires_at <= $4 OR ${id} NOT IN (SELECT ${id} FROM ${table} WHERE tenant_id = $1 AND user_id = $2 AND ${id} <> $3 AND expires_at > $4 ORDER BY created_at DESC, ${id} DESC LIMIT $5))`;
+}
+
 const ELICITATION_COLUMNS = columnNames(elicitation).join(', ');
 const PENDING_AUTHORIZATION_COLUMNS = columnNames(pendingAuthorization).join(', ');
 
@@ -121,13 +127,22 @@ export async function createPostgresTokenVaultPendingStore(
     'put_authorization',
     postgresWriter.insert(pendingAuthorization, { onConflict: 'update' }),
   );
+  const trimElicitations = statement(
+    'trim_elicitations',
+    trimPerUser('keyhold_vault_elicitations', 'elicitation_id'),
+  );
+  const trimAuthorizations = statement(
+    'trim_authorizations',
+    trimPerUser('keyhold_vault_pending_authorizations', 'nonce_hash'),
+  );
   const consumeAuthorization = statement(
     'consume_authorization',
     `DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1 RETURNING ${PENDING_AUTHORIZATION_COLUMNS}`,
   );
   return {
-    async putElicitation(r) {
+    async putElicitation(r, maxPerUser) {
       await putElicitation(postgresWriter.values(elicitation, r));
+      await trimElicitations([r.tenantId, r.userId, r.elicitationId, r.createdAt, maxPerUser - 1]);
     },
     async getElicitation(elicitationId, now) {
       const row = (await getElicitation([elicitationId, now])).rows[0];
@@ -136,8 +151,9 @@ export async function createPostgresTokenVaultPendingStore(
     async deleteElicitation(elicitationId) {
       await deleteElicitation([elicitationId]);
     },
-    async putAuthorization(r) {
+    async putAuthorization(r, maxPerUser) {
       await putAuthorization(postgresWriter.values(pendingAuthorization, r));
+      await trimAuthorizations([r.tenantId, r.userId, r.nonceHash, r.createdAt, maxPerUser - 1]);
     },
     async consumeAuthorization(nonceHash, now) {
       const row = (await consumeAuthorization([nonceHash])).rows[0];

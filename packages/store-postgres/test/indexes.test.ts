@@ -50,6 +50,15 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
       ['SELECT * FROM keyhold_vault_elicitations WHERE elicitation_id = $1', ['e']],
       ['DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = $1', ['n']],
       ['DELETE FROM keyhold_vault_refresh_leases WHERE lease_key = $1', ['k']],
+      // The per-user bound of the pending store reads a user's rows, newest first.
+      [
+        'SELECT elicitation_id FROM keyhold_vault_elicitations WHERE tenant_id = $1 AND user_id = $2 ORDER BY created_at DESC',
+        ['t', 'u'],
+      ],
+      [
+        'SELECT nonce_hash FROM keyhold_vault_pending_authorizations WHERE tenant_id = $1 AND user_id = $2 ORDER BY created_at DESC',
+        ['t', 'u'],
+      ],
       ['SELECT * FROM keyhold_claims WHERE code = $1', ['ABCDEF']],
     ];
     const client = await db.pool.connect();

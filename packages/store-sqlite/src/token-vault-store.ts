@@ -18,6 +18,12 @@ const vaultRows = createTokenVaultRowMappers(sqliteColumns);
 const { grant: grantShape, elicitation, pendingAuthorization } = TOKEN_VAULT_TABLE_SHAPES;
 const grantKeyCount = grantShape.key.length;
 
+// Deletes a user's records of one table but the one just put (?3) and the newest ?5 other live ones at ?4:
+// the per-user bound of the pending store (ties on created_at fall back to the id).
+function trimPerUser(table: string, id: string): string {
+  return `DELETE FROM ${table} WHERE tenant_id = ?1 AND user_id = ?2 AND ${id} <> ?3 AND (expires_at <= ?4 OR ${id} NOT IN (SELECT ${id} FROM ${table} WHERE tenant_id = ?1 AND user_id = ?2 AND ${id} <> ?3 AND expires_at > ?4 ORDER BY created_at DESC, ${id} DESC LIMIT ?5))`;
+}
+
 const KEY_MATCH = 'tenant_id = ? AND user_id = ? AND tool_module_id = ? AND provider = ? AND scopes = ?';
 
 /**
@@ -100,12 +106,17 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
   );
   const deleteElicitation = db.prepare('DELETE FROM keyhold_vault_elicitations WHERE elicitation_id = ?');
   const putAuthorization = db.prepare(sqliteWriter.insert(pendingAuthorization, { onConflict: 'update' }));
+  const trimElicitations = db.prepare(trimPerUser('keyhold_vault_elicitations', 'elicitation_id'));
+  const trimAuthorizations = db.prepare(trimPerUser('keyhold_vault_pending_authorizations', 'nonce_hash'));
   const consumeAuthorization = db.prepare(
     'DELETE FROM keyhold_vault_pending_authorizations WHERE nonce_hash = ? RETURNING *',
   );
   return guardedStore({
-    async putElicitation(r) {
-      putElicitation.run(...sqliteWriter.values(elicitation, r));
+    async putElicitation(r, maxPerUser) {
+      db.transaction(() => {
+        putElicitation.run(...sqliteWriter.values(elicitation, r));
+        trimElicitations.run(r.tenantId, r.userId, r.elicitationId, r.createdAt, maxPerUser - 1);
+      })();
     },
     async getElicitation(elicitationId, now) {
       const row = getElicitation.get(elicitationId, now) as Row | undefined;
@@ -114,8 +125,11 @@ export function createSqliteTokenVaultPendingStore(db: SqliteDatabase): Provider
     async deleteElicitation(elicitationId) {
       deleteElicitation.run(elicitationId);
     },
-    async putAuthorization(r) {
-      putAuthorization.run(...sqliteWriter.values(pendingAuthorization, r));
+    async putAuthorization(r, maxPerUser) {
+      db.transaction(() => {
+        putAuthorization.run(...sqliteWriter.values(pendingAuthorization, r));
+        trimAuthorizations.run(r.tenantId, r.userId, r.nonceHash, r.createdAt, maxPerUser - 1);
+      })();
     },
     async consumeAuthorization(nonceHash, now) {
       const row = consumeAuthorization.get(nonceHash) as Row | undefined;

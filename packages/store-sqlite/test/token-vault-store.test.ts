@@ -3,6 +3,7 @@ import {
   describeProviderAuthorizationStoreConformance,
   describeRefreshLockConformance,
 } from '@keyhold/token-vault/testing';
+import { describe, expect, it } from 'vitest';
 import {
   createSqliteGrantStore,
   createSqliteRefreshLock,
@@ -20,3 +21,19 @@ for (const [label, open] of [
   describeProviderAuthorizationStoreConformance(label, () => createSqliteTokenVaultPendingStore(open()));
   describeRefreshLockConformance(label, () => createSqliteRefreshLock(open()));
 }
+
+describe('the per-user bound of the pending store', () => {
+  it("reads a user's pending rows through an index (no full scans)", () => {
+    const db = databases.memory();
+    createSqliteTokenVaultPendingStore(db);
+    for (const table of ['keyhold_vault_elicitations', 'keyhold_vault_pending_authorizations']) {
+      const plan = db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT * FROM ${table} WHERE tenant_id = ? AND user_id = ? ORDER BY created_at DESC`,
+        )
+        .all('t', 'u')
+        .map((row) => String((row as Record<string, unknown>)['detail']));
+      expect(plan.join('; '), table).toMatch(/USING (INDEX|COVERING INDEX) keyhold_vault_\w+_user/);
+    }
+  });
+});

@@ -105,17 +105,20 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     const elicitationId = randomToken(16);
     const message =
       ask.message ?? `${provider.name} authorization is needed (${key.scopes.join(' ')}) to continue.`;
-    await storage.pending.putElicitation({
-      elicitationId,
-      tenantId: key.tenantId,
-      userId: key.userId,
-      toolModuleId: key.toolModuleId,
-      provider: key.provider,
-      scopes: key.scopes,
-      message,
-      createdAt: now,
-      expiresAt: now + resolved.elicitationTtlMs,
-    });
+    await storage.pending.putElicitation(
+      {
+        elicitationId,
+        tenantId: key.tenantId,
+        userId: key.userId,
+        toolModuleId: key.toolModuleId,
+        provider: key.provider,
+        scopes: key.scopes,
+        message,
+        createdAt: now,
+        expiresAt: now + resolved.elicitationTtlMs,
+      },
+      resolved.maxPendingPerUser,
+    );
     const url = new URL(resolved.connectUrl);
     url.searchParams.set('elicitation_id', elicitationId);
     logger.info(

@@ -24,6 +24,28 @@ function freezeGrant(grant: Grant, version: number): StoredGrant {
   return Object.freeze(copy);
 }
 
+// Keeps `keep` and the newest `maxPerUser - 1` other live records of its user; deletes the rest of that
+// user's records (older live ones, and expired ones). Among records of the same millisecond the later put
+// counts as newer (Map order is insertion order; the sort is stable). One pass over the map per put: this
+// store is for tests and a single process.
+function trimPerUser<T extends { tenantId: string; userId: string; createdAt: number; expiresAt: number }>(
+  records: Map<string, T>,
+  keepId: string,
+  maxPerUser: number,
+): void {
+  const keep = records.get(keepId);
+  if (keep === undefined) return;
+  const others = [...records].filter(
+    ([id, record]) => id !== keepId && record.tenantId === keep.tenantId && record.userId === keep.userId,
+  );
+  const live = others
+    .filter(([, record]) => record.expiresAt > keep.createdAt)
+    .reverse()
+    .sort(([, a], [, b]) => b.createdAt - a.createdAt);
+  const kept = new Set(live.slice(0, Math.max(0, maxPerUser - 1)).map(([id]) => id));
+  for (const [id] of others) if (!kept.has(id)) records.delete(id);
+}
+
 function freezeRecord<T extends { scopes: readonly string[] }>(record: T): T {
   const copy = structuredClone(record);
   Object.freeze(copy.scopes);
@@ -76,8 +98,9 @@ export function createMemoryProviderAuthorizationStore(): ProviderAuthorizationS
   const elicitations = new Map<string, ElicitationRecord>();
   const authorizations = new Map<string, PendingAuthorization>();
   return {
-    putElicitation: async (record) => {
+    putElicitation: async (record, maxPerUser) => {
       elicitations.set(record.elicitationId, freezeRecord(record));
+      trimPerUser(elicitations, record.elicitationId, maxPerUser);
     },
     getElicitation: async (elicitationId, now) => {
       const record = elicitations.get(elicitationId);
@@ -91,8 +114,9 @@ export function createMemoryProviderAuthorizationStore(): ProviderAuthorizationS
     deleteElicitation: async (elicitationId) => {
       elicitations.delete(elicitationId);
     },
-    putAuthorization: async (record) => {
+    putAuthorization: async (record, maxPerUser) => {
       authorizations.set(record.nonceHash, freezeRecord(record));
+      trimPerUser(authorizations, record.nonceHash, maxPerUser);
     },
     consumeAuthorization: async (nonceHash, now) => {
       const record = authorizations.get(nonceHash);

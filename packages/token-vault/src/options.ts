@@ -46,6 +46,23 @@ export interface TokenBrokerOptions {
   elicitationTtlSeconds?: number;
   /** Timeout of each request to a provider's token endpoint (default 10 000). */
   tokenRequestTimeoutMs?: number;
+  /**
+   * The most bytes of a token endpoint answer read (default 65 536). The time limit above covers the headers
+   * and the whole body; a longer answer is cut off and counts as the provider being unavailable.
+   */
+  maxResponseBytes?: number;
+  /**
+   * The most UTF-8 bytes of an `access_token` or `refresh_token` (default 16 384). An answer with a longer
+   * token is refused as a provider error and nothing is stored.
+   */
+  maxTokenBytes?: number;
+  /**
+   * The most live pending authorizations one user (in a tenant) holds at once, counted separately for
+   * elicitations (one per tool call without a grant) and connect rows (one per opened connect link)
+   * (default 20). One more replaces the user's oldest, so a client that loops cannot grow the store without
+   * bound and the user's newest links keep working.
+   */
+  maxPendingPerUser?: number;
   /** Lease of the cross-process refresh lock (default 30 000); longer than any token request. */
   refreshLockTtlMs?: number;
   /** How often a process waiting for another's refresh re-reads the grant (default 50). */
@@ -68,6 +85,9 @@ export interface ResolvedBrokerOptions {
   readonly refreshBufferMs: number;
   readonly elicitationTtlMs: number;
   readonly tokenRequestTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly maxTokenBytes: number;
+  readonly maxPendingPerUser: number;
   readonly refreshLockTtlMs: number;
   readonly refreshPollIntervalMs: number;
   readonly onAuthorizationComplete?: (event: AuthorizationCompleteEvent) => void | Promise<void>;
@@ -149,6 +169,9 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
       options.tokenRequestTimeoutMs,
       10_000,
     ),
+    maxResponseBytes: check.positiveInteger('maxResponseBytes', options.maxResponseBytes, 65_536),
+    maxTokenBytes: check.positiveInteger('maxTokenBytes', options.maxTokenBytes, 16_384),
+    maxPendingPerUser: check.positiveInteger('maxPendingPerUser', options.maxPendingPerUser, 20),
     refreshLockTtlMs: check.positiveInteger('refreshLockTtlMs', options.refreshLockTtlMs, 30_000),
     refreshPollIntervalMs: check.positiveInteger('refreshPollIntervalMs', options.refreshPollIntervalMs, 50),
     ...(options.onAuthorizationComplete === undefined

@@ -36,6 +36,12 @@ export interface CustomProviderRegistration {
   readonly additionalScopes?: readonly string[];
   /** Extra query parameters of the authorization request (e.g. `{ access_type: 'offline' }`). */
   readonly authorizationParams?: Readonly<Record<string, string>>;
+  /**
+   * The provider's issuer identifier, for a provider that sends `iss` with its authorization responses
+   * (RFC 9207; its metadata says `authorization_response_iss_parameter_supported: true`). When given, a
+   * callback without `iss`, or with another value, is refused (a mix-up attack). Default: not checked.
+   */
+  readonly issuer?: string;
 }
 
 /** Either kind of provider registration. */
@@ -53,9 +59,11 @@ export interface Provider {
   readonly tokenEndpointAuthMethod: 'client_secret_post' | 'client_secret_basic';
   readonly additionalScopes: readonly string[];
   readonly authorizationParams: Readonly<Record<string, string>>;
+  /** When set, every authorization response must carry this `iss` (RFC 9207). */
+  readonly issuer?: string;
 }
 
-type Template = Omit<Provider, 'id' | 'clientId' | 'clientSecret'>;
+type Template = Omit<Provider, 'id' | 'clientId' | 'clientSecret' | 'issuer'>;
 
 function builtInTemplate(id: BuiltInProviderId, directory: string): Template {
   switch (id) {
@@ -131,6 +139,7 @@ const customSchema = z.strictObject({
   tokenEndpointAuthMethod: z.enum(['client_secret_post', 'client_secret_basic']).optional(),
   additionalScopes: z.array(scope).optional(),
   authorizationParams: z.record(z.string(), z.string()).optional(),
+  issuer: endpointUrl.optional(),
 });
 
 const RESERVED_PARAMS = new Set([
@@ -182,6 +191,7 @@ export function resolveProvider(registration: ProviderRegistration): Provider {
       tokenEndpointAuthMethod: custom.tokenEndpointAuthMethod ?? 'client_secret_post',
       additionalScopes: canonicalScopes(custom.additionalScopes ?? []),
       authorizationParams: { ...custom.authorizationParams },
+      ...(custom.issuer === undefined ? {} : { issuer: custom.issuer }),
     };
   }
   const parsed = builtInSchema.safeParse(registration);

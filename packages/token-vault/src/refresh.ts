@@ -2,7 +2,7 @@ import { TokenVaultError } from './errors.js';
 import type { ResolvedBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
 import type { GrantKey, StoredGrant } from './storage.js';
-import { requestTokens } from './token-endpoint.js';
+import { requestTokens, tokenRequestLimits } from './token-endpoint.js';
 import type { VaultBinding } from './vault/vault.js';
 
 /** What a refresh ends in: a token to hand out, or a grant that can no longer be used. */
@@ -93,8 +93,7 @@ async function refreshGrant(
   const outcome = await requestTokens(
     provider,
     { grant_type: 'refresh_token', refresh_token: refreshToken },
-    options.fetch,
-    options.tokenRequestTimeoutMs,
+    tokenRequestLimits(options),
   );
   const log = {
     tenantId: grant.tenantId,

@@ -122,11 +122,16 @@ export interface PendingAuthorization {
  * ```
  */
 export interface ProviderAuthorizationStore {
-  putElicitation(record: ElicitationRecord): Promise<void>;
+  /**
+   * Stores the record, then deletes the same user's (`tenantId`, `userId`) elicitations that expired by
+   * `record.createdAt` and all but the newest `maxPerUser` live ones (the record just put always stays).
+   */
+  putElicitation(record: ElicitationRecord, maxPerUser: number): Promise<void>;
   /** The elicitation, or `undefined` when unknown or `expiresAt <= now`. */
   getElicitation(elicitationId: string, now: number): Promise<ElicitationRecord | undefined>;
   deleteElicitation(elicitationId: string): Promise<void>;
-  putAuthorization(record: PendingAuthorization): Promise<void>;
+  /** Stores the record, bounded per user exactly as {@link ProviderAuthorizationStore.putElicitation}. */
+  putAuthorization(record: PendingAuthorization, maxPerUser: number): Promise<void>;
   /** Takes the pending authorization out of the store; `undefined` when unknown, taken or expired. */
   consumeAuthorization(nonceHash: string, now: number): Promise<PendingAuthorization | undefined>;
 }

@@ -219,7 +219,7 @@ export function describeProviderAuthorizationStoreConformance(
   describe(`ProviderAuthorizationStore conformance: ${name}`, () => {
     it('returns an elicitation until it expires', async () => {
       const store = await makeStore();
-      await store.putElicitation(sampleElicitation());
+      await store.putElicitation(sampleElicitation(), 20);
       expect(await store.getElicitation('elicitation-1', T0)).toEqual(sampleElicitation());
       expect(await store.getElicitation('elicitation-1', T0 + 600_000 - 1)).toBeDefined();
       expect(await store.getElicitation('elicitation-1', T0 + 600_000)).toBeUndefined();
@@ -228,46 +228,97 @@ export function describeProviderAuthorizationStoreConformance(
     it('returns undefined for an unknown elicitation and forgets a deleted one', async () => {
       const store = await makeStore();
       expect(await store.getElicitation('nope', T0)).toBeUndefined();
-      await store.putElicitation(sampleElicitation());
+      await store.putElicitation(sampleElicitation(), 20);
       await store.deleteElicitation('elicitation-1');
       expect(await store.getElicitation('elicitation-1', T0)).toBeUndefined();
     });
 
     it('an elicitation can be read more than once (the link may be opened twice)', async () => {
       const store = await makeStore();
-      await store.putElicitation(sampleElicitation());
+      await store.putElicitation(sampleElicitation(), 20);
       expect(await store.getElicitation('elicitation-1', T0)).toBeDefined();
       expect(await store.getElicitation('elicitation-1', T0)).toBeDefined();
     });
 
     it('consumeAuthorization returns the record once, then undefined', async () => {
       const store = await makeStore();
-      await store.putAuthorization(samplePending());
+      await store.putAuthorization(samplePending(), 20);
       expect(await store.consumeAuthorization('nonce-hash-1', T0)).toEqual(samplePending());
       expect(await store.consumeAuthorization('nonce-hash-1', T0)).toBeUndefined();
     });
 
     it('consumeAuthorization does not return an expired record, nor later', async () => {
       const store = await makeStore();
-      await store.putAuthorization(samplePending());
+      await store.putAuthorization(samplePending(), 20);
       expect(await store.consumeAuthorization('nonce-hash-1', T0 + 300_000)).toBeUndefined();
       expect(await store.consumeAuthorization('nonce-hash-1', T0)).toBeUndefined();
     });
 
     it('consumeAuthorization of an unknown nonce hash returns undefined', async () => {
       const store = await makeStore();
-      await store.putAuthorization(samplePending());
+      await store.putAuthorization(samplePending(), 20);
       expect(await store.consumeAuthorization('other', T0)).toBeUndefined();
       expect(await store.consumeAuthorization('nonce-hash-1', T0)).toBeDefined();
     });
 
     it('of 50 concurrent consumeAuthorization calls exactly one gets the record', async () => {
       const store = await makeStore();
-      await store.putAuthorization(samplePending());
+      await store.putAuthorization(samplePending(), 20);
       const results = await Promise.all(
         Array.from({ length: 50 }, () => store.consumeAuthorization('nonce-hash-1', T0)),
       );
       expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    });
+
+    it("bounds the live elicitations of one user: a put beyond maxPerUser deletes that user's oldest", async () => {
+      const store = await makeStore();
+      for (let i = 0; i < 5; i++) {
+        await store.putElicitation(sampleElicitation({ elicitationId: `e-${i}`, createdAt: T0 + i }), 3);
+      }
+      // Another user's records are never spent by this user's puts.
+      await store.putElicitation(sampleElicitation({ elicitationId: 'other', userId: 'user-2' }), 3);
+      const alive = [];
+      for (let i = 0; i < 5; i++) {
+        if (await store.getElicitation(`e-${i}`, T0)) alive.push(`e-${i}`);
+      }
+      expect(alive).toEqual(['e-2', 'e-3', 'e-4']);
+      expect(await store.getElicitation('other', T0)).toBeDefined();
+    });
+
+    it('the elicitation just put always stays, even among records created in the same millisecond', async () => {
+      const store = await makeStore();
+      for (let i = 0; i < 4; i++) {
+        await store.putElicitation(sampleElicitation({ elicitationId: `e-${i}` }), 2);
+        expect(await store.getElicitation(`e-${i}`, T0)).toBeDefined();
+      }
+      let alive = 0;
+      for (let i = 0; i < 4; i++) if (await store.getElicitation(`e-${i}`, T0)) alive++;
+      expect(alive).toBe(2);
+    });
+
+    it('expired elicitations do not count towards the bound', async () => {
+      const store = await makeStore();
+      await store.putElicitation(sampleElicitation({ elicitationId: 'a', createdAt: T0 + 20 }), 2);
+      // Newer than `a` but expired by the time `b` is put: `b` keeps `a`, not it.
+      const expired = sampleElicitation({ elicitationId: 'old', createdAt: T0 + 25, expiresAt: T0 + 26 });
+      await store.putElicitation(expired, 2);
+      await store.putElicitation(sampleElicitation({ elicitationId: 'b', createdAt: T0 + 30 }), 2);
+      expect(await store.getElicitation('a', T0 + 30)).toBeDefined();
+      expect(await store.getElicitation('b', T0 + 30)).toBeDefined();
+    });
+
+    it('bounds the pending authorizations of one user the same way', async () => {
+      const store = await makeStore();
+      for (let i = 0; i < 5; i++) {
+        await store.putAuthorization(samplePending({ nonceHash: `n-${i}`, createdAt: T0 + i }), 2);
+      }
+      await store.putAuthorization(samplePending({ nonceHash: 'other', tenantId: 'tenant-b' }), 2);
+      const taken = [];
+      for (let i = 0; i < 5; i++) {
+        if (await store.consumeAuthorization(`n-${i}`, T0)) taken.push(`n-${i}`);
+      }
+      expect(taken).toEqual(['n-3', 'n-4']);
+      expect(await store.consumeAuthorization('other', T0)).toBeDefined();
     });
   });
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parseClientJwks } from '../client-keys.js';
+import { hasControlCharacter } from '../control-characters.js';
 import { applicationTypeProblem, inferApplicationType, redirectUriProblem } from '../redirect-uri.js';
 import type { CimdErrorCode, ClientMetadataDocument } from './types.js';
 
@@ -88,6 +89,14 @@ export function checkMetadataDocument(value: unknown, clientId: string): Documen
       ok: false,
       error: 'client_id_mismatch',
       description: 'the client_id in the metadata document does not equal the URL it was fetched from',
+    };
+  }
+  // As at POST /register: no metadata member admits one, and PostgreSQL refuses NUL in stored text.
+  if (hasControlCharacter(value)) {
+    return {
+      ok: false,
+      error: 'invalid_json',
+      description: 'the client metadata document contains a control character',
     };
   }
   const redirectUris = record['redirect_uris'];

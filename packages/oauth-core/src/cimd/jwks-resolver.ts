@@ -1,11 +1,10 @@
-import type { Clock, Logger } from '@keyhold/core';
-import { silentLogger, systemClock } from '@keyhold/core';
+import type { BodyRead, Clock, Logger } from '@keyhold/core';
+import { discard, raceAbort, readCapped, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import { parseClientJwks } from '../client-keys.js';
 import { optionCheck } from '../errors.js';
 import type { ClientJwk } from '../storage.js';
-import type { BodyRead } from './bounded-read.js';
-import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
+import { describeError, forbiddenAddressIn } from './bounded-read.js';
 import { fetchCachePolicy } from './cache-control.js';
 import { isHostAllowed } from './client-id-url.js';
 import type { CimdFetchRateLimit, FetchFor } from './fetch-budget.js';

@@ -1,10 +1,9 @@
-import type { Clock, Logger } from '@keyhold/core';
-import { silentLogger, systemClock } from '@keyhold/core';
+import type { BodyRead, Clock, Logger } from '@keyhold/core';
+import { discard, raceAbort, readCapped, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
 import type { AuthMetrics } from '../metrics-types.js';
 import { noopMetrics } from '../metrics-types.js';
-import type { BodyRead } from './bounded-read.js';
-import { describeError, discard, forbiddenAddressIn, raceAbort, readCapped } from './bounded-read.js';
+import { describeError, forbiddenAddressIn } from './bounded-read.js';
 import { fetchCachePolicy } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';

@@ -1,5 +1,12 @@
 import type { Clock, Logger } from '@keyhold/core';
-import { constantTimeEqual, sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
+import {
+  constantTimeEqual,
+  raceAbort,
+  readCapped,
+  sha256Base64url,
+  silentLogger,
+  systemClock,
+} from '@keyhold/core';
 import * as oidc from 'openid-client';
 import { optionCheck } from '../errors.js';
 import { scopeList } from '../scopes.js';
@@ -40,6 +47,13 @@ export interface FederatedLoginOptions {
   readonly logger?: Logger;
   /** The network for discovery, token and JWKS requests. Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
+  /**
+   * Time limit of each request to an identity provider (discovery, token, JWKS, userinfo), covering the
+   * headers and the whole body. Default 10 000.
+   */
+  readonly requestTimeoutMs?: number;
+  /** The most bytes of any identity provider answer read; a longer answer fails the request. Default 262 144. */
+  readonly maxResponseBytes?: number;
 }
 
 /**
@@ -131,6 +145,36 @@ function invalid(
     : { ok: false, error, description, upstreamError };
 }
 
+// Statuses whose Response cannot carry a body (the Fetch standard's null body statuses).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * openid-client's fetch: every answer is read here within one deadline and a byte cap, then handed on in
+ * full, so an endless, huge or trickling answer from an identity provider fails the request instead of the
+ * process. The caller's own signal (openid-client's timeout) still applies.
+ */
+function boundedFetch(fetchImpl: typeof fetch, timeoutMs: number, maxBytes: number): oidc.CustomFetch {
+  return async (url, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const controller = new AbortController();
+    const abort = (signal: AbortSignal): void => controller.abort(signal.reason);
+    for (const signal of [deadline, init.signal]) {
+      if (signal === undefined) continue;
+      if (signal.aborted) abort(signal);
+      else signal.addEventListener('abort', () => abort(signal), { once: true });
+    }
+    const { signal } = controller;
+    const response = await raceAbort(fetchImpl(url, { ...init, signal } as RequestInit), signal);
+    const body = await readCapped(response, maxBytes, signal);
+    if (!body.ok) throw new Error(`the identity provider's answer is over ${maxBytes} bytes`);
+    return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body.bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
 /**
  * Creates the federated-login helper: the host's users sign in at an upstream OpenID Provider and arrive with
  * a stable local user id, provisioned on the first login (the service stores no passwords). openid-client does
@@ -151,6 +195,8 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
   const logger = options.logger ?? silentLogger;
   const transactions = options.transactionStore ?? createMemoryLoginTransactionStore();
   const ttlSeconds = optionCheck.positiveInteger('transactionTtlSeconds', options.transactionTtlSeconds, 600);
+  const requestTimeoutMs = optionCheck.positiveInteger('requestTimeoutMs', options.requestTimeoutMs, 10_000);
+  const maxResponseBytes = optionCheck.positiveInteger('maxResponseBytes', options.maxResponseBytes, 262_144);
   const providers = new Map<string, FederatedProvider>();
   for (const provider of options.providers) {
     const name = `providers[${provider.id}]`;
@@ -174,7 +220,7 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
 
   // One discovery per provider, shared by concurrent logins; a failed discovery is forgotten so the next
   // login retries it instead of failing until restart.
-  const fetchImpl = options.fetch;
+  const fetchImpl = boundedFetch(options.fetch ?? globalThis.fetch, requestTimeoutMs, maxResponseBytes);
   const configurations = new Map<string, Promise<oidc.Configuration>>();
   const configurationOf = (provider: FederatedProvider): Promise<oidc.Configuration> => {
     let pending = configurations.get(provider.id);
@@ -187,12 +233,9 @@ export function createFederatedLogin(options: FederatedLoginOptions): FederatedL
           provider.clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(provider.clientSecret),
           {
             ...(provider.allowInsecureRequests ? { execute: [oidc.allowInsecureRequests] } : {}),
-            ...(fetchImpl
-              ? {
-                  [oidc.customFetch]: (url: string, init: oidc.CustomFetchOptions) =>
-                    fetchImpl(url, init as RequestInit),
-                }
-              : {}),
+            [oidc.customFetch]: fetchImpl,
+            // openid-client's own limit (whole seconds), never shorter than ours.
+            timeout: Math.ceil(requestTimeoutMs / 1000),
           },
         )
         .catch((error: unknown) => {

@@ -113,3 +113,23 @@ describe('checkMetadataDocument: private_key_jwt members and application_type', 
     expect(check.ok).toBe(true);
   });
 });
+
+describe('checkMetadataDocument: no member holds a control character (as at POST /register)', () => {
+  it('a NUL in client_name is refused as invalid_json before any store sees it', () => {
+    const check = checkMetadataDocument(
+      { client_id: CLIENT_ID, client_name: 'a\u0000b', redirect_uris: ['https://app.example/cb'] },
+      CLIENT_ID,
+    );
+    expect(check).toMatchObject({ ok: false, error: 'invalid_json' });
+    if (!check.ok) expect(check.description).toContain('control character');
+  });
+
+  it('an escape sequence in a redirect URI is refused too', () => {
+    expect(
+      checkMetadataDocument(
+        { client_id: CLIENT_ID, client_name: 'App', redirect_uris: ['https://app.example/cb\u001b[31m'] },
+        CLIENT_ID,
+      ),
+    ).toMatchObject({ ok: false, error: 'invalid_json' });
+  });
+});

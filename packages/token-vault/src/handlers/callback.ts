@@ -3,13 +3,13 @@ import { parseQuery } from '@keyhold/core';
 import type { ResolvedBrokerOptions } from '../options.js';
 import { page } from '../pages.js';
 import { isOpaqueState, stateHash } from '../state.js';
-import { requestTokens } from '../token-endpoint.js';
+import { providerText, requestTokens, tokenRequestLimits } from '../token-endpoint.js';
 
 /**
  * `GET /auth/oauth/callback`: takes the pending authorization the opaque state refers to (stored under the
  * state's SHA-256, at most five minutes old by the injected clock, consumed atomically so it is single use),
  * exchanges the code with the PKCE verifier, encrypts and stores the grant, and reports the completion to
- * `onAuthorizationComplete`; the MCP client learns of it by retrying its call. Every refusal is a clear page and stores nothing; a browser signed in as another
+ * `onAuthorizationComplete`; a provider configured with an `issuer` must send it as `iss` (RFC 9207). The MCP client learns of it by retrying its call. Every refusal is a clear page and stores nothing; a browser signed in as another
  * user than the asker also spends the state (logged as `callback_user_mismatch`), so the code cannot be
  * redeemed through it afterwards.
  */
@@ -23,7 +23,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     const query = parseQuery(request.query);
     if (!query.ok)
       return page(400, 'Authorization failed', `The provider's redirect was malformed: ${query.message}.`);
-    const { state, code, error } = query.params;
+    const { state, code, error, iss } = query.params;
     if (state === undefined) return page(400, 'Authorization failed', 'The redirect carries no state.');
     if (!isOpaqueState(state)) {
       logger.warn({ reason: 'malformed' }, 'token-vault: callback state refused');
@@ -71,19 +71,33 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
       provider: pending.provider,
       elicitationId: pending.elicitationId,
     };
+    const provider = options.providers.get(pending.provider);
+    if (provider === undefined)
+      return page(400, 'Authorization failed', 'The provider is no longer configured.');
+    // RFC 9207 §2.4: a provider that identifies itself in its responses must be the one the request went
+    // to, or the response may come from another provider the user also uses (a mix-up attack).
+    if (provider.issuer !== undefined && iss !== provider.issuer) {
+      logger.warn(
+        { ...log, event: 'callback_issuer_mismatch', issPresent: iss !== undefined },
+        'token-vault: callback iss missing or not the provider issuer; authorization cancelled',
+      );
+      return page(
+        400,
+        'Authorization failed',
+        `The response does not come from ${provider.name} (its issuer identifier is ${iss === undefined ? 'missing' : 'different'}), so it has been refused. Run the tool again.`,
+      );
+    }
     if (error !== undefined) {
-      logger.info({ ...log, error }, 'token-vault: provider returned an error');
+      const shown = providerText(error);
+      logger.info({ ...log, error: shown }, 'token-vault: provider returned an error');
       return page(
         400,
         'Authorization not granted',
-        `The provider answered: ${error}. Run the tool again to retry.`,
+        `The provider answered: ${shown}. Run the tool again to retry.`,
       );
     }
     if (code === undefined)
       return page(400, 'Authorization failed', 'The redirect carries no authorization code.');
-    const provider = options.providers.get(pending.provider);
-    if (provider === undefined)
-      return page(400, 'Authorization failed', 'The provider is no longer configured.');
     const sentAt = clock.now();
     const outcome = await requestTokens(
       provider,
@@ -93,8 +107,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
         redirect_uri: options.callbackUrl,
         code_verifier: pending.codeVerifier,
       },
-      options.fetch,
-      options.tokenRequestTimeoutMs,
+      tokenRequestLimits(options),
     );
     if (!outcome.ok && outcome.reason === 'refused') {
       logger.info({ ...log, error: outcome.error }, 'token-vault: code exchange refused');

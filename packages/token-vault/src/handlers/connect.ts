@@ -75,19 +75,22 @@ export function createConnectHandler(options: ResolvedBrokerOptions): Handler {
     }
     const pkce = createPkcePair();
     const state = createOpaqueState();
-    await storage.pending.putAuthorization({
-      nonceHash: stateHash(state),
-      elicitationId,
-      tenantId: elicitation.tenantId,
-      userId: elicitation.userId,
-      toolModuleId: elicitation.toolModuleId,
-      provider: elicitation.provider,
-      scopes: elicitation.scopes,
-      codeVerifier: pkce.codeVerifier,
-      createdAt: now,
-      // The five-minute limit: the callback's consume refuses the record from this instant on.
-      expiresAt: now + STATE_MAX_AGE_MS,
-    });
+    await storage.pending.putAuthorization(
+      {
+        nonceHash: stateHash(state),
+        elicitationId,
+        tenantId: elicitation.tenantId,
+        userId: elicitation.userId,
+        toolModuleId: elicitation.toolModuleId,
+        provider: elicitation.provider,
+        scopes: elicitation.scopes,
+        codeVerifier: pkce.codeVerifier,
+        createdAt: now,
+        // The five-minute limit: the callback's consume refuses the record from this instant on.
+        expiresAt: now + STATE_MAX_AGE_MS,
+      },
+      options.maxPendingPerUser,
+    );
     const url = new URL(provider.authorizationUrl);
     const scopes = [...new Set([...elicitation.scopes, ...provider.additionalScopes])];
     for (const [name, value] of Object.entries({

@@ -202,6 +202,23 @@ describe('Callback rejections: a clear error page, nothing stored', () => {
     expect(await grantCount(harness)).toBe(0);
   });
 
+  it('a form-encoded refusal whose error_description spans lines is still read as the provider refusal', async () => {
+    const { harness, callback } = await started();
+    mockTokenEndpoint(
+      server,
+      ACME_TOKEN,
+      () =>
+        new Response('error=bad_verification_code&error_description=line%20one%0Aline%20two', {
+          status: 200,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+    );
+    const result = await harness.broker.callback(callback);
+    expect(result.status).toBe(400);
+    expect(result.body).toContain('bad_verification_code');
+    expect(await grantCount(harness)).toBe(0);
+  });
+
   it('an unreachable token endpoint is a 502 page', async () => {
     const { harness, callback } = await started();
     mockTokenEndpoint(server, ACME_TOKEN, () => new Response('oops', { status: 500 }));

@@ -189,9 +189,9 @@ describe('The connect step checks the browser user is the user who asked (phishi
     const error = await raise(harness);
     let stored = 0;
     const put = harness.storage.pending.putAuthorization.bind(harness.storage.pending);
-    harness.storage.pending.putAuthorization = async (record) => {
+    harness.storage.pending.putAuthorization = async (record, maxPerUser) => {
       stored++;
-      return put(record);
+      return put(record, maxPerUser);
     };
     const result = await harness.broker.connect({
       ...getRequest(error.elicitationUrl, 'user-1'),
