@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './balancer.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { loadConsentForm, postConsent, redeemCode } from './oauth-client.js';
 
@@ -41,14 +41,6 @@ function withHost(
 }
 
 const REDIRECT = 'http://127.0.0.1:9/cb';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Retries an assertion for up to two seconds (the banner's later lines follow the "listening" line). */
 async function eventually(check: () => void): Promise<void> {

@@ -1,13 +1,12 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Balancer, freePort, startBalancer } from './balancer.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
 import { approveInBrowser, authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
@@ -34,50 +33,18 @@ async function postgresAvailable(): Promise<boolean> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The public URL clients know: a proxy that sends every request to the instance chosen last. */
-interface Balancer {
-  readonly url: string;
+/** The public URL clients know: a balancer that sends every request to the instance chosen last. */
+interface SwitchingBalancer extends Balancer {
   to(port: number): void;
-  close(): Promise<void>;
 }
 
-async function startBalancer(): Promise<Balancer> {
+async function startSwitchingBalancer(): Promise<SwitchingBalancer> {
   let backend = 0;
-  const server = createHttpServer((incoming, outgoing) => {
-    const forwarded = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: backend,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.writeHead(502).end());
-    incoming.pipe(forwarded);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const balancer = await startBalancer(0, () => backend);
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...balancer,
     to: (next) => {
       backend = next;
-    },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
@@ -86,7 +53,7 @@ interface Pair {
   readonly a: HostProcess;
   readonly b: HostProcess;
   readonly ports: { readonly a: number; readonly b: number };
-  readonly balancer: Balancer;
+  readonly balancer: SwitchingBalancer;
   stop(): Promise<void>;
 }
 
@@ -106,7 +73,7 @@ async function startPair(
   dataDirs: { a: string; b: string },
   own: { a?: Record<string, string>; b?: Record<string, string> } = {},
 ): Promise<Pair> {
-  const balancer = await startBalancer();
+  const balancer = await startSwitchingBalancer();
   const ports = { a: await freePort(), b: await freePort() };
   const shared = { KEYHOLD_PUBLIC_URL: balancer.url, ...env };
   const started = await Promise.allSettled([

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -12,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Balancer, freePort, startBalancer } from './balancer.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { approveInBrowser, authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
@@ -45,14 +45,6 @@ async function servicesAvailable(): Promise<boolean> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const available = await servicesAvailable();
 const schema = `keyhold_hosts_${randomBytes(5).toString('hex')}`;
 let a: HostProcess;
@@ -62,46 +54,22 @@ let ports: { a: number; b: number };
 let balancer: RoundRobin;
 
 /**
- * A load balancer without sticky sessions: each request goes to the next instance in turn, with the Host
- * header and the body passed through and the response (SSE included) streamed back.
+ * A load balancer without sticky sessions: each request goes to the next instance in turn; `served` counts
+ * the requests each one got.
  */
-interface RoundRobin {
-  readonly url: string;
+interface RoundRobin extends Balancer {
   readonly served: number[];
-  close(): Promise<void>;
 }
 
 async function startRoundRobin(port: number, backends: () => number[]): Promise<RoundRobin> {
   const served = [0, 0];
   let next = 0;
-  const server = createHttpServer((incoming, outgoing) => {
+  const balancer = await startBalancer(port, () => {
     const index = next++ % 2;
     served[index]! += 1;
-    const forwarded = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: backends()[index],
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.writeHead(502).end());
-    incoming.pipe(forwarded);
+    return backends()[index]!;
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    served,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...balancer, served };
 }
 
 beforeAll(async () => {

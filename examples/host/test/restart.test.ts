@@ -1,19 +1,11 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './balancer.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
 import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const text = (result: Awaited<ReturnType<Client['callTool']>>): string =>
   (result.content as { text: string }[])[0]!.text;
