@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 
@@ -31,14 +30,6 @@ export async function servicesAvailable(suite: string): Promise<boolean> {
     await client.end().catch(() => {});
     redis.disconnect();
   }
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A database of the test's own on the machine's PostgreSQL, and a direct (unproxied) client to it. */

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../balancer.js';
 import { keyhold } from '../cli.js';
 import { type FaultProxy, startFaultProxy } from '../fault-proxy.js';
 import { type HostProcess, startHost } from '../host-process.js';
@@ -14,7 +15,6 @@ import {
   createFaultDatabase,
   deleteRedisKeys,
   type FaultDatabase,
-  freePort,
   POSTGRES_URL,
   REDIS_URL,
   servicesAvailable,
