@@ -30,6 +30,12 @@ export interface TenantConfig {
   readonly singleUserId?: string;
   /** Clients that skip the consent screen. */
   readonly firstPartyClientIds?: readonly string[];
+  /**
+   * The resource servers: confidential clients that may introspect every token of the tenant (RFC 7662 §4,
+   * the server decides who may). Any other client learns only about the tokens issued to it; for anything
+   * else `/introspect` answers `{ "active": false }`. Default: none.
+   */
+  readonly introspectionClientIds?: readonly string[];
   /** Hosts whose Client ID Metadata Documents may be fetched (exact host, or `*.example.com`). */
   readonly allowedCimdDomains?: readonly string[];
   /**
