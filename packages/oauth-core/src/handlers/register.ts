@@ -10,6 +10,7 @@ import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import type { InitialAccessTokenConfig, RegistrationDecision } from '../registration-policy.js';
 import { checkInitialAccessToken, gatedGrantTypes } from '../registration-policy.js';
+import { RateLimitedError } from '../rate-limits.js';
 import type { RequestEvent } from '../request-event.js';
 import { oauthErrorResult } from '../responses.js';
 import type { ClientJwks } from '../storage.js';
@@ -39,6 +40,12 @@ const metadataSchema = z.looseObject({
 
 const TOKEN_HASH = /^[A-Za-z0-9_-]{43}$/;
 
+/**
+ * `Retry-After` when the tenant holds `maxDynamicClients`: room comes back only as unused clients expire,
+ * so an early retry would only be refused again.
+ */
+const CAPACITY_RETRY_AFTER_SECONDS = 3600;
+
 function invalidMetadata(description: string): OAuthError {
   return new OAuthError('invalid_client_metadata', description);
 }
@@ -62,6 +69,8 @@ function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
  * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
  * A browser request (one with `Origin`) is refused with 403 unless it comes from the server's own origin or
  * one of the `allowedOrigins`: a page on another site (or a DNS-rebinding name) cannot register clients.
+ * A tenant holding `maxDynamicClients` unexpired dynamic clients answers 429 `rate_limited` with
+ * `Retry-After` (the cap on what anonymous registration can store).
  */
 export async function registerHandler(
   context: ServerContext,
@@ -159,6 +168,23 @@ export async function registerHandler(
   if (tenant.authMethods !== undefined && !tenant.authMethods.has(metadata.tokenEndpointAuthMethod)) {
     throw invalidMetadata(
       `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${[...tenant.authMethods].join(', ')})`,
+    );
+  }
+  // The last check before the write, so malformed or refused requests never reach the count.
+  if ((await context.storage.clients.countDynamic(tenant.slug, now)) >= context.maxDynamicClients) {
+    context.logger.warn(
+      {
+        event: 'rate_limited',
+        reason: 'dynamic_client_cap',
+        endpoint: 'register',
+        tenant: tenant.slug,
+        maxDynamicClients: context.maxDynamicClients,
+      },
+      'registration refused: the tenant holds the most dynamically registered clients',
+    );
+    throw new RateLimitedError(
+      'this server holds as many registered clients as it accepts; try again later',
+      CAPACITY_RETRY_AFTER_SECONDS,
     );
   }
   const secret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
