@@ -63,12 +63,29 @@ function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
 }
 
 /**
+ * The Origin check of `POST /register`: a browser request (one with `Origin`) from neither the server's own
+ * origin nor one of the `allowedOrigins` is refused with 403 (thrown). The endpoint runs it before the
+ * registration rate limit, so a page on another site spends nothing of the budget.
+ */
+export function refuseCrossOriginRegistration(context: ServerContext, request: HandlerRequest): void {
+  const origin = request.headers.origin;
+  if (
+    origin !== undefined &&
+    context.registrationOrigins !== 'any' &&
+    !isAllowedOrigin(origin, context.registrationOrigins)
+  ) {
+    throw new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
+  }
+}
+
+/**
  * POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. Anonymous requests
  * may register `authorization_code` / `refresh_token` clients; anything else needs the registration
  * policy's consent (by default: a valid initial access token, RFC 7591 §3). An `Authorization` header that
  * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
  * A browser request (one with `Origin`) is refused with 403 unless it comes from the server's own origin or
- * one of the `allowedOrigins`: a page on another site (or a DNS-rebinding name) cannot register clients.
+ * one of the `allowedOrigins` ({@link refuseCrossOriginRegistration}, run by the endpoint): a page on another
+ * site (or a DNS-rebinding name) cannot register clients.
  * A tenant holding `maxDynamicClients` unexpired dynamic clients answers 429 `rate_limited` with
  * `Retry-After` (the cap on what anonymous registration can store).
  */
@@ -78,14 +95,6 @@ export async function registerHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
-  const origin = request.headers.origin;
-  if (
-    origin !== undefined &&
-    context.registrationOrigins !== 'any' &&
-    !isAllowedOrigin(origin, context.registrationOrigins)
-  ) {
-    throw new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
-  }
   const now = context.clock.now();
   const presented = checkInitialAccessToken(request.headers.authorization, configuredTokens(tenant), now);
   if (!presented.ok) {
