@@ -71,6 +71,7 @@ export function refuseCrossOriginConsent(context: ServerContext, request: Handle
   const origin = request.headers.origin;
   if (origin !== undefined && !isAllowedOrigin(origin, [context.origin])) throw CROSS_ORIGIN;
 }
+
 const FORGED = new OAuthError(
   'invalid_request',
   'The consent form could not be verified (its anti-forgery token is missing or wrong). Reload the consent page and decide again.',
