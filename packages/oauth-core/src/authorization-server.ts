@@ -10,11 +10,7 @@ import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
 import { createOAuthFetch } from './fetch-handler.js';
 import { authorizeHandler } from './handlers/authorize.js';
-import {
-  consentDecisionHandler,
-  consentPageHandler,
-  refuseCrossOriginConsent,
-} from './handlers/consent.js';
+import { consentDecisionHandler, consentPageHandler, refuseCrossOriginConsent } from './handlers/consent.js';
 import { introspectHandler } from './handlers/introspect.js';
 import { authorizationServerMetadata, jwksDocument, protectedResourceMetadata } from './handlers/metadata.js';
 import { refuseCrossOriginRegistration, registerHandler } from './handlers/register.js';

@@ -206,9 +206,18 @@ export function describeOAuthStorageConformance(
         const store = await makeStorage();
         const tenant = unique('tenant');
         expect(await store.clients.countDynamic(tenant, NOW)).toBe(0);
-        await store.clients.create(tenant, client({ clientId: 'd-1', registration: 'dynamic', expiresAt: NOW + 1 }));
-        await store.clients.create(tenant, client({ clientId: 'd-2', registration: 'dynamic', expiresAt: NOW + 9 }));
-        await store.clients.create(tenant, client({ clientId: 'd-3', registration: 'dynamic', expiresAt: NOW }));
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-1', registration: 'dynamic', expiresAt: NOW + 1 }),
+        );
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-2', registration: 'dynamic', expiresAt: NOW + 9 }),
+        );
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-3', registration: 'dynamic', expiresAt: NOW }),
+        );
         await store.clients.create(tenant, client({ clientId: 'p-1', registration: 'provisioned' }));
         await store.clients.create(`${tenant}x`, client({ clientId: 'd-4', expiresAt: NOW + 9 }));
         expect(await store.clients.countDynamic(tenant, NOW)).toBe(2);

@@ -286,7 +286,10 @@ describe('a request its Origin check refuses spends no budget (a page on another
     const t = await limitedServer({ register: { limit: 2, windowSeconds: 60 } });
     for (let i = 0; i < 10; i++) {
       const request = registration(IP_A);
-      const refused = await t.server.register({ ...request, headers: { ...request.headers, ...foreign } }, 'demo');
+      const refused = await t.server.register(
+        { ...request, headers: { ...request.headers, ...foreign } },
+        'demo',
+      );
       expect(refused.status).toBe(403);
     }
     const sameOrigin = registration(IP_A);

@@ -196,7 +196,10 @@ describe('RFC 8693 token exchange', () => {
         audience: 'svc',
       }),
     );
-    expect(decodePayload(String(body.access_token)).act).toEqual({ sub: 'user-2', client_id: agent.client_id });
+    expect(decodePayload(String(body.access_token)).act).toEqual({
+      sub: 'user-2',
+      client_id: agent.client_id,
+    });
   });
 
   it.each([
@@ -330,7 +333,14 @@ describe('RFC 8693 §4.4: an actor token must belong to the exchanging client, o
   async function mintedToken(t: TestServer, claims: Record<string, unknown>): Promise<string> {
     const config = t.tenant.signingKeys[0] as { kid: string; alg: string; privateKey: JWK };
     const now = Math.floor(t.clock.now() / 1000);
-    return new SignJWT({ iss: ISSUER, aud: RESOURCE, jti: `minted-${now}`, iat: now, exp: now + 300, ...claims })
+    return new SignJWT({
+      iss: ISSUER,
+      aud: RESOURCE,
+      jti: `minted-${now}`,
+      iat: now,
+      exp: now + 300,
+      ...claims,
+    })
       .setProtectedHeader({ alg: config.alg, kid: config.kid, typ: 'at+jwt' })
       .sign(await importJWK(config.privateKey, config.alg));
   }

@@ -206,8 +206,25 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
 
   it('neutralises control and bidirectional-formatting characters in every client-supplied value', () => {
     const sneaky = [
-      '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069',
-      '\u200E', '\u200F', '\u061C', '\u0000', '\u0007', '\u001B', '\u007F', '\u0085', '\u009B', '\u2028',
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+      '\u0000',
+      '\u0007',
+      '\u001B',
+      '\u007F',
+      '\u0085',
+      '\u009B',
+      '\u2028',
       '\u2029',
     ];
     const all = sneaky.join('');
