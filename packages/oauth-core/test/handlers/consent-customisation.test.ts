@@ -181,6 +181,14 @@ describe('consent pageUrl + consentRequest: the host serves the consent step its
 });
 
 describe('renderConsentPage: the built-in page as a function a host can call', () => {
+  const FORM = {
+    action: '/consent',
+    fields: { req: 'r1', csrf_token: 't' },
+    decisionField: 'decision',
+    approveValue: 'approve',
+    denyValue: 'deny',
+  } as const;
+
   it('renders a private-use-scheme recipient with its warning', () => {
     const html = renderConsentPage({
       tenant: 'demo',
@@ -189,13 +197,7 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
       scopes: [],
       redirectUri: 'cursor://anysphere.cursor-mcp/oauth/callback',
       recipient: { kind: 'app', scheme: 'cursor:' },
-      form: {
-        action: '/consent',
-        fields: { req: 'r1', csrf_token: 't' },
-        decisionField: 'decision',
-        approveValue: 'approve',
-        denyValue: 'deny',
-      },
+      form: FORM,
     });
     expect(html).toContain(
       'the application on this device that handles <strong class="recipient-host">cursor:</strong>',
@@ -241,13 +243,7 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
       scopes: [`read${all}`],
       redirectUri: `https://app.example/cb?x=\u202Egnp.exe${all}`,
       recipient: { kind: 'web', host: `app${all}.example`, unencrypted: false },
-      form: {
-        action: '/consent',
-        fields: { req: 'r1', csrf_token: 't' },
-        decisionField: 'decision',
-        approveValue: 'approve',
-        denyValue: 'deny',
-      },
+      form: FORM,
     });
     for (const character of sneaky) {
       expect(html.includes(character), `U+${character.codePointAt(0)?.toString(16)}`).toBe(false);
@@ -262,13 +258,7 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
       scopes: [],
       redirectUri: 'https://app.example/cb',
       recipient: { kind: 'web', host: 'app.example', unencrypted: false },
-      form: {
-        action: '/consent',
-        fields: { req: 'r1', csrf_token: 't' },
-        decisionField: 'decision',
-        approveValue: 'approve',
-        denyValue: 'deny',
-      },
+      form: FORM,
     });
     expect(plain).toContain('Équipe 👩‍💻 日本語 עברית');
   });
