@@ -268,7 +268,7 @@ describe('client profiles, driven through the whole flow against the example hos
       await new Promise((resolve) => documents?.server.close(resolve));
     });
 
-    /** RFC 7523 §2.2: a fresh RS256 assertion per token request (iss = sub = client_id, aud = token endpoint). */
+    /** RFC 7523 §2.2: a fresh RS256 assertion per token request (iss = sub = client_id, aud = the issuer identifier, draft-ietf-oauth-rfc7523bis). */
     const signedAssertion: Authenticate = async (form) => {
       const jti = randomUUID();
       jtis.add(jti);
@@ -277,7 +277,7 @@ describe('client profiles, driven through the whole flow against the example hos
         .setProtectedHeader({ alg: 'RS256', kid: 'chatgpt-profile-1', typ: 'JWT' })
         .setIssuer(profile.clientId!)
         .setSubject(profile.clientId!)
-        .setAudience(`${host.issuer}/token`)
+        .setAudience(host.issuer)
         .setJti(jti)
         .setIssuedAt()
         .setExpirationTime('60s')

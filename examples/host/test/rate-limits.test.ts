@@ -49,6 +49,17 @@ describe('rate limits are on by default in the example host', () => {
   });
 });
 
+describe('a request refused by its Origin check spends no budget', () => {
+  it('a burst of cross-origin registrations (403) leaves the loopback address its budget', async () => {
+    host = await startHost({ KEYHOLD_RATE_LIMIT_REGISTER: '1/3600' });
+    for (let i = 0; i < 5; i++) {
+      expect((await register(host.url, { origin: 'https://evil.example' })).status).toBe(403);
+    }
+    expect((await register(host.url, { origin: new URL(host.url).origin })).status).toBe(201);
+    expect((await register(host.url)).status).toBe(429);
+  });
+});
+
 describe('KEYHOLD_TRUSTED_PROXIES: behind a listed proxy the forwarded client is counted, never otherwise', () => {
   it('gives each forwarded client its own budget behind a trusted proxy', async () => {
     host = await startHost({ KEYHOLD_RATE_LIMIT_REGISTER: '1/3600', KEYHOLD_TRUSTED_PROXIES: '127.0.0.1' });

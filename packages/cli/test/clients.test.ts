@@ -63,7 +63,7 @@ function clientKey(kid: string) {
         JSON.stringify({
           iss: clientId,
           sub: clientId,
-          aud: `${ISSUER}/token`,
+          aud: ISSUER,
           jti: randomUUID(),
           iat: now,
           exp: now + 60,

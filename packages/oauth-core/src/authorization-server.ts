@@ -10,10 +10,10 @@ import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
 import { createOAuthFetch } from './fetch-handler.js';
 import { authorizeHandler } from './handlers/authorize.js';
-import { consentDecisionHandler, consentPageHandler } from './handlers/consent.js';
+import { consentDecisionHandler, consentPageHandler, refuseCrossOriginConsent } from './handlers/consent.js';
 import { introspectHandler } from './handlers/introspect.js';
 import { authorizationServerMetadata, jwksDocument, protectedResourceMetadata } from './handlers/metadata.js';
-import { registerHandler } from './handlers/register.js';
+import { refuseCrossOriginRegistration, registerHandler } from './handlers/register.js';
 import { revokeHandler } from './handlers/revoke.js';
 import { tokenHandler } from './handlers/token.js';
 import { createKeyCache } from './keys.js';
@@ -206,12 +206,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     html: boolean,
     run: Run,
     rateLimitRule?: RateLimitedEndpoint,
+    originCheck?: (context: ServerContext, request: HandlerRequest) => void,
   ): TenantHandler {
     return async (request, tenantSlug) => {
       const event: RequestEvent = {};
       const endSpan = context.tracing?.start(name, tenantSlug);
       let result: HandlerResult;
       try {
+        // A request its Origin check refuses spends no budget: a page on another site must not hold this
+        // browser's (or this loopback address's) clients at 429. The check reads headers only.
+        originCheck?.(context, request);
         // Before any other work (tenant lookup included): a limited request costs one counter increment.
         if (rateLimitCheck !== undefined && rateLimitRule !== undefined) {
           await rateLimitCheck(rateLimitRule, request, tenantSlug);
@@ -328,9 +332,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     // The consent page only reads the pending request; the decision (which saves consent and issues a code)
     // is what the consent rule counts.
     consentPage: endpoint('consent', true, consentPageHandler),
-    consent: endpoint('consent', true, consentDecisionHandler, 'consent'),
+    consent: endpoint('consent', true, consentDecisionHandler, 'consent', refuseCrossOriginConsent),
     token: endpoint('token', false, tokenHandler, 'token'),
-    register: endpoint('register', false, registerHandler, 'register'),
+    register: endpoint('register', false, registerHandler, 'register', refuseCrossOriginRegistration),
     revoke: endpoint('revoke', false, revokeHandler),
     introspect: endpoint('introspect', false, introspectHandler),
     authorizationServerMetadata: endpoint('metadata', false, async (ctx, tenant) =>

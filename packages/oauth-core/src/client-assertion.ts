@@ -69,8 +69,6 @@ function describeJoseFailure(error: unknown): string | undefined {
   if (error instanceof errors.JWTExpired) return 'the client assertion has expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {
-      case 'aud':
-        return 'the client assertion aud must be the issuer or the token endpoint URL';
       case 'iss':
         return 'the client assertion iss must be the client_id';
       case 'sub':
@@ -92,7 +90,9 @@ function describeJoseFailure(error: unknown): string | undefined {
  * Authenticates a `private_key_jwt` client (RFC 7523 §2.2 and §3, RFC 7521 §4.2): the assertion's `alg` is
  * one of {@link CLIENT_ASSERTION_ALGORITHMS} (and the client's declared one, if any); the key is chosen by
  * `kid` (or is the only suitable key), refetching a `jwks_uri` once per throttle interval when the `kid` is
- * unknown; `iss` and `sub` are the client_id; `aud` holds the issuer or the token endpoint URL; `exp` is
+ * unknown; `iss` and `sub` are the client_id; `aud` is the issuer identifier alone, as a single string
+ * (draft-ietf-oauth-rfc7523bis: neither the token endpoint URL nor an array, so an assertion made for one
+ * server can never be replayed at another that shares an endpoint URL or an audience list); `exp` is
  * required and at most `maxLifetimeSeconds` ahead (of now and of `iat`), with `clockSkewSeconds` of
  * tolerance; `iat` is not in the future; `jti` is required and single use. Every failure throws
  * `invalid_client` with a description that names the rule and never the assertion's content.
@@ -161,7 +161,7 @@ export async function verifyClientAssertion(
       algorithms: [algorithm],
       issuer: client.clientId,
       subject: client.clientId,
-      audience: [tenant.issuer, `${tenant.issuer}/token`],
+      // `aud` is checked below: jose's `audience` also accepts an array that merely contains the value.
       requiredClaims: ['exp', 'jti'],
       currentDate: new Date(now),
       clockTolerance: skew,
@@ -176,6 +176,13 @@ export async function verifyClientAssertion(
       'client assertion refused',
     );
     throw refuse(description);
+  }
+  if (payload.aud !== tenant.issuer) {
+    throw refuse(
+      Array.isArray(payload.aud)
+        ? 'the client assertion aud must be the issuer identifier as a single string, not an array'
+        : `the client assertion aud must be the issuer identifier (${tenant.issuer}) alone`,
+    );
   }
   const nowSeconds = now / 1000;
   const exp = payload.exp as number;

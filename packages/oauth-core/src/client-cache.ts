@@ -75,6 +75,7 @@ export function createCachedClientStore(store: ClientStore, options: ClientCache
       }
     },
     list: (tenant, listOptions) => store.list(tenant, listOptions),
+    countDynamic: (tenant, now) => store.countDynamic(tenant, now),
     async touch(tenant, clientId, expiresAt) {
       try {
         await store.touch(tenant, clientId, expiresAt);

@@ -13,7 +13,9 @@ export type ConsentRecipient =
 
 /**
  * What a consent screen has to show: who asks (self-asserted, never verified), for which scopes, and where
- * the code goes. The same data reaches a host's own renderer and {@link ConsentRequest}.
+ * the code goes. The same data reaches a host's own renderer and {@link ConsentRequest}. What the client
+ * supplied (name, redirect URI, client id) is given as stored: a renderer of its own must escape it and
+ * neutralise control and bidirectional-formatting characters, as {@link renderConsentPage} does.
  *
  * @example
  * ```ts
@@ -138,6 +140,22 @@ export function consentRecipient(redirectUri: string): ConsentRecipient {
   return { kind: 'app', scheme: url.protocol };
 }
 
+/**
+ * Characters that reorder or hide the text around them: the control characters (C0, DEL, C1), the
+ * bidirectional embeddings, overrides and isolates with the marks (U+202A–U+202E, U+2066–U+2069,
+ * U+200E/F, U+061C), and the line and paragraph separators. A client name holding U+202E would otherwise
+ * show `evil.example` as something else entirely.
+ */
+const DECEPTIVE_CHARACTERS = /[\p{Cc}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/gu;
+
+/**
+ * Client-supplied text as the page shows it: each character that could reorder or hide the text around it
+ * becomes U+FFFD (visible, so the reader sees something was there), then the result is HTML-escaped.
+ */
+function shown(value: string): string {
+  return escapeHtml(value.replace(DECEPTIVE_CHARACTERS, '\uFFFD'));
+}
+
 /** Escapes `template` and fills its `{key}` placeholders with the given (already safe) HTML. */
 function fill(template: string, values: Readonly<Record<string, string>> = {}): string {
   return template
@@ -150,7 +168,9 @@ function fill(template: string, values: Readonly<Record<string, string>> = {}): 
 }
 
 /**
- * The built-in consent page as a whole HTML document. Every value is escaped. What the client says about
+ * The built-in consent page as a whole HTML document. Every value is escaped, and in what the client supplied
+ * (name, hosts, client id, redirect URI, scopes) each control or bidirectional-formatting character is shown
+ * as U+FFFD, so no value can reorder the text around it. What the client says about
  * itself is labelled as its claim; where the code goes is shown prominently, with warnings for loopback,
  * unencrypted and private-use-scheme redirect URIs.
  *
@@ -169,31 +189,31 @@ export function renderConsentPage(
       ? `<p>${fill(strings.noScopes)}</p>`
       : `<p>${fill(strings.scopesIntro)}</p>
 <ul aria-label="${escapeHtml(strings.scopesLabel)}">
-${view.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('\n')}
+${view.scopes.map((scope) => `<li><code>${shown(scope)}</code></li>`).join('\n')}
 </ul>`;
   const website =
     client.websiteHost === undefined
       ? ''
-      : fill(strings.clientWebsite, { host: `<strong>${escapeHtml(client.websiteHost)}</strong>` });
+      : fill(strings.clientWebsite, { host: `<strong>${shown(client.websiteHost)}</strong>` });
   const identity =
     client.type === 'metadata_document' && client.documentHost !== undefined
       ? `<p>${fill(strings.documentIdentity, {
-          host: `<strong>${escapeHtml(client.documentHost)}</strong>`,
-          clientId: `<code>${escapeHtml(client.id)}</code>`,
+          host: `<strong>${shown(client.documentHost)}</strong>`,
+          clientId: `<code>${shown(client.id)}</code>`,
         })}</p>`
       : '';
   const warnings: string[] = [];
   let who: string;
   if (recipient.kind === 'app') {
-    warnings.push(fill(strings.warningScheme, { scheme: escapeHtml(recipient.scheme) }));
+    warnings.push(fill(strings.warningScheme, { scheme: shown(recipient.scheme) }));
     who = fill(strings.recipientApp, {
-      scheme: `<strong class="recipient-host">${escapeHtml(recipient.scheme)}</strong>`,
+      scheme: `<strong class="recipient-host">${shown(recipient.scheme)}</strong>`,
     });
   } else {
     if (recipient.kind === 'loopback') warnings.push(fill(strings.warningLoopback));
     if (recipient.unencrypted) warnings.push(fill(strings.warningUnencrypted));
     who = fill(strings.recipientWeb, {
-      host: `<strong class="recipient-host">${escapeHtml(recipient.host)}</strong>`,
+      host: `<strong class="recipient-host">${shown(recipient.host)}</strong>`,
     });
   }
   const warningList =
@@ -205,11 +225,11 @@ ${warnings.map((warning) => `<li>&#9888; ${warning}</li>`).join('\n')}
   return htmlDocument(
     strings.title,
     `<h1>${fill(strings.heading)}</h1>
-<p>${fill(strings.clientClaim, { name: `<strong class="client-name">${escapeHtml(client.name)}</strong>`, website })}</p>
+<p>${fill(strings.clientClaim, { name: `<strong class="client-name">${shown(client.name)}</strong>`, website })}</p>
 ${identity}
 <section class="recipient" aria-label="${escapeHtml(strings.recipientLabel)}">
 <p>${who}</p>
-<p>${fill(strings.redirectAddress, { uri: `<code>${escapeHtml(view.redirectUri)}</code>` })}</p>
+<p>${fill(strings.redirectAddress, { uri: `<code>${shown(view.redirectUri)}</code>` })}</p>
 ${warningList}
 </section>
 ${scopes}

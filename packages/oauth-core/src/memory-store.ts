@@ -81,6 +81,14 @@ export function createMemoryStorage(): OAuthStorage {
         const found = clients.get(k);
         if (found) clients.set(k, { ...found, expiresAt });
       },
+      async countDynamic(tenant, now) {
+        const prefix = key(tenant, '');
+        let count = 0;
+        for (const [k, record] of clients) {
+          if (record.expiresAt !== undefined && record.expiresAt > now && k.startsWith(prefix)) count += 1;
+        }
+        return count;
+      },
     },
     authorizationCodes: {
       async save(tenant, record) {

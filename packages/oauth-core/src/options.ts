@@ -30,6 +30,12 @@ export interface TenantConfig {
   readonly singleUserId?: string;
   /** Clients that skip the consent screen. */
   readonly firstPartyClientIds?: readonly string[];
+  /**
+   * The resource servers: confidential clients that may introspect every token of the tenant (RFC 7662 §4,
+   * the server decides who may). Any other client learns only about the tokens issued to it; for anything
+   * else `/introspect` answers `{ "active": false }`. Default: none.
+   */
+  readonly introspectionClientIds?: readonly string[];
   /** Hosts whose Client ID Metadata Documents may be fetched (exact host, or `*.example.com`). */
   readonly allowedCimdDomains?: readonly string[];
   /**
@@ -174,6 +180,14 @@ export interface AuthorizationServerOptions {
    */
   readonly unusedClientTtlSeconds?: number;
   /**
+   * The most dynamically registered clients (RFC 7591) a tenant holds at once: unexpired ones, counted by
+   * `ClientStore.countDynamic` at each registration. At the cap, `POST /register` answers 429
+   * `rate_limited` (with `Retry-After`) until unused clients expire (`unusedClientTtlSeconds`) or the host
+   * removes some, so anonymous registration cannot grow the database without end. Provisioned clients are
+   * not counted. Concurrent registrations may pass the cap by a few. Default 10 000.
+   */
+  readonly maxDynamicClients?: number;
+  /**
    * How long a client read at the token endpoint is served from this server's memory (a bounded LRU of
    * 10,000 clients). A client created, removed or renewed through this server is seen at once here; a
    * change made elsewhere — another instance, or `keyhold clients remove` on the same database — takes
@@ -278,6 +292,7 @@ export interface ServerContext {
   /** Charges the per-client token rule once a confidential client has authenticated (rate limits on). */
   readonly authenticatedClientCheck?: AuthenticatedClientCheck;
   readonly unusedClientTtlMs: number;
+  readonly maxDynamicClients: number;
   readonly registrationPolicy: RegistrationPolicy;
   readonly corsOrigins: readonly string[] | 'any';
   readonly corsMaxAgeSeconds: number;
@@ -438,6 +453,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
       optionCheck.positiveInteger('consentTtlSeconds', options.consentTtlSeconds, 2_592_000) * 1000,
     unusedClientTtlMs:
       optionCheck.positiveInteger('unusedClientTtlSeconds', options.unusedClientTtlSeconds, 7_776_000) * 1000,
+    maxDynamicClients: optionCheck.positiveInteger('maxDynamicClients', options.maxDynamicClients, 10_000),
     registrationPolicy: options.registrationPolicy ?? defaultRegistrationPolicy,
     corsOrigins,
     corsMaxAgeSeconds,

@@ -126,6 +126,12 @@ export interface ClientStore {
   list(tenant: string, options?: ClientListOptions): Promise<readonly ClientRecord[]>;
   /** Sets the client's `expiresAt` (renewal on use); a no-op for an unknown client. */
   touch(tenant: string, clientId: string, expiresAt: number): Promise<void>;
+  /**
+   * How many of the tenant's clients have an `expiresAt` after `now`: the dynamically registered clients
+   * still alive (provisioned clients never expire and are not counted). `POST /register` compares it with
+   * `maxDynamicClients`, so it runs once per registration: one indexed count, never a page of records.
+   */
+  countDynamic(tenant: string, now: number): Promise<number>;
 }
 
 /**

@@ -202,6 +202,32 @@ export function describeOAuthStorageConformance(
         expect((await store.clients.get('t1', record.clientId))?.expiresAt).toBe(NOW + 5000);
       });
 
+      it('countDynamic counts the tenant’s clients whose expiry is after now, and no others', async () => {
+        const store = await makeStorage();
+        const tenant = unique('tenant');
+        expect(await store.clients.countDynamic(tenant, NOW)).toBe(0);
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-1', registration: 'dynamic', expiresAt: NOW + 1 }),
+        );
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-2', registration: 'dynamic', expiresAt: NOW + 9 }),
+        );
+        await store.clients.create(
+          tenant,
+          client({ clientId: 'd-3', registration: 'dynamic', expiresAt: NOW }),
+        );
+        await store.clients.create(tenant, client({ clientId: 'p-1', registration: 'provisioned' }));
+        await store.clients.create(`${tenant}x`, client({ clientId: 'd-4', expiresAt: NOW + 9 }));
+        expect(await store.clients.countDynamic(tenant, NOW)).toBe(2);
+        expect(await store.clients.countDynamic(tenant, NOW + 1)).toBe(1);
+        await store.clients.touch(tenant, 'd-3', NOW + 5);
+        expect(await store.clients.countDynamic(tenant, NOW)).toBe(3);
+        await store.clients.delete(tenant, 'd-1');
+        expect(await store.clients.countDynamic(tenant, NOW)).toBe(2);
+      });
+
       it('list pages through the clients of the tenant in client id order', async () => {
         const store = await makeStorage();
         const tenant = unique('tenant');

@@ -54,7 +54,7 @@ async function assertionFor(
   return new SignJWT({
     iss: clientId,
     sub: clientId,
-    aud: TOKEN_ENDPOINT,
+    aud: ISSUER,
     iat: now,
     exp: now + 60,
     jti: `jti-${jtiCounter}`,
@@ -153,28 +153,36 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     );
   });
 
-  it('aud may be the issuer, the token endpoint URL, or an array holding one of them', async () => {
+  it('aud is the issuer identifier (draft-ietf-oauth-rfc7523bis)', async () => {
     const key = await keyPair('ES256', 'k1');
     const { t, clientId } = await machineClient([key]);
-    for (const aud of [ISSUER, TOKEN_ENDPOINT, ['https://other.example', TOKEN_ENDPOINT]]) {
-      const result = await t.server.token(
-        machineRequest(await assertionFor(t, clientId, key, { aud })),
-        'demo',
+    const result = await t.server.token(
+      machineRequest(await assertionFor(t, clientId, key, { aud: ISSUER })),
+      'demo',
+    );
+    expect(result.status, result.body).toBe(200);
+  });
+
+  it('refuses the token endpoint URL, another value and a missing aud (audience injection, rfc7523bis)', async () => {
+    const key = await keyPair('ES256', 'k1');
+    const { t, clientId } = await machineClient([key]);
+    for (const aud of [TOKEN_ENDPOINT, `${ISSUER}/`, 'https://other.example/token', undefined]) {
+      await expectInvalidClient(
+        t.server.token(machineRequest(await assertionFor(t, clientId, key, { aud })), 'demo'),
+        /aud must be the issuer identifier \(https:\/\/auth\.example\/tenant\/demo\) alone/,
       );
-      expect(result.status, JSON.stringify(aud)).toBe(200);
     }
   });
 
-  it('refuses another aud (RFC 7523 §3 item 3)', async () => {
+  it('refuses aud as an array, even one holding only the issuer (rfc7523bis: a single string)', async () => {
     const key = await keyPair('ES256', 'k1');
     const { t, clientId } = await machineClient([key]);
-    await expectInvalidClient(
-      t.server.token(
-        machineRequest(await assertionFor(t, clientId, key, { aud: 'https://other.example/token' })),
-        'demo',
-      ),
-      /aud must be the issuer or the token endpoint URL/,
-    );
+    for (const aud of [[ISSUER], ['https://other.example', ISSUER], [TOKEN_ENDPOINT]]) {
+      await expectInvalidClient(
+        t.server.token(machineRequest(await assertionFor(t, clientId, key, { aud })), 'demo'),
+        /aud must be the issuer identifier as a single string, not an array/,
+      );
+    }
   });
 
   it('refuses an iss or sub other than the client_id (RFC 7523 §3 items 1 and 2)', async () => {
@@ -258,7 +266,7 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     const key = await keyPair('ES256', 'k1');
     const { t, clientId } = await machineClient([key]);
     const now = Math.floor(t.clock.now() / 1000);
-    const claims = { iss: clientId, sub: clientId, aud: TOKEN_ENDPOINT, exp: now + 60, jti: 'none-1' };
+    const claims = { iss: clientId, sub: clientId, aud: ISSUER, exp: now + 60, jti: 'none-1' };
     await expectInvalidClient(
       t.server.token(machineRequest(unsecured(claims)), 'demo'),
       /alg "none" is not accepted/,
@@ -301,7 +309,7 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     const clientId = created.clientId;
     const now = Math.floor(t.clock.now() / 1000);
     const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const claims = { iss: clientId, sub: clientId, aud: TOKEN_ENDPOINT, exp: now + 60, jti: 'weak-1' };
+    const claims = { iss: clientId, sub: clientId, aud: ISSUER, exp: now + 60, jti: 'weak-1' };
     const input = `${part({ alg: 'RS256', kid: 'weak' })}.${part(claims)}`;
     const signature = await crypto.subtle.sign(
       'RSASSA-PKCS1-v1_5',
@@ -341,7 +349,7 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
       new SignJWT({
         iss: clientId,
         sub: clientId,
-        aud: TOKEN_ENDPOINT,
+        aud: ISSUER,
         exp: Math.floor(t.clock.now() / 1000) + 60,
         jti: `nokid-${key.kid}-${Math.random()}`,
       })
@@ -359,7 +367,7 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
     const ambiguous = await new SignJWT({
       iss: two.clientId,
       sub: two.clientId,
-      aud: TOKEN_ENDPOINT,
+      aud: ISSUER,
       exp: Math.floor(two.t.clock.now() / 1000) + 60,
       jti: 'ambiguous',
     })

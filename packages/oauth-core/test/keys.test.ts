@@ -62,6 +62,7 @@ describe('signing keys', () => {
     expect(JSON.parse(Buffer.from(fresh.split('.')[0] ?? '', 'base64url').toString()).kid).toBe('k2');
     // Both verify at introspection, which accepts any listed key.
     const rs = await registerClient(t.server);
+    t.tenant.introspectionClientIds = [rs.client_id];
     for (const token of [old, fresh]) {
       const body = json(
         await t.server.introspect(

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CimdResolver, RateLimitsOptions } from '../src/index.js';
 import { DEFAULT_RATE_LIMITS, OAuthCoreError } from '../src/index.js';
 import {
+  BASE_URL,
   basic,
   createTestServer,
   get,
@@ -275,6 +276,49 @@ describe('/consent: limited per signed-in user, per client IP without one', () =
     expect((await t.server.consent(consentDecision(IP_A), 'demo')).status).not.toBe(429);
     expect((await t.server.consent(consentDecision(IP_A), 'demo')).status).toBe(429);
     expect((await t.server.consent(consentDecision(IP_B), 'demo')).status).not.toBe(429);
+  });
+});
+
+describe('a request its Origin check refuses spends no budget (a page on another site cannot hold clients at 429)', () => {
+  const foreign = { origin: 'https://evil.example' };
+
+  it('/register: a burst of cross-origin registrations (403) leaves the address its whole budget', async () => {
+    const t = await limitedServer({ register: { limit: 2, windowSeconds: 60 } });
+    for (let i = 0; i < 10; i++) {
+      const request = registration(IP_A);
+      const refused = await t.server.register(
+        { ...request, headers: { ...request.headers, ...foreign } },
+        'demo',
+      );
+      expect(refused.status).toBe(403);
+    }
+    const sameOrigin = registration(IP_A);
+    const own = { ...sameOrigin, headers: { ...sameOrigin.headers, origin: BASE_URL } };
+    expect((await t.server.register(own, 'demo')).status).toBe(201);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(201);
+    expect((await t.server.register(registration(IP_A), 'demo')).status).toBe(429);
+    expect(t.warnings.filter((fields) => fields.event === 'rate_limited')).toHaveLength(1);
+  });
+
+  it('/consent: a burst of cross-origin decisions (403) leaves the user and the address their budget', async () => {
+    const t = await limitedServer({ consent: { limit: 1, windowSeconds: 60 } });
+    for (const userId of ['alice', undefined]) {
+      for (let i = 0; i < 10; i++) {
+        const request = consentDecision(IP_A, userId);
+        const refused = await t.server.consent(
+          { ...request, headers: { ...request.headers, ...foreign } },
+          'demo',
+        );
+        expect(refused.status).toBe(403);
+        expect(refused.body).toContain('cross-origin request refused');
+      }
+      // Same-origin, it reaches the handler (refused there for its missing form token, not for budget).
+      const decided = await t.server.consent(consentDecision(IP_A, userId), 'demo');
+      expect(decided.status, String(userId)).not.toBe(429);
+      expect(decided.body).not.toContain('cross-origin request refused');
+      expect((await t.server.consent(consentDecision(IP_A, userId), 'demo')).status).toBe(429);
+    }
+    expect(t.warnings.filter((fields) => fields.event === 'rate_limited')).toHaveLength(2);
   });
 });
 

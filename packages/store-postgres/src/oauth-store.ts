@@ -57,6 +57,11 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'touch_client',
       'UPDATE keyhold_oauth_clients SET expires_at = $3 WHERE tenant = $1 AND client_id = $2',
     ),
+    countDynamicClients: statement(
+      'count_dynamic_clients',
+      // count(*) is a bigint, which node-postgres reads as a string: the cast keeps it a number.
+      'SELECT count(*)::int AS n FROM keyhold_oauth_clients WHERE tenant = $1 AND expires_at > $2',
+    ),
     saveCode: statement('save_code', postgresWriter.insert(authorizationCode, { onConflict: 'update' })),
     markCodeConsumed: statement(
       'mark_code_consumed',
@@ -162,6 +167,10 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async touch(tenant, clientId, expiresAt) {
         await q.touchClient([tenant, clientId, expiresAt]);
+      },
+      async countDynamic(tenant, now) {
+        const { rows } = await q.countDynamicClients([tenant, now]);
+        return Number(rows[0]?.['n'] ?? 0);
       },
     },
     authorizationCodes: {

@@ -41,6 +41,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     touchClient: db.prepare(
       'UPDATE keyhold_oauth_clients SET expires_at = ? WHERE tenant = ? AND client_id = ?',
     ),
+    countDynamicClients: db.prepare(
+      'SELECT count(*) AS n FROM keyhold_oauth_clients WHERE tenant = ? AND expires_at > ?',
+    ),
     saveCode: db.prepare(sqliteWriter.insert(authorizationCode, { onConflict: 'update' })),
     getCode: db.prepare('SELECT * FROM keyhold_oauth_codes WHERE tenant = ? AND code_hash = ?'),
     markCodeConsumed: db.prepare(
@@ -158,6 +161,9 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async touch(tenant, clientId, expiresAt) {
         q.touchClient.run(expiresAt, tenant, clientId);
+      },
+      async countDynamic(tenant, now) {
+        return Number((q.countDynamicClients.get(tenant, now) as { n: number | bigint }).n);
       },
     },
     authorizationCodes: {

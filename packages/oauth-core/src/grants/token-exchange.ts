@@ -43,6 +43,19 @@ async function verifyPresented(
   return verified.claims;
 }
 
+/**
+ * Whether the exchanging client may present `actor` as its actor token: the token was issued to it, or it
+ * carries an RFC 8693 §4.4 `may_act` claim naming it (by `client_id`, or by `sub` as this server names a
+ * client acting for itself, `client:<client_id>`).
+ */
+function mayAct(actor: AccessTokenClaims, clientId: string): boolean {
+  if (actor.client_id === clientId) return true;
+  const allowed = (actor as { readonly may_act?: unknown }).may_act;
+  if (typeof allowed !== 'object' || allowed === null) return false;
+  const named = allowed as { readonly client_id?: unknown; readonly sub?: unknown };
+  return named.client_id === clientId || named.sub === `client:${clientId}`;
+}
+
 function parseAudience(params: Readonly<Record<string, string>>): string[] {
   const values: string[] = [];
   for (const name of ['resource', 'audience'] as const) {
@@ -72,7 +85,7 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * narrow the scope, never outlives the subject token, and records the acting party in `act`; the subject
  * token's own `act` is nested inside, so the chain of delegations stays visible (up to the depth the
  * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
- * exact audiences.
+ * exact audiences. An actor token must have been issued to the exchanging client, or name it in `may_act`.
  */
 export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
@@ -128,6 +141,14 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
   const subject = await verifyPresented(context, tenant, subjectToken, 'subject_token');
   const actor =
     actorToken === undefined ? undefined : await verifyPresented(context, tenant, actorToken, 'actor_token');
+  if (actor && !mayAct(actor, client.clientId)) {
+    // Otherwise any token the client holds (one a user gave another client, say) would name its user as
+    // the actor of a delegation that user never agreed to.
+    throw new OAuthError(
+      'invalid_request',
+      'actor_token: it was not issued to this client and its may_act claim does not name this client (RFC 8693 §4.4)',
+    );
+  }
   const original = scopeList(subject.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the subject token');

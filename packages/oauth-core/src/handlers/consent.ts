@@ -61,7 +61,17 @@ function consentCookie(context: ServerContext, tenant: Tenant, value: string): s
   return `${CONSENT_COOKIE}=${value}; Path=${consentPath(tenant)}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`;
 }
 
-const CROSS_ORIGIN = new OAuthError('invalid_request', 'cross-origin request refused');
+const CROSS_ORIGIN = new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
+
+/**
+ * The Origin check of `POST /consent`: a present `Origin` that is not the server's own is refused with 403
+ * (thrown). The endpoint runs it before the consent rate limit, so a page on another site spends nothing.
+ */
+export function refuseCrossOriginConsent(context: ServerContext, request: HandlerRequest): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined && !isAllowedOrigin(origin, [context.origin])) throw CROSS_ORIGIN;
+}
+
 const FORGED = new OAuthError(
   'invalid_request',
   'The consent form could not be verified (its anti-forgery token is missing or wrong). Reload the consent page and decide again.',
@@ -180,7 +190,8 @@ export async function consentDetails(
 
 /**
  * POST /consent with the form fields `req`, `decision` (`approve` or `deny`) and `csrf_token`. Refused with
- * 403, leaving the request pending: a present `Origin` that is not the server's own, a `csrf_token` that
+ * 403, leaving the request pending: a present `Origin` that is not the server's own (checked by the endpoint
+ * first, {@link refuseCrossOriginConsent}), a `csrf_token` that
  * does not match the consent cookie and `req` (double-submit, compared in constant time), and any user
  * other than the one who started the request.
  */
@@ -190,11 +201,6 @@ export async function consentDecisionHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
-  const origin = request.headers.origin;
-  if (origin !== undefined && !isAllowedOrigin(origin, [context.origin])) {
-    event.error_code = CROSS_ORIGIN.code;
-    return errorPage(403, CROSS_ORIGIN);
-  }
   if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
     event.error_code = 'invalid_request';
     return errorPage(

@@ -10,9 +10,11 @@ import { readTokenForm } from './revoke.js';
 const INACTIVE = { active: false } as const;
 
 /**
- * POST /introspect (RFC 7662) for access tokens (JWT) and refresh tokens. Confidential clients (resource
- * servers) may introspect any token of the tenant; a public client only the tokens issued to it. Anything
- * expired, revoked, unknown or out of reach is `{ "active": false }`.
+ * POST /introspect (RFC 7662) for access tokens (JWT) and refresh tokens. The resource servers the tenant
+ * lists (`introspectionClientIds`, authenticated) may introspect any token of the tenant; every other client
+ * only the tokens issued to it (RFC 7662 §4: the server decides who may ask about which tokens; a self-
+ * registered client must not read other users' tokens). Anything expired, revoked, unknown or out of reach
+ * is `{ "active": false }` (§2.2), never the token's contents.
  */
 export async function introspectHandler(
   context: ServerContext,
@@ -21,12 +23,13 @@ export async function introspectHandler(
   event: RequestEvent,
 ): Promise<HandlerResult> {
   const { token, clientId, confidential } = await readTokenForm(context, tenant, request, event);
+  const resourceServer = confidential && tenant.config.introspectionClientIds?.includes(clientId) === true;
   const now = context.clock.now();
   if (looksLikeJwt(token)) {
     const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
     if (!verified.ok) return noStoreJson(200, INACTIVE);
     const claims = verified.claims;
-    if (!confidential && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
+    if (!resourceServer && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
     if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
       return noStoreJson(200, INACTIVE);
     }
@@ -38,7 +41,7 @@ export async function introspectHandler(
     record.consumedAt !== undefined ||
     record.revokedAt !== undefined ||
     record.expiresAt <= now ||
-    (!confidential && record.clientId !== clientId)
+    (!resourceServer && record.clientId !== clientId)
   ) {
     return noStoreJson(200, INACTIVE);
   }

@@ -8,6 +8,7 @@ import { hasControlCharacter } from '../control-characters.js';
 import { OAuthError, optionCheck } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
+import { RateLimitedError } from '../rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationDecision } from '../registration-policy.js';
 import { checkInitialAccessToken, gatedGrantTypes } from '../registration-policy.js';
 import type { RequestEvent } from '../request-event.js';
@@ -39,6 +40,12 @@ const metadataSchema = z.looseObject({
 
 const TOKEN_HASH = /^[A-Za-z0-9_-]{43}$/;
 
+/**
+ * `Retry-After` when the tenant holds `maxDynamicClients`: room comes back only as unused clients expire,
+ * so an early retry would only be refused again.
+ */
+const CAPACITY_RETRY_AFTER_SECONDS = 3600;
+
 function invalidMetadata(description: string): OAuthError {
   return new OAuthError('invalid_client_metadata', description);
 }
@@ -56,19 +63,11 @@ function configuredTokens(tenant: Tenant): readonly InitialAccessTokenConfig[] {
 }
 
 /**
- * POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. Anonymous requests
- * may register `authorization_code` / `refresh_token` clients; anything else needs the registration
- * policy's consent (by default: a valid initial access token, RFC 7591 §3). An `Authorization` header that
- * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
- * A browser request (one with `Origin`) is refused with 403 unless it comes from the server's own origin or
- * one of the `allowedOrigins`: a page on another site (or a DNS-rebinding name) cannot register clients.
+ * The Origin check of `POST /register`: a browser request (one with `Origin`) from neither the server's own
+ * origin nor one of the `allowedOrigins` is refused with 403 (thrown). The endpoint runs it before the
+ * registration rate limit, so a page on another site spends nothing of the budget.
  */
-export async function registerHandler(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  event: RequestEvent,
-): Promise<HandlerResult> {
+export function refuseCrossOriginRegistration(context: ServerContext, request: HandlerRequest): void {
   const origin = request.headers.origin;
   if (
     origin !== undefined &&
@@ -77,6 +76,25 @@ export async function registerHandler(
   ) {
     throw new OAuthError('invalid_request', 'cross-origin request refused', { status: 403 });
   }
+}
+
+/**
+ * POST /register (RFC 7591). Secrets are returned once and stored as SHA-256 hashes. Anonymous requests
+ * may register `authorization_code` / `refresh_token` clients; anything else needs the registration
+ * policy's consent (by default: a valid initial access token, RFC 7591 §3). An `Authorization` header that
+ * is not a valid initial access token answers 401 `invalid_token` (RFC 6750 §3.1), whatever the body.
+ * A browser request (one with `Origin`) is refused with 403 unless it comes from the server's own origin or
+ * one of the `allowedOrigins` ({@link refuseCrossOriginRegistration}, run by the endpoint): a page on another
+ * site (or a DNS-rebinding name) cannot register clients.
+ * A tenant holding `maxDynamicClients` unexpired dynamic clients answers 429 `rate_limited` with
+ * `Retry-After` (the cap on what anonymous registration can store).
+ */
+export async function registerHandler(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+): Promise<HandlerResult> {
   const now = context.clock.now();
   const presented = checkInitialAccessToken(request.headers.authorization, configuredTokens(tenant), now);
   if (!presented.ok) {
@@ -159,6 +177,23 @@ export async function registerHandler(
   if (tenant.authMethods !== undefined && !tenant.authMethods.has(metadata.tokenEndpointAuthMethod)) {
     throw invalidMetadata(
       `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${[...tenant.authMethods].join(', ')})`,
+    );
+  }
+  // The last check before the write, so malformed or refused requests never reach the count.
+  if ((await context.storage.clients.countDynamic(tenant.slug, now)) >= context.maxDynamicClients) {
+    context.logger.warn(
+      {
+        event: 'rate_limited',
+        reason: 'dynamic_client_cap',
+        endpoint: 'register',
+        tenant: tenant.slug,
+        maxDynamicClients: context.maxDynamicClients,
+      },
+      'registration refused: the tenant holds the most dynamically registered clients',
+    );
+    throw new RateLimitedError(
+      'this server holds as many registered clients as it accepts; try again later',
+      CAPACITY_RETRY_AFTER_SECONDS,
     );
   }
   const secret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;

@@ -98,7 +98,7 @@ async function clientAssertion(t: TestServer): Promise<string> {
   return new SignJWT({
     iss: clientId(),
     sub: clientId(),
-    aud: `${ISSUER}/token`,
+    aud: ISSUER,
     iat: now,
     exp: now + 60,
     jti: `a-${jti}`,

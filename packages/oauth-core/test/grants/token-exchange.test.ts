@@ -1,3 +1,5 @@
+import type { JWK } from 'jose';
+import { importJWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
 import { MAX_ACTOR_NESTING } from '../../src/tokens.js';
@@ -12,6 +14,7 @@ import {
   obtainCode,
   postForm,
   provisionClient,
+  REDIRECT_URI,
   RESOURCE,
   registerClient,
 } from '../helpers.js';
@@ -129,7 +132,7 @@ describe('RFC 8693 token exchange', () => {
     expect(new Set([one, two, three].map((body) => decodePayload(String(body.access_token)).jti)).size).toBe(
       3,
     );
-    const described = await introspect(t, a, String(three.access_token));
+    const described = await introspect(t, c, String(three.access_token));
     expect(described).toMatchObject({
       active: true,
       sub: 'user-1',
@@ -174,24 +177,19 @@ describe('RFC 8693 token exchange', () => {
     }
   });
 
-  it('an actor token names the actor in act.sub', async () => {
-    const { t, userToken, servers } = await setup();
-    const actorApp = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'agent' });
-    const actorToken = String(
-      json(
-        await t.server.token(
-          postForm(
-            '/tenant/demo/token',
-            { grant_type: 'client_credentials' },
-            basic(actorApp.client_id, String(actorApp.client_secret)),
-          ),
-          'demo',
-        ),
-      ).access_token,
-    );
-    const first = servers[0] as Party;
+  it('an actor token the exchanging client holds names its user in act.sub', async () => {
+    const { t, userToken } = await setup();
+    // An agent that a second user authorized, and that exchanges on its own behalf as that user's actor.
+    const agent = await provisionClient(t.server, {
+      grantTypes: ['authorization_code', TOKEN_EXCHANGE_GRANT],
+      redirectUris: [REDIRECT_URI],
+      clientName: 'agent',
+      tokenExchangeAudiences: AUDIENCES,
+    });
+    const { code, verifier } = await obtainCode(t, agent.client_id, { scope: 'agent', userId: 'user-2' });
+    const actorToken = String(json(await exchangeCode(t, agent, code, verifier)).access_token);
     const body = json(
-      await exchange(t, first, {
+      await exchange(t, agent, {
         subject_token: userToken,
         actor_token: actorToken,
         actor_token_type: ACCESS_TOKEN_TYPE,
@@ -199,8 +197,8 @@ describe('RFC 8693 token exchange', () => {
       }),
     );
     expect(decodePayload(String(body.access_token)).act).toEqual({
-      sub: `client:${actorApp.client_id}`,
-      client_id: first.client_id,
+      sub: 'user-2',
+      client_id: agent.client_id,
     });
   });
 
@@ -315,5 +313,87 @@ describe('token exchange refuses at issue time what verifiers refuse at use: act
     const refused = json(await exchange(t, server, { subject_token: token, audience: 'svc' }));
     expect(refused.error).toBe('invalid_request');
     expect(refused.error_description).toMatch(/delegation chain/);
+  });
+});
+
+describe('RFC 8693 §4.4: an actor token must belong to the exchanging client, or name it in may_act', () => {
+  async function clientCredentialsToken(t: TestServer, party: Party): Promise<string> {
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        basic(party.client_id, String(party.client_secret)),
+      ),
+      'demo',
+    );
+    return String(json(result).access_token);
+  }
+
+  /** An access token of this tenant with the given claims, signed with its key (as the host could mint). */
+  async function mintedToken(t: TestServer, claims: Record<string, unknown>): Promise<string> {
+    const config = t.tenant.signingKeys[0] as { kid: string; alg: string; privateKey: JWK };
+    const now = Math.floor(t.clock.now() / 1000);
+    return new SignJWT({
+      iss: ISSUER,
+      aud: RESOURCE,
+      jti: `minted-${now}`,
+      iat: now,
+      exp: now + 300,
+      ...claims,
+    })
+      .setProtectedHeader({ alg: config.alg, kid: config.kid, typ: 'at+jwt' })
+      .sign(await importJWK(config.privateKey, config.alg));
+  }
+
+  it('refuses a user token issued to another client as actor_token: its user never authorized the caller', async () => {
+    const { t, userToken, servers } = await setup();
+    const first = servers[0] as Party;
+    const refused = await exchange(t, first, {
+      subject_token: userToken,
+      actor_token: userToken,
+      actor_token_type: ACCESS_TOKEN_TYPE,
+      audience: 'svc',
+    });
+    expect(refused.status).toBe(400);
+    expect(json(refused)).toMatchObject({ error: 'invalid_request' });
+    expect(String(json(refused).error_description)).toMatch(/actor_token: it was not issued to this client/);
+  });
+
+  it("refuses another client's own token as actor_token", async () => {
+    const { t, userToken, servers } = await setup();
+    const other = await provisionClient(t.server, { grantTypes: ['client_credentials'], scope: 'agent' });
+    const refused = await exchange(t, servers[0] as Party, {
+      subject_token: userToken,
+      actor_token: await clientCredentialsToken(t, other),
+      actor_token_type: ACCESS_TOKEN_TYPE,
+      audience: 'svc',
+    });
+    expect(json(refused).error).toBe('invalid_request');
+  });
+
+  it('accepts a token of another client whose may_act names the caller, by client_id or client subject', async () => {
+    const { t, userToken, servers } = await setup();
+    const first = servers[0] as Party;
+    for (const mayAct of [{ client_id: first.client_id }, { sub: `client:${first.client_id}` }]) {
+      const actorToken = await mintedToken(t, { sub: 'user-3', client_id: 'elsewhere', may_act: mayAct });
+      const result = await exchange(t, first, {
+        subject_token: userToken,
+        actor_token: actorToken,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+        audience: 'svc',
+      });
+      expect(result.status, result.body).toBe(200);
+      expect(decodePayload(String(json(result).access_token)).act).toMatchObject({ sub: 'user-3' });
+    }
+    for (const mayAct of [{ client_id: 'someone-else' }, { sub: 'user-1' }, 'not-an-object']) {
+      const actorToken = await mintedToken(t, { sub: 'user-3', client_id: 'elsewhere', may_act: mayAct });
+      const refused = await exchange(t, first, {
+        subject_token: userToken,
+        actor_token: actorToken,
+        actor_token_type: ACCESS_TOKEN_TYPE,
+        audience: 'svc',
+      });
+      expect(json(refused).error, JSON.stringify(mayAct)).toBe('invalid_request');
+    }
   });
 });

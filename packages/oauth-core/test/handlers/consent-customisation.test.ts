@@ -181,6 +181,14 @@ describe('consent pageUrl + consentRequest: the host serves the consent step its
 });
 
 describe('renderConsentPage: the built-in page as a function a host can call', () => {
+  const FORM = {
+    action: '/consent',
+    fields: { req: 'r1', csrf_token: 't' },
+    decisionField: 'decision',
+    approveValue: 'approve',
+    denyValue: 'deny',
+  } as const;
+
   it('renders a private-use-scheme recipient with its warning', () => {
     const html = renderConsentPage({
       tenant: 'demo',
@@ -189,18 +197,69 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
       scopes: [],
       redirectUri: 'cursor://anysphere.cursor-mcp/oauth/callback',
       recipient: { kind: 'app', scheme: 'cursor:' },
-      form: {
-        action: '/consent',
-        fields: { req: 'r1', csrf_token: 't' },
-        decisionField: 'decision',
-        approveValue: 'approve',
-        denyValue: 'deny',
-      },
+      form: FORM,
     });
     expect(html).toContain(
       'the application on this device that handles <strong class="recipient-host">cursor:</strong>',
     );
     expect(html).toContain('Any application on this device can register the cursor: scheme.');
     expect(html).toContain('It asks for no specific permissions.');
+  });
+
+  it('neutralises control and bidirectional-formatting characters in every client-supplied value', () => {
+    const sneaky = [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+      '\u0000',
+      '\u0007',
+      '\u001B',
+      '\u007F',
+      '\u0085',
+      '\u009B',
+      '\u2028',
+      '\u2029',
+    ];
+    const all = sneaky.join('');
+    const html = renderConsentPage({
+      tenant: 'demo',
+      requestId: 'r1',
+      client: {
+        id: `https://docs.example/${all}client.json`,
+        name: `Safe App\u202Eexe.live${all}`,
+        type: 'metadata_document',
+        websiteHost: `site${all}.example`,
+        documentHost: `docs${all}.example`,
+      },
+      scopes: [`read${all}`],
+      redirectUri: `https://app.example/cb?x=\u202Egnp.exe${all}`,
+      recipient: { kind: 'web', host: `app${all}.example`, unencrypted: false },
+      form: FORM,
+    });
+    for (const character of sneaky) {
+      expect(html.includes(character), `U+${character.codePointAt(0)?.toString(16)}`).toBe(false);
+    }
+    expect(html).toContain('Safe App\uFFFDexe.live');
+    expect(html).toContain('https://app.example/cb?x=\uFFFDgnp.exe');
+    // Ordinary text, emoji joiners included, is left alone.
+    const plain = renderConsentPage({
+      tenant: 'demo',
+      requestId: 'r1',
+      client: { id: 'c1', name: 'Équipe 👩‍💻 日本語 עברית', type: 'registered' },
+      scopes: [],
+      redirectUri: 'https://app.example/cb',
+      recipient: { kind: 'web', host: 'app.example', unencrypted: false },
+      form: FORM,
+    });
+    expect(plain).toContain('Équipe 👩‍💻 日本語 עברית');
   });
 });

@@ -93,6 +93,17 @@ describe('GET /consent renders the consent screen', () => {
     expect(page.body).toContain('<html lang="en">');
   });
 
+  it('shows no raw bidirectional override from a client name or redirect URI (it could reorder the text)', async () => {
+    const { t, req } = await pendingRequest('Example \u202Eexe.elpmaxe\u202C App\u2066', {
+      redirectUri: 'https://app.example/cb?\u202Egnp.exe',
+    });
+    const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo');
+    expect(page.status).toBe(200);
+    expect(page.body).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(page.body).toContain('Example \uFFFDexe.elpmaxe\uFFFD App\uFFFD');
+    expect(page.body).toContain('https://app.example/cb?\uFFFDgnp.exe');
+  });
+
   it('an unknown req gets a clear error page', async () => {
     const { t } = await pendingRequest();
     const page = await t.server.consentPage(get('/tenant/demo/consent', { req: 'nope' }, USER), 'demo');

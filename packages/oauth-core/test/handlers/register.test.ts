@@ -448,6 +448,53 @@ describe('bounded storage: caps on what one registration stores', () => {
   });
 });
 
+describe('bounded storage: a cap on the dynamic clients a tenant holds (maxDynamicClients)', () => {
+  const metadata = { redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none' };
+
+  it('answers 429 rate_limited with Retry-After once the tenant holds the cap, and stores nothing', async () => {
+    const t = await createTestServer({ options: { maxDynamicClients: 3 } });
+    for (let i = 0; i < 3; i++) expect((await registerOn(t, metadata)).result.status).toBe(201);
+    const { result, body } = await registerOn(t, metadata);
+    expect(result.status).toBe(429);
+    expect(body).toMatchObject({ error: 'rate_limited' });
+    expect(String(body.error_description)).toMatch(/as many registered clients as it accepts/);
+    expect(Number(result.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await t.storage.clients.countDynamic('demo', t.clock.now())).toBe(3);
+    // Provisioned clients are the host's: neither counted nor refused.
+    await t.server.clients.provision('demo', { grantTypes: ['client_credentials'] });
+    expect(await t.storage.clients.countDynamic('demo', t.clock.now())).toBe(3);
+  });
+
+  it('room comes back as unused clients expire, or as the host removes some', async () => {
+    const t = await createTestServer({ options: { maxDynamicClients: 2, unusedClientTtlSeconds: 60 } });
+    expect((await registerOn(t, metadata)).result.status).toBe(201);
+    t.clock.advance(30_000);
+    const second = await registerOn(t, metadata);
+    expect(second.result.status).toBe(201);
+    expect((await registerOn(t, metadata)).result.status).toBe(429);
+    t.clock.advance(30_001);
+    expect((await registerOn(t, metadata)).result.status).toBe(201);
+    expect((await registerOn(t, metadata)).result.status).toBe(429);
+    expect(await t.server.clients.remove('demo', String(second.body.client_id))).toBe(true);
+    expect((await registerOn(t, metadata)).result.status).toBe(201);
+  });
+
+  it('defaults to 10 000 and is validated at creation', async () => {
+    const t = await createTestServer();
+    const full = { ...t.storage.clients, countDynamic: async () => 10_000 };
+    const capped = await createTestServer({ options: { storage: { ...t.storage, clients: full } } });
+    expect((await registerOn(capped, metadata)).result.status).toBe(429);
+    const below = { ...t.storage.clients, countDynamic: async () => 9_999 };
+    const open = await createTestServer({ options: { storage: { ...t.storage, clients: below } } });
+    expect((await registerOn(open, metadata)).result.status).toBe(201);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      await expect(createTestServer({ options: { maxDynamicClients: bad } })).rejects.toMatchObject({
+        code: 'ERR_INVALID_OPTIONS',
+      });
+    }
+  });
+});
+
 describe('POST /register: browser requests only from allowed origins', () => {
   const metadata = { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' };
   async function registerFrom(

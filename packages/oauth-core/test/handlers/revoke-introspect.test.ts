@@ -15,6 +15,8 @@ async function setup() {
   const t = await createTestServer();
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
   const resourceServer = await registerClient(t.server);
+  // The host marks its resource server (RFC 7662 §4): only listed clients introspect others' tokens.
+  t.tenant.introspectionClientIds = [resourceServer.client_id];
   const { code, verifier } = await obtainCode(t, client.client_id, { scope: 'openid mcp' });
   const tokens = json(await exchangeCode(t, client, code, verifier));
   const introspect = async (
@@ -87,6 +89,31 @@ describe('POST /introspect (RFC 7662)', () => {
     const stranger = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     expect(await introspect(access, stranger)).toEqual({ active: false });
     expect((await introspect(access, client)).active).toBe(true);
+  });
+
+  it('RFC 7662 §4: a confidential client the tenant does not list as a resource server sees only its own tokens', async () => {
+    const { t, access, refresh, introspect } = await setup();
+    // Anyone can register a confidential client anonymously: its secret must not open every user's tokens.
+    const stranger = await registerClient(t.server);
+    expect(await introspect(access, stranger)).toEqual({ active: false });
+    expect(await introspect(refresh, stranger)).toEqual({ active: false });
+    const { code, verifier } = await obtainCode(t, stranger.client_id, { scope: 'mcp' });
+    const own = json(await exchangeCode(t, stranger, code, verifier));
+    expect(await introspect(String(own.access_token), stranger)).toMatchObject({
+      active: true,
+      client_id: stranger.client_id,
+    });
+    expect((await introspect(String(own.refresh_token), stranger)).active).toBe(true);
+    t.tenant.introspectionClientIds = [stranger.client_id];
+    expect((await introspect(access, stranger)).active).toBe(true);
+    expect((await introspect(refresh, stranger)).active).toBe(true);
+  });
+
+  it('a public client listed in introspectionClientIds is still no resource server (it proves nothing)', async () => {
+    const { t, access, introspect } = await setup();
+    const stranger = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    t.tenant.introspectionClientIds = [stranger.client_id];
+    expect(await introspect(access, stranger)).toEqual({ active: false });
   });
 
   it('requires client authentication', async () => {
