@@ -1,5 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import Database from 'libsql';
+import { retryWhileBusy } from './availability.js';
 import { check } from './errors.js';
 
 /** The synchronous SQLite handle the stores use (libsql's better-sqlite3-compatible API). */
@@ -30,7 +31,7 @@ export function openSqliteDatabase(path: string, options: OpenSqliteOptions = {}
   if (path !== ':memory:' && !path.startsWith('file:')) closeSync(openSync(path, 'a', 0o600));
   const db = new Database(path);
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  if (path !== ':memory:') retryWhileBusy(busyTimeoutMs, () => db.pragma('journal_mode = WAL'));
   // NORMAL is durable against a process crash in WAL mode; only an OS crash can lose the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
