@@ -7,10 +7,10 @@ import { silentLogger } from '@keyhold/core';
 import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-proxy.js';
 import { readConfig } from '../src/config.js';
 import { withRequestTimeout } from '../src/request-timeout.js';
 import { openHostStorage } from '../src/storage.js';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { type HostProcess, startHost } from './host-process.js';
 
 const POSTGRES_URL = process.env['KEYHOLD_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

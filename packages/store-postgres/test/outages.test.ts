@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Logger, StorageUnavailableError } from '@keyhold/core';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-proxy.js';
 import {
   checkPostgresReadiness,
   createPostgresClaimStore,
@@ -9,7 +10,6 @@ import {
   type PostgresPool,
   withTransaction,
 } from '../src/index.js';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { POSTGRES_URL, requirePostgres } from './postgres.js';
 
 const available = await requirePostgres();

@@ -1,6 +1,7 @@
 import { type Logger, StorageUnavailableError } from '@keyhold/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-proxy.js';
 import {
   checkRedisReadiness,
   createRedisClient,
@@ -11,7 +12,6 @@ import {
   createRedisRequestStateStore,
   type RedisClient,
 } from '../src/index.js';
-import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from './redis.js';
 
 const available = await requireRedis();

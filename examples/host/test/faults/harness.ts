@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRedisClient } from '@keyhold/store-redis';
 import pg from 'pg';
 
-// The fault suite's tools besides the TCP proxy (`../fault-proxy.ts`, which the host's outage tests share): a
+// The fault suite's tools besides the TCP proxy (`test-support/fault-proxy.ts`, which the host's outage tests share): a
 // database of the test's own, and a recorder of every answer the load got. The machine's PostgreSQL and Redis
 // are never stopped: every outage happens in a proxy, or by ending the backends of the test's own database.
 

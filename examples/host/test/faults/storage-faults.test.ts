@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultProxy, startFaultProxy } from '../../../../test-support/fault-proxy.js';
 import { freePort } from '../balancer.js';
 import { keyhold } from '../cli.js';
-import { type FaultProxy, startFaultProxy } from '../fault-proxy.js';
 import { type HostProcess, startHost } from '../host-process.js';
 import { approveInBrowser } from '../oauth-client.js';
 import {
