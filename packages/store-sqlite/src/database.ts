@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import Database from 'libsql';
-import { retryWhileBusy } from './availability.js';
 import { check } from './errors.js';
+import { retryWhileBusy } from './start-up-retry.js';
 
 /** The synchronous SQLite handle the stores use (libsql's better-sqlite3-compatible API). */
 export type SqliteDatabase = InstanceType<typeof Database>;

@@ -1,8 +1,8 @@
 import type { Migration, MigrationFailure } from '@keyhold/store-sql-common';
 import { checkMigrationOrder, pendingMigrations } from '@keyhold/store-sql-common';
-import { retryWhileBusy } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { SqliteStoreError } from './errors.js';
+import { retryWhileBusy } from './start-up-retry.js';
 
 /** One forward-only schema step of a component: `{ version, name, sql }`, versions from 1 up by one. */
 export type SqliteMigration = Migration;

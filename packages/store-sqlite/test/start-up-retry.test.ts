@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryWhileBusy } from '../src/availability.js';
+import { retryWhileBusy } from '../src/start-up-retry.js';
 
 function busy(code = 'SQLITE_BUSY'): Error {
   return Object.assign(new Error('database is locked'), { code });
