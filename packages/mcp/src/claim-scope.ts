@@ -45,6 +45,15 @@ export interface McpClaimCodes {
   readonly isInScope?: (scopeDir: string, sourcePath: string) => boolean;
   /** Refuse requests that present no code (403). Default `false`: no code, every tool module. */
   readonly requireClaimCode?: boolean;
+  /**
+   * What a presented code that is not valid (unknown, expired, revoked, malformed) does. `'unscoped'`
+   * (default, as the specification says: "it is not an error") serves the request like one without a
+   * code. `'refuse'` answers 403 instead: pick it when a claim narrows a client for safety, because then a
+   * code that lapses or is revoked would otherwise widen that client to every tool module. Either way the
+   * guess spends the `attempts` budget (429 over it) and is logged as `claim_code_invalid`. With
+   * `requireClaimCode`, an invalid code is always refused.
+   */
+  readonly onInvalid?: 'unscoped' | 'refuse';
 }
 
 /** What a request's claim decides: the directory it is narrowed to, none, or a ready refusal. */
@@ -96,8 +105,9 @@ function refused(
 
 /**
  * Decides the claim of one request. Runs on every request, so a revoked or expired code counts on the
- * very next one. A code that is presented but not valid is refused (403), never served unscoped: the
- * client asked to be narrowed, and widening it silently when the code lapses would hand it every tool.
+ * very next one. A code that is presented but not valid is served unscoped (the specification's rule) or
+ * refused (403) when the host chose `onInvalid: 'refuse'`; guesses spend the budget in both modes, since
+ * the answer (narrowed or not) tells a guesser whether a code exists.
  */
 export async function decideClaim(
   claimCodes: McpClaimCodes | undefined,
@@ -128,6 +138,12 @@ export async function decideClaim(
   }
   const result = await claimCodes.claims.validate(code);
   if (result.ok) return { kind: 'scoped', scopeDir: result.claim.scopeDir };
-  logger.info({ event: 'claim_code_refused', reason: result.reason }, 'mcp: claim code not valid');
+  const refuse = claimCodes.onInvalid === 'refuse' || claimCodes.requireClaimCode === true;
+  // The code itself is never logged: it is a bearer secret for the directory it names.
+  logger.info(
+    { event: 'claim_code_invalid', reason: result.reason, action: refuse ? 'refused' : 'unscoped' },
+    refuse ? 'mcp: claim code not valid; request refused' : 'mcp: claim code not valid; serving unscoped',
+  );
+  if (!refuse) return { kind: 'unscoped' };
   return refused(403, 'Forbidden: the claim code is not valid (unknown, expired or revoked).');
 }

@@ -274,9 +274,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     claimCodes !== undefined &&
     (typeof claimCodes?.claims?.validate !== 'function' ||
       (claimCodes.attempts !== undefined && typeof claimCodes.attempts?.admit !== 'function') ||
-      (claimCodes.isInScope !== undefined && typeof claimCodes.isInScope !== 'function'))
+      (claimCodes.isInScope !== undefined && typeof claimCodes.isInScope !== 'function') ||
+      (claimCodes.onInvalid !== undefined &&
+        claimCodes.onInvalid !== 'unscoped' &&
+        claimCodes.onInvalid !== 'refuse'))
   ) {
-    throw check.invalid('claimCodes must have claims.validate, and attempts.admit and isInScope when given');
+    throw check.invalid(
+      "claimCodes must have claims.validate, and attempts.admit and isInScope when given; onInvalid is 'unscoped' or 'refuse'",
+    );
   }
   const tools = registerModules(options.toolModules);
   const store = options.requestStateStore ?? createMemoryRequestStateStore({ clock });
