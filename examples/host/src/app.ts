@@ -245,6 +245,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
       realm: config.tenant,
     },
+    // The specification's default: a code that is not valid is served like no code (README: `onInvalid`).
     claimCodes: {
       claims: claimGate?.claims ?? claims,
       ...(claimGate ? { attempts: claimGate } : {}),

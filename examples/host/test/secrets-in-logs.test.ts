@@ -158,8 +158,12 @@ describe('secrets never reach the logs: every flow of the host at LOG_LEVEL=debu
     );
     await viaQuery.listTools();
     await viaQuery.close();
-    // A code that is not valid is refused (403), never served unscoped; the refusal is logged too.
-    await expect(connect({ 'Mcp-Claim-Code': 'ZZZ-ZZZ' })).rejects.toThrow();
+    // A code that is not valid is served unscoped (the specification's default) and logged as invalid,
+    // without the code itself (checked with every other secret below).
+    const wrong = await connect({ 'Mcp-Claim-Code': 'ZZZ-ZZZ' });
+    await wrong.listTools();
+    await wrong.close();
+    expect(host.output()).toMatch(/"event":"claim_code_invalid"[^\n]*"action":"unscoped"/);
   });
 
   it('delivers webhooks with the secret, and refuses a wrong one', async () => {
