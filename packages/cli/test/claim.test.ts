@@ -97,6 +97,9 @@ describe('keyhold claim: creates a code', () => {
     expect(run.stdout).toContain(`Scope       ${cwd}`);
     expect(run.stdout).toMatch(/Expires in {2}24h \(/);
     expect(run.stdout).toContain(`Mcp-Claim-Code: ${shown}`);
+    // Stateless serving has no SSE stream to add the code to: the query parameter goes on the endpoint URL.
+    expect(run.stdout).toContain('add ?claim=<code> to the MCP endpoint URL');
+    expect(run.stdout).not.toMatch(/SSE/);
     expect(stored?.scopeDir).toBe(cwd);
     expect((stored?.expiresAt ?? 0) - (stored?.createdAt ?? 0)).toBe(86_400_000);
   });

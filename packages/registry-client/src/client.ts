@@ -119,10 +119,13 @@ type Fetched =
     };
 
 function baseUrlOption(value: string): URL {
-  // A fragment never reaches the server; it is dropped, as it always was, rather than refused.
+  // A fragment never reaches the server; it is dropped, as it always was, rather than refused. HTTPS only
+  // (the specification), as provider entries steer which servers a user's client connects to; plain http
+  // stays open for a registry on this machine, as in development and the walk-through.
   const url = optionCheck.absoluteUrl(
     'registryUrl',
     typeof value === 'string' ? value.replace(/#.*$/s, '') : value,
+    { requireHttps: true },
   );
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   url.search = '';

@@ -326,6 +326,25 @@ describe('createRegistryClient checks its options once, at creation (RegistryErr
     expect((thrown as Error).message).toContain(name);
   });
 
+  it.each(['http://registry.example.com', 'http://10.0.0.5:8080', 'http://0.0.0.0:8787'])(
+    'a plain http registryUrl beyond loopback (%s) throws at creation: HTTPS only',
+    (registryUrl) => {
+      expect(() => createRegistryClient({ registryUrl })).toThrow(
+        expect.objectContaining({
+          code: 'ERR_INVALID_OPTIONS',
+          message: expect.stringMatching(/registryUrl.*https/),
+        }),
+      );
+    },
+  );
+
+  it.each(['http://127.0.0.1:8787', 'http://localhost:8787/', 'http://[::1]:8787'])(
+    'a plain http registryUrl on loopback (%s) is accepted',
+    (registryUrl) => {
+      expect(() => createRegistryClient({ registryUrl })).not.toThrow();
+    },
+  );
+
   it('a registryUrl fragment is dropped, not refused: it never reaches the server', async () => {
     server.use(http.get(`${REGISTRY}/health`, () => HttpResponse.json({ status: 'ok' })));
     expect(await client({ registryUrl: `${REGISTRY}/#section` }).health()).toEqual({ ok: true });

@@ -162,7 +162,8 @@ async function create(args: readonly string[], context: Context): Promise<ExitCo
     `${dim('Expires in')}  ${formatSeconds(expiresIn)} ${dim(`(${new Date(claim.expiresAt).toISOString()})`)}`,
     ...(claim.label === undefined ? [] : [`${dim('Label     ')}  ${printable(claim.label)}`]),
     '',
-    'Send this header with every MCP request (or add ?claim=<code> to the SSE stream URL):',
+    // Stateless MCP serving has no SSE stream URL (GET answers 405): the code goes on every POST.
+    'Send this header with every MCP request (or add ?claim=<code> to the MCP endpoint URL):',
     `  ${accent(`${HEADER_NAME}: ${code}`)}`,
   ];
   context.io.stdout(`${lines.join('\n')}\n`);
