@@ -248,6 +248,13 @@ describe('keyhold providers usage', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('refuses a plain http registry beyond loopback (HTTPS only): exit 2, no request made', async () => {
+    const result = await run(['providers', 'list', '--registry-url', 'http://registry.example.com']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/keyhold providers: .*registryUrl must use https/);
+    expect(result.stdout).toBe('');
+  });
+
   it('prints help and exits 0 on --help', async () => {
     const result = await run(['providers', '--help']);
     expect(result.code).toBe(0);
