@@ -11,8 +11,8 @@ import {
 } from './consent-screen.js';
 import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
+import { defaultMetrics } from './metrics/when-present.js';
 import type { AuthMetrics } from './metrics-types.js';
-import { noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
@@ -131,7 +131,10 @@ export interface AuthorizationServerOptions {
   readonly clock?: Clock;
   /** Default: silent. */
   readonly logger?: Logger;
-  /** Default: no metrics. */
+  /**
+   * Default: the `mcp_auth.events` and `mcp_auth.cimd.fetches` counters through `@opentelemetry/api` when
+   * it is installed (on the global meter provider), nothing when it is not. `noopMetrics` turns them off.
+   */
   readonly metrics?: AuthMetrics;
   /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
   readonly cimdResolver?: CimdResolver;
@@ -423,7 +426,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     storage: options.storage,
     clock,
     logger,
-    metrics: options.metrics ?? noopMetrics,
+    metrics: options.metrics ?? defaultMetrics(),
     ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,
