@@ -295,7 +295,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     );
   }
 
-  // Without metrics (the default) nothing is built per request to be thrown away.
+  // With `noopMetrics` (metrics turned off) nothing is built per request to be thrown away.
   const recording = context.metrics !== noopMetrics;
   function outcomeOf(event: RequestEvent): Omit<RequestOutcome, 'status'> {
     return {
