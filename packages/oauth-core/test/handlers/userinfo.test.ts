@@ -201,7 +201,7 @@ describe('userinfo refuses with RFC 6750 challenges', () => {
     expect(calls.length).toBe(before);
   });
 
-  it('a token of another tenant issuer is refused', async () => {
+  it('a token signed with another key set is refused', async () => {
     const other = await setup();
     const { userinfo } = await setup();
     // Same issuer URL but another key set: the signature does not verify.
@@ -252,6 +252,29 @@ describe('discovery advertises the userinfo endpoint', () => {
     expect(
       (await t.server.fetch(new Request(url, { method: 'PUT', headers: { authorization } }))).status,
     ).toBe(405);
+  });
+
+  it('answers a browser preflight allowing GET, POST and the Authorization header, and the answer is readable cross-origin', async () => {
+    const { t, access } = await setup();
+    const url = `${ISSUER}/userinfo`;
+    const origin = 'https://spa.example';
+    const preflight = await t.server.fetch(
+      new Request(url, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toMatch(/GET.*POST/);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    const answer = await t.server.fetch(
+      new Request(url, { headers: { origin, authorization: `Bearer ${access}` } }),
+    );
+    expect(answer.headers.get('access-control-allow-origin')).toMatch(/^(\*|https:\/\/spa\.example)$/);
   });
 
   it('claims_supported is sub alone without a userClaims hook', async () => {
