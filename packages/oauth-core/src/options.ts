@@ -238,7 +238,10 @@ export interface AuthorizationServerOptions {
    *
    * @example
    * ```ts
-   * userClaims: async (tenant, userId) => ({ name: users.get(userId)?.name, email: users.get(userId)?.email }),
+   * createAuthorizationServer({
+   *   ...options,
+   *   userClaims: async (tenant, userId) => ({ name: users.get(userId)?.name, email: users.get(userId)?.email }),
+   * });
    * ```
    */
   readonly userClaims?: UserClaimsHook;
