@@ -10,7 +10,8 @@ export interface AuthEventAttributes {
     | 'revoke'
     | 'introspect'
     | 'metadata'
-    | 'jwks';
+    | 'jwks'
+    | 'userinfo';
   readonly status: number;
   readonly grant_type?: string;
   readonly client_type?: 'metadata_document' | 'registered';
