@@ -136,3 +136,39 @@ describe('oauth4webapi as a public client (none + PKCE)', () => {
     expect((await introspect()).active).toBe(false);
   });
 });
+
+describe('oauth4webapi userinfo (OIDC Core §5.3)', () => {
+  it('requests userinfo with the access token and validates it against the id_token subject', async () => {
+    const as = await discover('oidc');
+    expect(as.userinfo_endpoint).toBe(`${host.issuer}/userinfo`);
+    const client = await registerPublic(as);
+    const tokens = await signIn(as, client);
+    const subject = oauth.getValidatedIdTokenClaims(tokens)!.sub;
+    const response = await oauth.userInfoRequest(as, client, tokens.access_token, insecure);
+    const userinfo = await oauth.processUserInfoResponse(as, client, subject, response);
+    expect(userinfo.sub).toBe(subject);
+    expect(userinfo.preferred_username).toBe(subject);
+    expect(userinfo.name).toEqual(expect.any(String));
+  });
+
+  it('sees an RFC 6750 challenge for a revoked token', async () => {
+    const as = await discover('oidc');
+    const client = await registerPublic(as);
+    const tokens = await signIn(as, client);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, insecure),
+    );
+    const response = await oauth.userInfoRequest(as, client, tokens.access_token, insecure);
+    await expect(
+      oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, response),
+    ).rejects.toMatchObject({
+      status: 401,
+      cause: [
+        expect.objectContaining({
+          scheme: 'bearer',
+          parameters: expect.objectContaining({ error: 'invalid_token' }),
+        }),
+      ],
+    });
+  });
+});

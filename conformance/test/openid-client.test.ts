@@ -166,6 +166,37 @@ describe('openid-client as a confidential client (client_secret_basic)', () => {
     expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
   });
 
+  it('fetches userinfo (OIDC Core §5.3) with the access token: sub matches the id_token, profile claims present', async () => {
+    const config = await registerConfidential('oidc');
+    expect(config.serverMetadata().userinfo_endpoint).toBe(`${host.issuer}/userinfo`);
+    const tokens = await signIn(config);
+    const subject = tokens.claims()!.sub;
+    // fetchUserInfo checks the answer's sub against the expected subject and fails on any mismatch.
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, subject);
+    expect(userinfo.sub).toBe(subject);
+    expect(userinfo.preferred_username).toBe(subject);
+    expect(userinfo.name).toEqual(expect.any(String));
+    // The id_token carries the same profile claims.
+    expect(tokens.claims()!.preferred_username).toBe(subject);
+  });
+
+  it('is refused userinfo with a revoked access token (a WWW-Authenticate challenge, invalid_token)', async () => {
+    const config = await registerConfidential('oidc');
+    const tokens = await signIn(config);
+    await client.tokenRevocation(config, tokens.access_token);
+    await expect(
+      client.fetchUserInfo(config, tokens.access_token, client.skipSubjectCheck),
+    ).rejects.toMatchObject({
+      status: 401,
+      cause: [
+        expect.objectContaining({
+          scheme: 'bearer',
+          parameters: expect.objectContaining({ error: 'invalid_token' }),
+        }),
+      ],
+    });
+  });
+
   it('revokes a refresh token so it can no longer be used', async () => {
     const config = await registerConfidential('oidc');
     const tokens = await signIn(config);

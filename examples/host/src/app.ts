@@ -41,6 +41,7 @@ import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
 import { type HostStorage, openHostStorage } from './storage.js';
 import { createToolInstances, hostToolModules } from './tool-modules.js';
+import { exampleUserClaims } from './user-profile.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
 export interface HostApp {
@@ -179,6 +180,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       : {}),
     // Registration from a browser page is refused unless its origin is listed (KEYHOLD_ALLOWED_ORIGINS).
     allowedOrigins: config.allowedOrigins,
+    // OpenID userinfo and id_token claims (profile scope) for the host's users.
+    userClaims: exampleUserClaims,
   });
 
   const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });

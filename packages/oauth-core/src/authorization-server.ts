@@ -16,6 +16,7 @@ import { authorizationServerMetadata, jwksDocument, protectedResourceMetadata } 
 import { refuseCrossOriginRegistration, registerHandler } from './handlers/register.js';
 import { revokeHandler } from './handlers/revoke.js';
 import { tokenHandler } from './handlers/token.js';
+import { userinfoHandler } from './handlers/userinfo.js';
 import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
@@ -109,6 +110,11 @@ export interface AuthorizationServer {
   readonly protectedResourceMetadata: TenantHandler;
   /** The tenant's JWKS. */
   readonly jwks: TenantHandler;
+  /**
+   * GET or POST /userinfo (OpenID Connect Core §5.3): `sub` and the `userClaims` the bearer token's scopes
+   * cover; a token without `openid` gets 403 `insufficient_scope`.
+   */
+  readonly userinfo: TenantHandler;
   /**
    * Verifies `Authorization: Bearer …` for the tenant's protected resource: the claims, or a ready 401/403
    * with the `WWW-Authenticate` challenge. Never throws for a bad token. When storage is unavailable while
@@ -295,7 +301,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     );
   }
 
-  // Without metrics (the default) nothing is built per request to be thrown away.
+  // With `noopMetrics` (metrics turned off) nothing is built per request to be thrown away.
   const recording = context.metrics !== noopMetrics;
   function outcomeOf(event: RequestEvent): Omit<RequestOutcome, 'status'> {
     return {
@@ -344,6 +350,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       protectedResourceMetadata(tenant),
     ),
     jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
+    userinfo: endpoint('userinfo', false, userinfoHandler),
   };
 
   const routed = createOAuthFetch(context, handlers);

@@ -24,7 +24,8 @@ export type RoutedHandlers = Readonly<
     | 'introspect'
     | 'authorizationServerMetadata'
     | 'protectedResourceMetadata'
-    | 'jwks',
+    | 'jwks'
+    | 'userinfo',
     TenantHandler
   >
 >;
@@ -65,6 +66,7 @@ export function oauthRoutes(context: ServerContext, handlers: RoutedHandlers): R
     ['/register', json('POST', handlers.register, 'registration')],
     ['/revoke', json('POST', handlers.revoke)],
     ['/introspect', json('POST', handlers.introspect)],
+    ['/userinfo', { methods: { GET: handlers.userinfo, POST: handlers.userinfo }, cors: 'json' }],
     ['/.well-known/jwks.json', json('GET', handlers.jwks)],
     ['/.well-known/oauth-authorization-server', asMetadata],
     ['/.well-known/openid-configuration', asMetadata],

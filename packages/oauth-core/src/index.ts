@@ -103,3 +103,4 @@ export type {
 export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';
+export type { UserClaims, UserClaimsHook } from './user-claims.js';

@@ -10,7 +10,8 @@ export interface AuthEventAttributes {
     | 'revoke'
     | 'introspect'
     | 'metadata'
-    | 'jwks';
+    | 'jwks'
+    | 'userinfo';
   readonly status: number;
   readonly grant_type?: string;
   readonly client_type?: 'metadata_document' | 'registered';
@@ -25,8 +26,9 @@ export interface CimdFetchAttributes {
 }
 
 /**
- * Where the authorization server reports its counters. The default does nothing; the OpenTelemetry
- * implementation records `mcp_auth.events` and `mcp_auth.cimd.fetches`.
+ * Where the authorization server reports its counters. By default `mcp_auth.events` and
+ * `mcp_auth.cimd.fetches` are recorded through `@opentelemetry/api` when it is installed and nothing is
+ * recorded when it is not; {@link noopMetrics} turns them off, your own implementation sends them elsewhere.
  *
  * @example
  * ```ts
@@ -39,11 +41,12 @@ export interface AuthMetrics {
 }
 
 /**
- * Metrics that record nothing: the default.
+ * Metrics that record nothing: pass it as `metrics` to turn the counters off even where OpenTelemetry is
+ * installed.
  *
  * @example
  * ```ts
- * const metrics = options.metrics ?? noopMetrics;
+ * createAuthorizationServer({ baseUrl, tenants, storage, metrics: noopMetrics });
  * ```
  */
 export const noopMetrics: AuthMetrics = Object.freeze({ event: () => {}, cimdFetch: () => {} });

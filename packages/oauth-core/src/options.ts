@@ -11,12 +11,13 @@ import {
 } from './consent-screen.js';
 import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
+import { defaultMetrics } from './metrics/when-present.js';
 import type { AuthMetrics } from './metrics-types.js';
-import { noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
 import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+import type { UserClaimsHook } from './user-claims.js';
 
 /**
  * One tenant's configuration, as the host's {@link TenantLookup} returns it.
@@ -131,7 +132,10 @@ export interface AuthorizationServerOptions {
   readonly clock?: Clock;
   /** Default: silent. */
   readonly logger?: Logger;
-  /** Default: no metrics. */
+  /**
+   * Default: the `mcp_auth.events` and `mcp_auth.cimd.fetches` counters through `@opentelemetry/api` when
+   * it is installed (on the global meter provider), nothing when it is not. `noopMetrics` turns them off.
+   */
   readonly metrics?: AuthMetrics;
   /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
   readonly cimdResolver?: CimdResolver;
@@ -228,6 +232,22 @@ export interface AuthorizationServerOptions {
    * where key sets come from, the longest assertion lifetime and the clock skew allowed.
    */
   readonly clientAssertions?: ClientAssertionOptions;
+  /**
+   * The claims of a user (OpenID Connect Core §5.1), for the `userinfo` endpoint and the id_token:
+   * `(tenant, userId, scopes)`, sync or async. Only the claims the granted scopes cover are released
+   * (`profile`: `name`, `given_name`, `family_name`, `preferred_username`, `picture`…; `email`: `email`,
+   * `email_verified`; `address`; `phone`), and `sub` is always the token's subject. Default: none (userinfo
+   * answers `sub` only).
+   *
+   * @example
+   * ```ts
+   * createAuthorizationServer({
+   *   ...options,
+   *   userClaims: async (tenant, userId) => ({ name: users.get(userId)?.name, email: users.get(userId)?.email }),
+   * });
+   * ```
+   */
+  readonly userClaims?: UserClaimsHook;
 }
 
 /**
@@ -306,6 +326,7 @@ export interface ServerContext {
   };
   /** Present when `private_key_jwt` is offered (the storage has `clientAssertionReplays`). */
   readonly clientAssertions?: ClientAssertionSettings;
+  readonly userClaims?: UserClaimsHook;
 }
 
 /** The longest refresh reuse window accepted: a window is for racing requests and quick retries. */
@@ -369,6 +390,9 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
       throw optionCheck.invalid(`consent.strings.${name} is not a replaceable string`);
     }
   }
+  if (options.userClaims !== undefined && typeof options.userClaims !== 'function') {
+    throw optionCheck.invalid('userClaims must be a function');
+  }
   if (options.resolveUserId !== undefined && typeof options.resolveUserId !== 'function') {
     throw optionCheck.invalid('resolveUserId must be a function');
   }
@@ -423,7 +447,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     storage: options.storage,
     clock,
     logger,
-    metrics: options.metrics ?? noopMetrics,
+    metrics: options.metrics ?? defaultMetrics(),
     ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,
@@ -466,5 +490,6 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
       ...(consent.pageUrl ? { pageUrl: consent.pageUrl } : {}),
     },
     ...(clientAssertions ? { clientAssertions } : {}),
+    ...(options.userClaims ? { userClaims: options.userClaims } : {}),
   };
 }

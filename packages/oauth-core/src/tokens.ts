@@ -86,10 +86,13 @@ export interface IdTokenInput {
   readonly authTimeSeconds: number;
   readonly nowSeconds: number;
   readonly expiresAtSeconds: number;
+  /** The user's released claims (`userClaims`); never override the registered ones above. */
+  readonly userClaims?: Readonly<Record<string, unknown>>;
 }
 
 export async function signIdToken(keys: TenantKeySet, input: IdTokenInput): Promise<string> {
   const claims = {
+    ...input.userClaims,
     iss: input.issuer,
     sub: input.subject,
     aud: input.clientId,

@@ -1,8 +1,8 @@
 import type { BodyRead, Clock, Logger } from '@keyhold/core';
 import { discard, raceAbort, readCapped, silentLogger, systemClock } from '@keyhold/core';
 import { LRUCache } from 'lru-cache';
+import { defaultMetrics } from '../metrics/when-present.js';
 import type { AuthMetrics } from '../metrics-types.js';
-import { noopMetrics } from '../metrics-types.js';
 import { describeError, forbiddenAddressIn } from './bounded-read.js';
 import { fetchCachePolicy } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
@@ -29,7 +29,10 @@ export interface CimdResolverOptions {
   readonly clock?: Clock;
   /** Refusals are logged at `warn` with the detail. Default: silent. */
   readonly logger?: Logger;
-  /** Receives one `cimdFetch` per resolution attempt. Default: no-op. */
+  /**
+   * Receives one `cimdFetch` per resolution attempt. Default: the `mcp_auth.cimd.fetches` counter through
+   * `@opentelemetry/api` when it is installed, nothing when it is not.
+   */
   readonly metrics?: AuthMetrics;
   /**
    * Documents kept, least recently used evicted first; failures are kept apart, as many again, so requests
@@ -123,7 +126,7 @@ export function createCimdResolver(options: CimdResolverOptions = {}): CimdResol
   const fetchDocument = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const metrics = options.metrics ?? noopMetrics;
+  const metrics = options.metrics ?? defaultMetrics();
   const {
     maxEntries,
     failureTtlMs,

@@ -1,10 +1,12 @@
 import { sha256Base64url } from '@keyhold/core';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
+import { scopeList } from '../scopes.js';
 import type { ClientType } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { ActorClaim } from '../tokens.js';
 import { signAccessToken, signIdToken } from '../tokens.js';
+import { claimsFor } from '../user-claims.js';
 
 /** What a token response carries (RFC 6749 §5.1, RFC 8693 §2.2.1, OIDC Core §3.1.3.3). */
 export interface TokenResponseBody {
@@ -81,7 +83,10 @@ export async function issueTokens(
   }
   let idToken: string | undefined;
   if (input.idToken) {
+    // The same claims userinfo answers, filtered by the granted scope (OpenID Connect Core §5.4 allows both).
+    const userClaims = await claimsFor(context, tenant, input.subject, scopeList(input.scope));
     idToken = await signIdToken(tenant.keys, {
+      userClaims,
       issuer: tenant.issuer,
       subject: input.subject,
       clientId: input.clientId,

@@ -3,6 +3,7 @@ import { jsonResult } from '@keyhold/core';
 import type { ServerContext } from '../options.js';
 import type { TokenEndpointAuthMethod } from '../storage.js';
 import type { Tenant } from '../tenant.js';
+import { RELEASABLE_CLAIMS } from '../user-claims.js';
 import { SUPPORTED_GRANT_TYPES } from './token.js';
 
 const CACHE = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
@@ -57,6 +58,7 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       revocation_endpoint: `${issuer}/revoke`,
       introspection_endpoint: `${issuer}/introspect`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
+      userinfo_endpoint: `${issuer}/userinfo`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: SUPPORTED_GRANT_TYPES,
@@ -73,6 +75,8 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: [tenant.keys.active.alg],
       subject_types_supported: ['public'],
+      // Without a userClaims hook userinfo can only ever answer `sub`.
+      claims_supported: context.userClaims === undefined ? ['sub'] : RELEASABLE_CLAIMS,
       prompt_values_supported: ['none', 'consent'],
       // Advertised only when a document may be fetched: a resolver, and a host on the tenant's allowlist.
       client_id_metadata_document_supported:

@@ -1,6 +1,9 @@
-import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
+import type { Meter, MeterProvider } from '@opentelemetry/api';
 import { metrics as globalMetrics } from '@opentelemetry/api';
-import type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from '../metrics-types.js';
+import type { AuthMetrics } from '../metrics-types.js';
+import { countersOn, METER_NAME } from './counters.js';
+
+export { METER_NAME };
 
 /**
  * Options of {@link createOpenTelemetryMetrics}. Give a `meter`, or a `meterProvider` to take one from;
@@ -12,16 +15,6 @@ export interface OpenTelemetryMetricsOptions {
   /** Where to take the meter from when `meter` is not given. Default: the global meter provider. */
   readonly meterProvider?: MeterProvider;
 }
-
-/**
- * The instrumentation scope (meter name) the counters are reported under.
- *
- * @example
- * ```ts
- * const meter = meterProvider.getMeter(METER_NAME);
- * ```
- */
-export const METER_NAME = '@keyhold/oauth-core';
 
 /**
  * The OpenTelemetry implementation of {@link AuthMetrics}: the counters `mcp_auth.events` (attributes
@@ -36,27 +29,5 @@ export const METER_NAME = '@keyhold/oauth-core';
  * ```
  */
 export function createOpenTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}): AuthMetrics {
-  const meter = options.meter ?? (options.meterProvider ?? globalMetrics).getMeter(METER_NAME);
-  const events = meter.createCounter('mcp_auth.events', {
-    description: 'Authorization server handler invocations',
-    unit: '{invocation}',
-  });
-  const cimdFetches = meter.createCounter('mcp_auth.cimd.fetches', {
-    description: 'Client ID Metadata Document resolution attempts',
-    unit: '{attempt}',
-  });
-  return Object.freeze({
-    event(attributes: AuthEventAttributes): void {
-      const recorded: Attributes = { endpoint: attributes.endpoint, status: attributes.status };
-      if (attributes.grant_type !== undefined) recorded['grant_type'] = attributes.grant_type;
-      if (attributes.client_type !== undefined) recorded['client_type'] = attributes.client_type;
-      if (attributes.error_code !== undefined) recorded['error_code'] = attributes.error_code;
-      events.add(1, recorded);
-    },
-    cimdFetch(attributes: CimdFetchAttributes): void {
-      const recorded: Attributes = { status: attributes.status, cached: attributes.cached };
-      if (attributes.cimd_error !== undefined) recorded['mcp_auth.cimd_error'] = attributes.cimd_error;
-      cimdFetches.add(1, recorded);
-    },
-  });
+  return countersOn(options.meter ?? (options.meterProvider ?? globalMetrics).getMeter(METER_NAME));
 }

@@ -18,6 +18,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       revocation_endpoint: `${ISSUER}/revoke`,
       introspection_endpoint: `${ISSUER}/introspect`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      userinfo_endpoint: `${ISSUER}/userinfo`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: [
@@ -37,6 +38,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],
+      claims_supported: ['sub'],
       prompt_values_supported: ['none', 'consent'],
       client_id_metadata_document_supported: false,
     });
