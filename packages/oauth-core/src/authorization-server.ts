@@ -365,7 +365,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         if (!tenant) {
           return {
             ok: false,
-            result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
+            result: bearerChallenge({
+              realm: tenantSlug,
+              error: 'invalid_token',
+              description: 'unknown tenant',
+            }),
           };
         }
         const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
