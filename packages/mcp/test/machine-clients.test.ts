@@ -1,10 +1,15 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import {
   Client as ClientV2,
   ClientCredentialsProvider as CredentialsV2,
+  PrivateKeyJwtProvider as PrivateKeyJwtV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { ClientCredentialsProvider as CredentialsV1 } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import {
+  ClientCredentialsProvider as CredentialsV1,
+  PrivateKeyJwtProvider as PrivateKeyJwtV1,
+} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +22,9 @@ const BASE = 'http://127.0.0.1:8787';
 const ISSUER = `${BASE}/tenant/demo`;
 const RESOURCE = `${ISSUER}/mcp`;
 
-async function setup(allowMachineSubjects: boolean) {
+type Authentication = 'client_secret_basic' | 'private_key_jwt';
+
+async function setup(allowMachineSubjects: boolean, method: Authentication) {
   const server = createAuthorizationServer({
     baseUrl: BASE,
     tenants: { get: async (slug) => (slug === 'demo' ? { signingKeys: [await key] } : undefined) },
@@ -36,9 +43,18 @@ async function setup(allowMachineSubjects: boolean) {
     broker: fakeBroker(),
     requestStateSecret: SECRET,
   });
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const publicJwk = { ...pair.publicKey.export({ format: 'jwk' }), kid: 'm1', alg: 'ES256', use: 'sig' };
   const client = await server.clients.provision('demo', {
     grantTypes: ['client_credentials'],
     scope: 'mcp:tools',
+    ...(method === 'private_key_jwt'
+      ? {
+          tokenEndpointAuthMethod: 'private_key_jwt',
+          tokenEndpointAuthSigningAlg: 'ES256',
+          jwks: { keys: [publicJwk] } as never,
+        }
+      : {}),
   });
   const seen = { tokenRequests: 0, mcpStatuses: [] as number[] };
   const fetchInProcess = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -59,7 +75,9 @@ async function setup(allowMachineSubjects: boolean) {
   return {
     seen,
     fetchInProcess,
+    method,
     credentials: { clientId: client.clientId, clientSecret: client.clientSecret ?? '', scope: 'mcp:tools' },
+    privateKey: { ...pair.privateKey.export({ format: 'jwk' }), kid: 'm1', alg: 'ES256' },
   };
 }
 
@@ -67,7 +85,15 @@ const sdks = {
   'SDK v1 (@modelcontextprotocol/sdk)': async (env: Awaited<ReturnType<typeof setup>>) => {
     const client = new ClientV1({ name: 'machine', version: '1.0.0' });
     const transport = new TransportV1(new URL(RESOURCE), {
-      authProvider: new CredentialsV1(env.credentials),
+      authProvider:
+        env.method === 'private_key_jwt'
+          ? new PrivateKeyJwtV1({
+              clientId: env.credentials.clientId,
+              privateKey: env.privateKey,
+              algorithm: 'ES256',
+              scope: 'mcp:tools',
+            })
+          : new CredentialsV1(env.credentials),
       fetch: env.fetchInProcess,
     });
     await client.connect(transport);
@@ -80,7 +106,15 @@ const sdks = {
   'SDK v2 (@modelcontextprotocol/client)': async (env: Awaited<ReturnType<typeof setup>>) => {
     const client = new ClientV2({ name: 'machine', version: '1.0.0' });
     const transport = new TransportV2(new URL(RESOURCE), {
-      authProvider: new CredentialsV2(env.credentials),
+      authProvider:
+        env.method === 'private_key_jwt'
+          ? new PrivateKeyJwtV2({
+              clientId: env.credentials.clientId,
+              privateKey: env.privateKey,
+              algorithm: 'ES256',
+              scope: 'mcp:tools',
+            })
+          : new CredentialsV2(env.credentials),
       fetch: env.fetchInProcess,
     });
     await client.connect(transport);
@@ -92,18 +126,22 @@ const sdks = {
   },
 };
 
-describe.each(Object.entries(sdks))(
-  'machine clients with the %s client-credentials provider',
-  (_, listTools) => {
+const cases = Object.entries(sdks).flatMap(([sdk, listTools]) =>
+  (['client_secret_basic', 'private_key_jwt'] as const).map((method) => [sdk, method, listTools] as const),
+);
+
+describe.each(cases)(
+  'machine clients with the %s client-credentials provider (%s)',
+  (_, method, listTools) => {
     it('stop after one clear refusal (one token, no step-up) where the resource takes users only', async () => {
-      const env = await setup(false);
+      const env = await setup(false, method);
       await expect(listTools(env)).rejects.toThrow(/403|machine clients are not accepted/);
       expect(env.seen.tokenRequests).toBe(1);
       expect(env.seen.mcpStatuses.filter((status) => status === 403)).toHaveLength(1);
     });
 
     it('are served where the host allows machine clients on the resource', async () => {
-      const env = await setup(true);
+      const env = await setup(true, method);
       expect((await listTools(env)).length).toBeGreaterThan(0);
       expect(env.seen.tokenRequests).toBe(1);
     });
