@@ -108,6 +108,14 @@ export function bearerChallenge(options: BearerChallengeOptions): HandlerResult 
   });
 }
 
+/**
+ * Whether a request carries Bearer credentials at all; without them (nothing, or another scheme such as DPoP)
+ * RFC 6750 §3.1 wants a challenge with no error code.
+ */
+export function presentsBearer(authorization: string | undefined): authorization is string {
+  return authorization !== undefined && /^Bearer(?: |$)/i.test(authorization.trimStart());
+}
+
 /** The scopes an operation needs: the tenant's resource scopes for its own resource, plus the extra ones. */
 export function requiredScopesFor(tenant: Tenant, options: VerifyAccessTokenOptions): string[] {
   const resource = options.resource ?? tenant.resource;
@@ -156,7 +164,7 @@ export async function checkBearer(
   });
   // No Bearer credentials at all (nothing, or another scheme such as DPoP): RFC 6750 §3.1 wants a
   // challenge without an error code; it still names the scopes so the first token asks for them.
-  if (authorization === undefined || !/^Bearer(?: |$)/i.test(authorization.trimStart())) {
+  if (!presentsBearer(authorization)) {
     return { ok: false, result: bearerChallenge({ ...challengeBase, scope: scopeHint }) };
   }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);

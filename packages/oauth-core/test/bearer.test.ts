@@ -232,7 +232,18 @@ describe('verifyAccessToken: the challenge is a header Node can send, whatever t
     expect(check.ok).toBe(false);
     if (check.ok) return;
     const header = check.result.headers['www-authenticate'] ?? '';
-    expect(header).toMatch(/^Bearer realm="[\t\x20-\x7e]*", /);
+    expect(header).toMatch(/^Bearer realm="[\t\x20-\x7e]*"/);
     expect(header).toMatch(/^[\t\x20-\x7e]*$/);
+  });
+
+  it('an unknown tenant gets no error code without credentials (RFC 6750 §3.1), invalid_token with a token', async () => {
+    const { t, access } = await setup();
+    const without = await t.server.verifyAccessToken('nope', undefined);
+    expect(!without.ok && without.result.headers['www-authenticate']).toBe('Bearer realm="nope"');
+    const withToken = await t.server.verifyAccessToken('nope', `Bearer ${access}`);
+    expect(!withToken.ok && withToken.result.status).toBe(401);
+    expect(!withToken.ok && withToken.result.headers['www-authenticate']).toBe(
+      'Bearer realm="nope", error="invalid_token", error_description="unknown tenant"',
+    );
   });
 });
