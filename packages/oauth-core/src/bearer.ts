@@ -68,7 +68,7 @@ export type AccessTokenCheck =
 
 // A quoted-string (RFC 9110 §5.6.4) of printable ASCII: CR/LF would split the header, and other control or
 // non-latin1 characters (an unknown tenant slug decoded from `%00`, say) make Node refuse the whole response.
-export function quoted(value: string): string {
+function quoted(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&').replace(/[^\t\x20-\x7e]/g, '?')}"`;
 }
 
