@@ -124,7 +124,11 @@ describe('the MCP endpoint requires the tool scope and a user', () => {
     expect(token.scope).toBe('mcp:tools');
     const response = await initialize(token.access_token);
     expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    // Not insufficient_scope naming a scope it holds (MCP clients would step up in a loop): a final refusal.
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain('machine clients are not accepted');
+    expect(challenge).not.toContain('scope=');
   });
 
   it('advertises the tool scope (and not offline_access) in the protected resource metadata', async () => {

@@ -29,7 +29,9 @@ export interface McpAuthenticationOptions {
   readonly requiredScopes?: readonly string[];
   /**
    * Accept tokens a client obtained for itself (client_credentials; `AuthInfo.extra.subjectType` is
-   * `'client'`, or there is no `extra.sub`). Default `false`: they get 403, since tools act for users.
+   * `'client'`, or there is no `extra.sub`). Default `false`: they get 403 `invalid_token` saying machine
+   * clients are not accepted, with no `scope` hint (clients stop instead of stepping up), since tools act
+   * for users. Set it per endpoint: each resource decides whether it serves machine clients.
    */
   readonly allowMachineSubjects?: boolean;
   /** The `realm` of challenges. Default: the public URL's origin. */
@@ -45,6 +47,9 @@ export type Authentication =
 function quoted(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&').replace(/[^\t\x20-\x7e]/g, '?')}"`;
 }
+
+const MACHINE_REFUSAL =
+  'machine clients are not accepted: this resource acts for users, and a token a client obtained for itself (client_credentials) is not accepted here';
 
 /** Whether `granted` covers `required`: equal, or `required` extends it after a colon. */
 export function scopeCovers(granted: string, required: string): boolean {
@@ -64,17 +69,22 @@ export function createAuthenticator(
   const scopeHint = required.join(' ');
   const allowMachines = options.allowMachineSubjects === true;
 
-  const challenge = (status: 401 | 403, error: string, description: string): Authentication => {
-    const parts = [
-      `realm=${quoted(realm)}`,
-      `resource_metadata=${quoted(options.resourceMetadataUrl)}`,
-      `error=${quoted(error)}`,
-      `error_description=${quoted(description)}`,
-    ];
-    if (scopeHint !== '') parts.push(`scope=${quoted(scopeHint)}`);
+  // RFC 6750 §3.1: a request without credentials gets no error code; a refusal a new scope cannot cure
+  // gets no scope hint, so clients do not step up to a token just like the one they hold.
+  const challenge = (
+    status: 401 | 403,
+    error: 'invalid_token' | 'insufficient_scope' | undefined,
+    description: string,
+    withScope = true,
+  ): Authentication => {
+    const parts = [`realm=${quoted(realm)}`, `resource_metadata=${quoted(options.resourceMetadataUrl)}`];
+    if (error !== undefined) parts.push(`error=${quoted(error)}`, `error_description=${quoted(description)}`);
+    if (withScope && scopeHint !== '') parts.push(`scope=${quoted(scopeHint)}`);
+    const body =
+      error === undefined ? { error_description: description } : { error, error_description: description };
     return {
       ok: false,
-      response: new Response(JSON.stringify({ error, error_description: description }), {
+      response: new Response(JSON.stringify(body), {
         status,
         headers: {
           'content-type': 'application/json',
@@ -87,9 +97,10 @@ export function createAuthenticator(
 
   return async (request) => {
     const header = request.headers.get('authorization');
-    if (header === null || header === '') {
+    // No Bearer credentials: nothing, or another scheme (a DPoP-bound token is not one this resource takes).
+    if (header === null || !/^Bearer(?: |$)/i.test(header.trimStart())) {
       logger.debug({ event: 'authentication_failed', reason: 'no_token' }, 'mcp: no bearer token');
-      return challenge(401, 'invalid_token', 'a bearer token is required');
+      return challenge(401, undefined, 'a bearer token is required');
     }
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
     if (!match?.[1])
@@ -120,11 +131,9 @@ export function createAuthenticator(
         { event: 'authentication_failed', reason: 'machine_subject' },
         'mcp: machine token refused',
       );
-      return challenge(
-        403,
-        'insufficient_scope',
-        'this resource acts for users; a token a client obtained for itself is not accepted',
-      );
+      // Not insufficient_scope: the token holds the scopes, and both MCP SDKs answer that code with a
+      // step-up that fetches a second token just like the first. A 403 without it is final for them.
+      return challenge(403, 'invalid_token', MACHINE_REFUSAL, false);
     }
     const missing = required.filter((need) => !authInfo.scopes.some((granted) => scopeCovers(granted, need)));
     if (missing.length > 0) {

@@ -7,7 +7,14 @@ import {
   silentLogger,
   systemClock,
 } from '@keyhold/core';
-import { type AuthInfo, createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  type McpServerFactory,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Authentication, McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
 import {
@@ -20,6 +27,7 @@ import {
 import { KeyholdMcpError } from './errors.js';
 import { refusalMessage } from './host-origin.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
+import { createLegacyServing } from './legacy-serving.js';
 import { type OutageSlot, storageUnavailableResponse } from './outage.js';
 import { createRequestChecks } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
@@ -117,17 +125,30 @@ function jsonRpcError(
  * end): by then a tool that hit a storage outage has noted it in `outage`, and the endpoint answers 503.
  * Later events stream as before.
  */
+const PRIMING_EVENT = /^id: [^\n]*\n(?:retry: \d+\n)?data: \n\n$/;
+
+function isPrimingEvent(chunk: Uint8Array): boolean {
+  return chunk.byteLength < 256 && PRIMING_EVENT.test(new TextDecoder().decode(chunk));
+}
+
 async function untilOutageKnown(response: Response, outage: OutageSlot): Promise<Response> {
   if (outage.error !== undefined || response.body === null) return response;
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
   const reader = response.body.getReader();
-  const first = await reader.read();
+  const held: Uint8Array[] = [];
+  let first = await reader.read();
+  // A priming event (2025-11-25) is written before the tools run: hold it and wait for the next chunk.
+  while (!first.done && isPrimingEvent(first.value)) {
+    held.push(first.value);
+    first = await reader.read();
+  }
   if (outage.error !== undefined) {
     await reader.cancel().catch(() => {});
     return response;
   }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      for (const chunk of held) controller.enqueue(chunk);
       if (first.done) controller.close();
       else controller.enqueue(first.value);
     },
@@ -298,48 +319,52 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   // keys what this request decided (principal, claim, 2025 capability).
   const perRequest = new WeakMap<AuthInfo, RequestData>();
 
-  const sdk = createMcpHandler(
-    (ctx) => {
-      const data = ctx.authInfo ? perRequest.get(ctx.authInfo) : undefined;
-      // Only requests this endpoint authenticated reach the SDK; anything else is a wiring bug.
-      if (data === undefined) throw new Error('an unauthenticated request reached the MCP server factory');
-      const server = new McpServer(
-        { name: options.serverInfo.name, version: options.serverInfo.version },
-        {
-          capabilities: { tools: { listChanged: false } },
-          requestState: {
-            verify: async (state: string, context: ServerContext) => {
-              try {
-                return await seal.verify(state, context);
-              } catch (error) {
-                // The single-use check could not reach its store: a 503, not "this state was replayed".
-                if (error instanceof StorageUnavailableError) data.outage.error ??= error;
-                throw error;
-              }
-            },
+  const factory: McpServerFactory = (ctx) => {
+    const data = ctx.authInfo ? perRequest.get(ctx.authInfo) : undefined;
+    // Only requests this endpoint authenticated reach the SDK; anything else is a wiring bug.
+    if (data === undefined) throw new Error('an unauthenticated request reached the MCP server factory');
+    const server = new McpServer(
+      { name: options.serverInfo.name, version: options.serverInfo.version },
+      {
+        capabilities: { tools: { listChanged: false } },
+        requestState: {
+          verify: async (state: string, context: ServerContext) => {
+            try {
+              return await seal.verify(state, context);
+            } catch (error) {
+              // The single-use check could not reach its store: a 503, not "this state was replayed".
+              if (error instanceof StorageUnavailableError) data.outage.error ??= error;
+              throw error;
+            }
           },
         },
+      },
+    );
+    server.server.onerror = (error) => {
+      // An outage is answered (and logged once) by the endpoint as a 503.
+      if (data.outage.error !== undefined) return;
+      logger.warn(
+        { event: 'mcp_request_refused', reason: error.message.slice(0, 100) },
+        'mcp: request refused',
       );
-      server.server.onerror = (error) => {
-        // An outage is answered (and logged once) by the endpoint as a 503.
-        if (data.outage.error !== undefined) return;
-        logger.warn(
-          { event: 'mcp_request_refused', reason: error.message.slice(0, 100) },
-          'mcp: request refused',
-        );
-      };
-      for (const entry of tools) {
-        if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
-        runner.register(server, entry.module, entry.tool, data, ctx.era);
-      }
-      return server;
-    },
-    {
-      legacy: options.legacy ?? 'stateless',
-      maxRequestBodySize: maxBodyBytes,
-      onerror: (error) => logger.error({ event: 'mcp_error', err: error.message }, 'mcp: request failed'),
-    },
-  );
+    };
+    for (const entry of tools) {
+      if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
+      runner.register(server, entry.module, entry.tool, data, ctx.era);
+    }
+    return server;
+  };
+  const onerror = (error: Error) =>
+    logger.error({ event: 'mcp_error', err: error.message }, 'mcp: request failed');
+  const legacyServing =
+    options.legacy === 'reject' ? undefined : createLegacyServing(factory, maxBodyBytes, onerror);
+  // 2025-era traffic is routed here (as the SDK documents, with isLegacyRequest in front of a strict handler)
+  // so its SSE answers can start with a priming event: the SDK's own stateless leg has no option for one.
+  const sdk = createMcpHandler(factory, {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    onerror,
+  });
 
   async function readJson(
     request: Request,
@@ -437,10 +462,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         principalKey,
       ),
     });
-    const answered = await sdk.fetch(request, {
-      authInfo,
-      ...(parsedBody === undefined ? {} : { parsedBody }),
-    });
+    const sdkOptions = { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) };
+    const answered =
+      legacyServing !== undefined &&
+      (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))
+        ? request.method === 'POST'
+          ? await legacyServing(request, sdkOptions)
+          : jsonRpcError(405, -32000, 'Method not allowed.')
+        : await sdk.fetch(request, sdkOptions);
     // Only a POST's stream ends with its answer; a GET stream may stay silent for as long as it is open.
     const response = request.method === 'POST' ? await untilOutageKnown(answered, outage) : answered;
     if (outage.error !== undefined) throw outage.error;

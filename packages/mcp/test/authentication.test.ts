@@ -8,16 +8,28 @@ const METADATA = 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp
 const challengeOf = (response: Response): string => response.headers.get('www-authenticate') ?? '';
 
 describe('RFC 6750 §3 / RFC 9728 §5.1: a request without a valid token gets a 401 challenge', () => {
-  it('names the resource metadata URL and the scope needed when no token is sent', async () => {
+  // RFC 6750 §3.1: no authentication information, no error code (a DPoP scheme is not Bearer credentials).
+  it.each([
+    ['no token is sent', ''],
+    ['a DPoP authorization scheme is sent', 'DPoP eyJhbGciOiJFUzI1NiJ9.e30.sig'],
+  ])(
+    'names the resource metadata URL and the scope needed, and no error code, when %s',
+    async (_, header) => {
+      const { endpoint } = inProcessEndpoint();
+      const response = await endpoint.fetch(listToolsRequest({ authorization: header }));
+      expect(response.status).toBe(401);
+      expect(challengeOf(response)).toBe(
+        'Bearer realm="http://127.0.0.1:8787", resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"',
+      );
+      expect(challengeOf(response)).not.toContain('error');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    },
+  );
+
+  it('a bad token gets error="invalid_token" in the challenge', async () => {
     const { endpoint } = inProcessEndpoint();
-    const response = await endpoint.fetch(listToolsRequest({ authorization: '' }));
-    expect(response.status).toBe(401);
-    expect(challengeOf(response)).toContain(
-      'resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp"',
-    );
+    const response = await endpoint.fetch(listToolsRequest({ authorization: 'Bearer forged' }));
     expect(challengeOf(response)).toContain('error="invalid_token"');
-    expect(challengeOf(response)).toContain('scope="mcp:tools"');
-    expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('refuses a token the verifier does not accept with 401 invalid_token', async () => {
@@ -87,11 +99,15 @@ describe('resource policy: the tool scope is required, machine subjects are refu
     expect(await toolNames(response)).toEqual(['echo', 'list_repos']);
   });
 
-  it('refuses a client_credentials token (machine subject) with 403', async () => {
+  // Not insufficient_scope naming a scope the token holds: both MCP SDKs would step up to an identical token.
+  it('refuses a client_credentials token (machine subject) with 403 invalid_token and no scope hint', async () => {
     const { endpoint } = inProcessEndpoint();
     const response = await endpoint.fetch(listToolsRequest({ authorization: 'Bearer machine-token' }));
     expect(response.status).toBe(403);
-    expect(challengeOf(response)).toContain('error="insufficient_scope"');
+    expect(challengeOf(response)).toContain('error="invalid_token"');
+    expect(challengeOf(response)).toContain('error_description="machine clients are not accepted');
+    expect(challengeOf(response)).not.toContain('insufficient_scope');
+    expect(challengeOf(response)).not.toContain('scope=');
   });
 
   it('accepts machine subjects when the host allows them', async () => {

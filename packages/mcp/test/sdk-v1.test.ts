@@ -214,6 +214,7 @@ describe('SDK v1 hosts: createMcpRequestGate in front of a v1 McpServer (statele
   it('refuses a machine subject by default, as createMcpEndpoint does', async () => {
     const response = await post({ authorization: 'Bearer machine-token' });
     expect(response.status).toBe(403);
-    expect(String(response.headers['www-authenticate'])).toContain('error="insufficient_scope"');
+    expect(String(response.headers['www-authenticate'])).toContain('error="invalid_token"');
+    expect(String(response.headers['www-authenticate'])).not.toContain('scope=');
   });
 });

@@ -1,7 +1,7 @@
 import type { FetchHandler, Handler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-import { bearerChallenge, checkBearer } from './bearer.js';
+import { bearerChallenge, checkBearer, presentsBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
 import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
@@ -365,11 +365,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         if (!tenant) {
           return {
             ok: false,
-            result: bearerChallenge(tenantSlug, undefined, 'invalid_token', 'unknown tenant'),
+            result: bearerChallenge({
+              realm: tenantSlug,
+              ...(presentsBearer(authorizationHeader) ? { error: 'invalid_token' as const } : {}),
+              description: 'unknown tenant',
+            }),
           };
         }
         const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
-        if (!check.ok && authorizationHeader !== undefined && authorizationHeader !== '') {
+        if (!check.ok && presentsBearer(authorizationHeader)) {
           logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
         }
         return check;

@@ -27,7 +27,8 @@ export interface VerifyAccessTokenOptions {
   readonly resource?: string;
   /**
    * Whether tokens a client obtained for itself (client_credentials, subject `client:<client_id>`) are
-   * accepted. Default `false`: they get 403 `insufficient_scope`, since the resource acts for users.
+   * accepted. Default `false`: they get 403 `invalid_token` saying machine clients are not accepted (no
+   * `scope` hint, so clients stop instead of stepping up to a token just like the one they hold).
    */
   readonly allowMachineSubjects?: boolean;
 }
@@ -42,6 +43,10 @@ export interface VerifyAccessTokenOptions {
  * ```
  */
 export const MACHINE_SUBJECT_PREFIX = 'client:';
+
+/** Why a machine token is refused by a resource that acts for users; clients show it to people. */
+const MACHINE_REFUSAL =
+  'machine clients are not accepted: this resource acts for users, and a token a client obtained for itself (client_credentials) is not accepted here';
 
 const warnedTenants = new WeakSet<object>();
 
@@ -63,27 +68,52 @@ export type AccessTokenCheck =
 
 // A quoted-string (RFC 9110 §5.6.4) of printable ASCII: CR/LF would split the header, and other control or
 // non-latin1 characters (an unknown tenant slug decoded from `%00`, say) make Node refuse the whole response.
-export function quoted(value: string): string {
+function quoted(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&').replace(/[^\t\x20-\x7e]/g, '?')}"`;
 }
 
-/** A Bearer challenge for a slug and resource metadata URL. */
-export function bearerChallenge(
-  realm: string,
-  resourceMetadataUrl: string | undefined,
-  error: string,
-  description: string,
-  scope?: string,
-): HandlerResult {
+/** What a Bearer challenge says: RFC 6750 §3 with the RFC 9728 `resource_metadata` pointer. */
+export interface BearerChallengeOptions {
+  readonly realm: string;
+  readonly resourceMetadataUrl?: string | undefined;
+  /** 401 unless given: a 403 refuses a token the client should not simply replace with a fresh one. */
+  readonly status?: 401 | 403;
+  /**
+   * The RFC 6750 §3.1 error code. Omitted when the request carried no bearer credentials at all: the
+   * challenge then says only how to authenticate (RFC 6750 §3.1: no error code without credentials).
+   */
+  readonly error?: 'invalid_token' | 'insufficient_scope';
+  readonly description?: string;
+  /** The scopes a fresh token should ask for; never sent on a refusal a new scope cannot cure. */
+  readonly scope?: string | undefined;
+}
+
+/** A Bearer challenge response (RFC 6750 §3, RFC 9728 §5.1). */
+export function bearerChallenge(options: BearerChallengeOptions): HandlerResult {
+  const { realm, resourceMetadataUrl, error, description, scope } = options;
   const parts = [`realm=${quoted(realm)}`];
   if (resourceMetadataUrl) parts.push(`resource_metadata=${quoted(resourceMetadataUrl)}`);
-  parts.push(`error=${quoted(error)}`, `error_description=${quoted(description)}`);
+  if (error !== undefined) {
+    parts.push(`error=${quoted(error)}`);
+    if (description !== undefined) parts.push(`error_description=${quoted(description)}`);
+  }
   if (scope !== undefined && scope !== '') parts.push(`scope=${quoted(scope)}`);
-  return jsonResult(
-    error === 'insufficient_scope' ? 403 : 401,
-    { error, error_description: description },
-    { 'www-authenticate': `Bearer ${parts.join(', ')}`, 'cache-control': 'no-store' },
-  );
+  const body =
+    error === undefined
+      ? { error_description: description ?? 'a bearer token is required' }
+      : { error, ...(description === undefined ? {} : { error_description: description }) };
+  return jsonResult(options.status ?? 401, body, {
+    'www-authenticate': `Bearer ${parts.join(', ')}`,
+    'cache-control': 'no-store',
+  });
+}
+
+/**
+ * Whether a request carries Bearer credentials at all; without them (nothing, or another scheme such as DPoP)
+ * RFC 6750 §3.1 wants a challenge with no error code.
+ */
+export function presentsBearer(authorization: string | undefined): authorization is string {
+  return authorization !== undefined && /^Bearer(?: |$)/i.test(authorization.trimStart());
 }
 
 /** The scopes an operation needs: the tenant's resource scopes for its own resource, plus the extra ones. */
@@ -117,21 +147,26 @@ export async function checkBearer(
       'required resource scopes are not all in scopesSupported: no token can be accepted',
     );
   }
+  const challengeBase = { realm: tenant.slug, resourceMetadataUrl: tenant.resourceMetadataUrl };
   const fail = (description: string): AccessTokenCheck => ({
     ok: false,
-    result: bearerChallenge(tenant.slug, tenant.resourceMetadataUrl, 'invalid_token', description, scopeHint),
+    result: bearerChallenge({ ...challengeBase, error: 'invalid_token', description, scope: scopeHint }),
   });
   const forbidden = (description: string): AccessTokenCheck => ({
     ok: false,
-    result: bearerChallenge(
-      tenant.slug,
-      tenant.resourceMetadataUrl,
-      'insufficient_scope',
+    result: bearerChallenge({
+      ...challengeBase,
+      status: 403,
+      error: 'insufficient_scope',
       description,
-      scopeHint ?? '',
-    ),
+      scope: scopeHint,
+    }),
   });
-  if (authorization === undefined || authorization === '') return fail('a bearer token is required');
+  // No Bearer credentials at all (nothing, or another scheme such as DPoP): RFC 6750 §3.1 wants a
+  // challenge without an error code; it still names the scopes so the first token asks for them.
+  if (!presentsBearer(authorization)) {
+    return { ok: false, result: bearerChallenge({ ...challengeBase, scope: scopeHint }) };
+  }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
   if (!match?.[1]) return fail('the Authorization header must be "Bearer <token>"');
   const now = context.clock.now();
@@ -144,7 +179,17 @@ export async function checkBearer(
     return fail('the access token was revoked');
   }
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && options.allowMachineSubjects !== true) {
-    return forbidden('this resource acts for users; a token a client obtained for itself is not accepted');
+    // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
+    // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.
+    return {
+      ok: false,
+      result: bearerChallenge({
+        ...challengeBase,
+        status: 403,
+        error: 'invalid_token',
+        description: MACHINE_REFUSAL,
+      }),
+    };
   }
   const granted = scopeList(claims.scope);
   if (!isWithin(required, granted)) return forbidden('the access token lacks a required scope');

@@ -3,7 +3,8 @@ import { KeyholdError, optionValidators } from '@keyhold/core';
 
 /**
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and
- * OIDC that this server answers with, and `rate_limited` (429 with `Retry-After`, when `rateLimits` is set).
+ * OIDC that this server answers with (OIDC Core §6 and RFC 9101 for `request_not_supported` and
+ * `request_uri_not_supported`), and `rate_limited` (429 with `Retry-After`, when `rateLimits` is set).
  * Codes are API: they are added, never renamed.
  *
  * @example
@@ -31,7 +32,9 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'server_error'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'request_not_supported'
+  | 'request_uri_not_supported';
 
 const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   invalid_request: 400,
@@ -52,6 +55,8 @@ const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   insufficient_scope: 403,
   server_error: 500,
   rate_limited: 429,
+  request_not_supported: 400,
+  request_uri_not_supported: 400,
 };
 
 /**

@@ -25,20 +25,27 @@ async function setup() {
 }
 
 describe('verifyAccessToken: missing or bad token → 401 with WWW-Authenticate', () => {
-  it('a missing token gets the challenge with realm and resource_metadata', async () => {
+  // RFC 6750 §3.1: a request without authentication information gets a challenge with no error code.
+  it.each([
+    ['no Authorization header', undefined],
+    ['an empty Authorization header', ''],
+    ['a DPoP scheme', 'DPoP eyJhbGciOiJFUzI1NiJ9.e30.sig'],
+    ['a Basic scheme', 'Basic abc'],
+  ])('%s gets the challenge with realm, resource_metadata and scope but no error code', async (_, header) => {
     const { t } = await setup();
-    const check = await t.server.verifyAccessToken('demo', undefined);
+    const check = await t.server.verifyAccessToken('demo', header);
     expect(check.ok).toBe(false);
     if (check.ok) return;
     expect(check.result.status).toBe(401);
     // MCP: the 401 names the scopes the resource needs, so a client asks for them the first time.
     expect(check.result.headers['www-authenticate']).toBe(
-      `Bearer realm="demo", resource_metadata="${METADATA}", error="invalid_token", error_description="a bearer token is required", scope="mcp:tools"`,
+      `Bearer realm="demo", resource_metadata="${METADATA}", scope="mcp:tools"`,
     );
+    expect(json(check.result).error).toBeUndefined();
   });
 
   it.each([
-    ['a non-Bearer scheme', 'Basic abc'],
+    ['a Bearer header without a well-formed token', 'Bearer a b'],
     ['a garbage token', 'Bearer not-a-jwt'],
     ['a tampered token', 'TAMPER'],
   ])('%s gets invalid_token', async (_, header) => {
@@ -188,14 +195,20 @@ describe('verifyAccessToken: machine subjects (client_credentials) are refused u
     return { t, access: String(body.access_token), clientId: client.client_id };
   }
 
-  it('a client:<id> subject gets 403 insufficient_scope even with the resource scope', async () => {
+  // Not insufficient_scope naming a scope it holds: MCP clients would step up to an identical token.
+  it('a client:<id> subject gets 403 invalid_token saying machine clients are not accepted, with no scope hint', async () => {
     const { t, access, clientId } = await machineToken();
     expect(decodePayload(access).sub).toBe(`client:${clientId}`);
     const check = await t.server.verifyAccessToken('demo', `Bearer ${access}`);
     expect(check.ok).toBe(false);
     if (check.ok) return;
     expect(check.result.status).toBe(403);
-    expect(check.result.headers['www-authenticate']).toContain('error="insufficient_scope"');
+    const challenge = check.result.headers['www-authenticate'];
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain('error_description="machine clients are not accepted');
+    expect(challenge).not.toContain('insufficient_scope');
+    expect(challenge).not.toContain('scope=');
+    expect(json(check.result)).toMatchObject({ error: 'invalid_token' });
     expect(json(check.result).error_description).toMatch(/acts for users/);
   });
 
@@ -219,7 +232,18 @@ describe('verifyAccessToken: the challenge is a header Node can send, whatever t
     expect(check.ok).toBe(false);
     if (check.ok) return;
     const header = check.result.headers['www-authenticate'] ?? '';
-    expect(header).toMatch(/^Bearer realm="[\t\x20-\x7e]*", /);
+    expect(header).toMatch(/^Bearer realm="[\t\x20-\x7e]*"/);
     expect(header).toMatch(/^[\t\x20-\x7e]*$/);
+  });
+
+  it('an unknown tenant gets no error code without credentials (RFC 6750 §3.1), invalid_token with a token', async () => {
+    const { t, access } = await setup();
+    const without = await t.server.verifyAccessToken('nope', undefined);
+    expect(!without.ok && without.result.headers['www-authenticate']).toBe('Bearer realm="nope"');
+    const withToken = await t.server.verifyAccessToken('nope', `Bearer ${access}`);
+    expect(!withToken.ok && withToken.result.status).toBe(401);
+    expect(!withToken.ok && withToken.result.headers['www-authenticate']).toBe(
+      'Bearer realm="nope", error="invalid_token", error_description="unknown tenant"',
+    );
   });
 });

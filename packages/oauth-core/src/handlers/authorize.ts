@@ -141,6 +141,14 @@ export async function authorizeHandler(
   // From here on the redirect URI is trusted: errors go back to the client.
   const state = params.state;
   const fail = (error: OAuthError): HandlerResult => errorRedirect(tenant, redirectUri, state, error, event);
+  // Request objects (OIDC Core §6, RFC 9101) are not supported. Refusing them, rather than ignoring them, keeps
+  // a client from believing the signed parameters inside were honoured while the plain ones were used instead.
+  if (params.request !== undefined) {
+    return fail(new OAuthError('request_not_supported', 'the request parameter is not supported'));
+  }
+  if (params.request_uri !== undefined) {
+    return fail(new OAuthError('request_uri_not_supported', 'the request_uri parameter is not supported'));
+  }
   if (params.response_type === undefined) {
     return fail(new OAuthError('invalid_request', 'response_type is required'));
   }

@@ -46,6 +46,14 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
   // A tenant may accept fewer (tokenEndpointAuthMethods): advertise only what it accepts, in the same order.
   const accepted = tenant.authMethods;
   const authMethods = accepted ? offered.filter((method) => accepted.has(method)) : offered;
+  // The token endpoint list is what a client may register: registration refuses client_secret_post with the
+  // authorization_code grant (the spec requires HTTP Basic there), so a client that picked it from this list
+  // would be stuck. It stays accepted at /token from clients registered with it (client_credentials, token
+  // exchange) and at /revoke and /introspect from every client with a secret, so those lists keep it. Only a
+  // tenant that accepts post but not Basic still lists it for the token endpoint: it is its only secret method.
+  const tokenAuthMethods = authMethods.includes('client_secret_basic')
+    ? authMethods.filter((method) => method !== 'client_secret_post')
+    : authMethods;
   const assertions = authMethods.includes('private_key_jwt');
   const signingAlgs = assertions ? { values: CLIENT_ASSERTION_ALGORITHMS } : undefined;
   return jsonResult(
@@ -63,7 +71,7 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       response_modes_supported: ['query'],
       grant_types_supported: SUPPORTED_GRANT_TYPES,
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: authMethods,
+      token_endpoint_auth_methods_supported: tokenAuthMethods,
       ...(signingAlgs ? { token_endpoint_auth_signing_alg_values_supported: signingAlgs.values } : {}),
       revocation_endpoint_auth_methods_supported: authMethods,
       ...(signingAlgs ? { revocation_endpoint_auth_signing_alg_values_supported: signingAlgs.values } : {}),
@@ -78,6 +86,9 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       // Without a userClaims hook userinfo can only ever answer `sub`.
       claims_supported: context.userClaims === undefined ? ['sub'] : RELEASABLE_CLAIMS,
       prompt_values_supported: ['none', 'consent'],
+      // Stated, not omitted: OpenID Discovery reads a missing request_uri_parameter_supported as true.
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
       // Advertised only when a document may be fetched: a resolver, and a host on the tenant's allowlist.
       client_id_metadata_document_supported:
         context.cimdResolver !== undefined && (tenant.config.allowedCimdDomains?.length ?? 0) > 0,

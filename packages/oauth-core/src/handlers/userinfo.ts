@@ -1,6 +1,6 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
-import { bearerChallenge, MACHINE_SUBJECT_PREFIX, quoted } from '../bearer.js';
+import { bearerChallenge, MACHINE_SUBJECT_PREFIX, presentsBearer } from '../bearer.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { scopeList } from '../scopes.js';
@@ -35,22 +35,17 @@ export async function userinfoHandler(
       },
       'userinfo bearer token refused',
     );
-    return bearerChallenge(
-      tenant.slug,
-      undefined,
+    return bearerChallenge({
+      realm: tenant.slug,
       error,
       description,
-      error === 'insufficient_scope' ? 'openid' : undefined,
-    );
+      ...(error === 'insufficient_scope' ? { status: 403 as const, scope: 'openid' } : {}),
+    });
   };
   const authorization = request.headers['authorization'];
-  if (authorization === undefined || authorization === '') {
-    // RFC 6750 §3.1: a request without authentication information gets a challenge with no error code.
-    return jsonResult(
-      401,
-      { error_description: 'a bearer token is required' },
-      { 'www-authenticate': `Bearer realm=${quoted(tenant.slug)}`, ...NO_STORE },
-    );
+  if (!presentsBearer(authorization)) {
+    // RFC 6750 §3.1: a request without Bearer credentials (none, or another scheme) gets no error code.
+    return bearerChallenge({ realm: tenant.slug });
   }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
   if (!match?.[1]) return refuse('invalid_token', 'the Authorization header must be "Bearer <token>"');

@@ -51,6 +51,29 @@ describe('GET /authorize: received → session check (request validation)', () =
     );
   });
 
+  it('refuses a request object (request) with request_not_supported, redirected (OIDC Core §6)', async () => {
+    const { authorize } = await setup();
+    const target = location(await authorize({ request: 'eyJhbGciOiJub25lIn0.e30.' }));
+    expect(target.origin + target.pathname).toBe(REDIRECT_URI);
+    expect(target.searchParams.get('error')).toBe('request_not_supported');
+    expect(target.searchParams.get('state')).toBe('st-1');
+    expect(target.searchParams.get('iss')).toBe(ISSUER);
+  });
+
+  it('refuses a request_uri with request_uri_not_supported, redirected (RFC 9101)', async () => {
+    const { authorize } = await setup();
+    const target = location(await authorize({ request_uri: 'urn:ietf:params:oauth:request_uri:abc' }));
+    expect(target.searchParams.get('error')).toBe('request_uri_not_supported');
+    expect(target.searchParams.get('state')).toBe('st-1');
+  });
+
+  it('shows (never redirects) the error page for a request object sent with an unregistered redirect_uri', async () => {
+    const { authorize } = await setup();
+    const result = await authorize({ request: 'x', redirect_uri: 'https://evil.example/callback' });
+    expect(result.status).toBe(400);
+    expect(result.headers.location).toBeUndefined();
+  });
+
   it('rejects the plain PKCE method', async () => {
     const { authorize } = await setup();
     const target = location(await authorize({ code_challenge_method: 'plain' }));

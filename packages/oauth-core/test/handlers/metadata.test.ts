@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { CimdResolver } from '../../src/index.js';
 import { createMemoryStorage, generateSigningKey, wellKnownUrl } from '../../src/index.js';
-import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE } from '../helpers.js';
+import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE, registerClient } from '../helpers.js';
+
+const EC_PUBLIC = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+  kid: 'k1',
+};
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+// The token endpoint advertises what a client may register: not client_secret_post (see below).
+const TOKEN_METHODS = ['none', 'client_secret_basic', 'private_key_jwt'];
 
 describe('authorization server metadata (RFC 8414)', () => {
   it('lists every endpoint under one exact issuer, and exactly the grants and methods that work', async () => {
@@ -28,7 +38,7 @@ describe('authorization server metadata (RFC 8414)', () => {
         'urn:ietf:params:oauth:grant-type:token-exchange',
       ],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: METHODS,
+      token_endpoint_auth_methods_supported: TOKEN_METHODS,
       token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       revocation_endpoint_auth_methods_supported: METHODS,
       revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
@@ -40,6 +50,8 @@ describe('authorization server metadata (RFC 8414)', () => {
       subject_types_supported: ['public'],
       claims_supported: ['sub'],
       prompt_values_supported: ['none', 'consent'],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
       client_id_metadata_document_supported: false,
     });
   });
@@ -48,11 +60,7 @@ describe('authorization server metadata (RFC 8414)', () => {
     const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
     const { server } = await createTestServer({ options: { storage: withoutReplays } });
     const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual([
-      'none',
-      'client_secret_basic',
-      'client_secret_post',
-    ]);
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
     expect(metadata).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
     expect(metadata).not.toHaveProperty('introspection_endpoint_auth_signing_alg_values_supported');
   });
@@ -91,6 +99,50 @@ describe('authorization server metadata (RFC 8414)', () => {
   it('an unknown tenant is 404', async () => {
     const { server } = await createTestServer();
     expect((await server.authorizationServerMetadata(get('/'), 'other')).status).toBe(404);
+  });
+});
+
+describe('token endpoint auth methods: advertised only when registration accepts them', () => {
+  it('every advertised token endpoint method registers a client for authorization_code (none of them is a trap)', async () => {
+    const { server } = await createTestServer();
+    const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
+    const methods = metadata.token_endpoint_auth_methods_supported as string[];
+    expect(methods).not.toContain('client_secret_post');
+    for (const method of methods) {
+      const body: Record<string, unknown> = {
+        redirect_uris: ['https://app.example/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: method,
+      };
+      if (method === 'private_key_jwt') body.jwks = { keys: [EC_PUBLIC] };
+      const registered = await registerClient(server, body);
+      expect(registered.token_endpoint_auth_method).toBe(method);
+    }
+  });
+
+  it('still lists client_secret_post for /revoke and /introspect, which accept it from every client with a secret', async () => {
+    const { server } = await createTestServer();
+    const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
+    expect(metadata.revocation_endpoint_auth_methods_supported).toContain('client_secret_post');
+    expect(metadata.introspection_endpoint_auth_methods_supported).toContain('client_secret_post');
+  });
+
+  it('lists client_secret_post for the token endpoint when a tenant accepts it but not Basic', async () => {
+    const { server } = await createTestServer({
+      tenant: { tokenEndpointAuthMethods: ['none', 'client_secret_post'] },
+    });
+    const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_post']);
+  });
+});
+
+describe('request objects (OIDC Core §6, RFC 9101): not supported, and said so', () => {
+  it('advertises request_parameter_supported and request_uri_parameter_supported as false (absent reads as true)', async () => {
+    const { server } = await createTestServer();
+    const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
+    expect(metadata.request_parameter_supported).toBe(false);
+    expect(metadata.request_uri_parameter_supported).toBe(false);
   });
 });
 

@@ -144,10 +144,20 @@ describe('userinfo refuses with RFC 6750 challenges', () => {
 
   it('a malformed or unknown token gets 401 invalid_token', async () => {
     const { userinfo } = await setup();
-    for (const header of ['Basic abc', 'Bearer not-a-jwt', 'DPoP abc']) {
+    for (const header of ['Bearer a b', 'Bearer not-a-jwt']) {
       const result = await userinfo(header);
       expect(result.status).toBe(401);
       expect(result.headers['www-authenticate']).toMatch(/^Bearer realm="demo", error="invalid_token"/);
+    }
+  });
+
+  // RFC 6750 §3.1, as the resource's own challenges: another scheme is no Bearer credentials at all.
+  it('another authorization scheme (Basic, DPoP) gets 401 with no error code', async () => {
+    const { userinfo } = await setup();
+    for (const header of ['Basic abc', 'DPoP abc']) {
+      const result = await userinfo(header);
+      expect(result.status).toBe(401);
+      expect(result.headers['www-authenticate']).toBe('Bearer realm="demo"');
     }
   });
 
