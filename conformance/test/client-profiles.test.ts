@@ -69,7 +69,7 @@ async function listTools(mcpUrl: string, accessToken: string): Promise<string[]>
   const text = await response.text();
   expect(response.status, text).toBe(200);
   // JSON or a one-event SSE stream, depending on the client's Accept; both carry the JSON-RPC result.
-  const body = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+  const body = text.startsWith('{') ? text : (/^data: (.+)$/m.exec(text)?.[1] ?? '');
   const message = JSON.parse(body) as { result?: { tools: { name: string }[] } };
   expect(message.result, text).toBeDefined();
   return message.result!.tools.map((tool) => tool.name);

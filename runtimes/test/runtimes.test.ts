@@ -173,7 +173,7 @@ describe.each<RuntimeName | FrameworkName>([
     expect(called.status).toBe(200);
     const text = await called.text();
     // JSON or one SSE event, depending on what the client accepts first.
-    const payload = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')) as {
+    const payload = JSON.parse(text.startsWith('{') ? text : (/^data: (.+)$/m.exec(text)?.[1] ?? '{}')) as {
       result?: { content?: { text: string }[] };
     };
     expect(payload.result?.content?.[0]?.text).toBe(`${runtime} for owner`);

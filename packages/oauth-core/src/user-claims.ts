@@ -1,6 +1,3 @@
-import type { ServerContext } from './options.js';
-import type { Tenant } from './tenant.js';
-
 /**
  * The claims the host knows about a user, as its `userClaims` option returns them (OpenID Connect Core §5.1
  * names: `name`, `email`, `email_verified`…). Keyhold releases only the ones the granted scopes cover (see
@@ -81,8 +78,9 @@ export function releasesClaims(scopes: readonly string[]): boolean {
 
 /** The released claims of a user: asks the host hook only when some granted scope can release one. */
 export async function claimsFor(
-  context: ServerContext,
-  tenant: Tenant,
+  // Only the hook and the slug: the whole server context would make options.ts and this file import each other.
+  context: { readonly userClaims?: UserClaimsHook | undefined },
+  tenant: { readonly slug: string },
   userId: string,
   scopes: readonly string[],
 ): Promise<Record<string, unknown>> {
