@@ -3,13 +3,42 @@ import type { HandlerRequest, HandlerResult } from './handler.js';
 import { jsonResult } from './results.js';
 
 /**
- * What a runtime or framework knows about a request beyond the web `Request`: the client address and the
- * user of the host's session. Bun, Deno and workerd have no socket on the `Request`; the adapter or the
- * host passes what it knows.
+ * How a host names the user of a request: the id itself, or a function that finds it (reads the session
+ * cookie, say). A function is called only by the endpoints that use a user (authorize, consent, the
+ * broker's connect step), at most once per request, so a token request never pays for a session lookup.
+ */
+export type UserIdSource = string | (() => string | undefined | Promise<string | undefined>);
+
+/**
+ * What a runtime or framework knows about a request beyond the web `Request`: the client address, the user
+ * of the host's session, and a body a framework already parsed. Bun, Deno and workerd have no socket on the
+ * `Request`; the adapter or the host passes what it knows.
  */
 export interface FetchRequestInfo {
   readonly ip?: string;
-  readonly userId?: string;
+  /** The host's user (see {@link UserIdSource}); the user id always comes from the host, never the request. */
+  readonly userId?: UserIdSource;
+  /**
+   * The body a framework already read and parsed (`express.json()`'s `req.body`); the request's own body is
+   * then not read. JSON endpoints (MCP) use it as it is.
+   */
+  readonly parsedBody?: unknown;
+}
+
+/**
+ * The user a request's {@link FetchRequestInfo} names, resolving a {@link UserIdSource} function. Call it only
+ * where a user is used.
+ *
+ * @example
+ * ```ts
+ * const userId = await userIdOf({ userId: () => 'user-1' });
+ * ```
+ */
+export async function userIdOf(info: FetchRequestInfo | undefined): Promise<string | undefined> {
+  const source = info?.userId;
+  if (source === undefined || typeof source === 'string') return source;
+  const userId = await source();
+  return typeof userId === 'string' && userId !== '' ? userId : undefined;
 }
 
 /**
@@ -55,7 +84,8 @@ async function readBody(request: Request, limitBytes: number): Promise<string> {
 /**
  * Turns a web `Request` into the {@link HandlerRequest} Keyhold's handlers take: upper-case method, raw
  * path and query, lower-cased headers, the body as text (at most `bodyLimitBytes`, default 1 MiB, else
- * {@link PayloadTooLargeError}).
+ * {@link PayloadTooLargeError}). A user id given as a string is copied; a {@link UserIdSource} function is
+ * not called here (an endpoint that uses a user resolves it with {@link userIdOf}).
  *
  * @example
  * ```ts
@@ -79,7 +109,7 @@ export async function readHandlerRequest(
     query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
     headers,
     body: hasBody ? await readBody(request, options.bodyLimitBytes ?? 1024 * 1024) : '',
-    ...(info.userId === undefined ? {} : { userId: info.userId }),
+    ...(typeof info.userId === 'string' ? { userId: info.userId } : {}),
     ...(info.ip === undefined ? {} : { ip: info.ip }),
   };
 }

@@ -1,3 +1,5 @@
+export type { Area } from './area.js';
+export { compose } from './area.js';
 export { base64urlDecode, base64urlDecodeToString, base64urlEncode } from './base64url.js';
 export type { BodyRead } from './bounded-read.js';
 export { discard, raceAbort, readCapped } from './bounded-read.js';
@@ -6,8 +8,8 @@ export { createManualClock, systemClock } from './clock.js';
 export { constantTimeEqual, sha256Base64url } from './constant-time.js';
 export type { CoreErrorCode } from './errors.js';
 export { CoreError, KeyholdError, PayloadTooLargeError, StorageUnavailableError } from './errors.js';
-export type { FetchHandler, FetchRequestInfo } from './fetch-bridge.js';
-export { payloadTooLargeResponse, readHandlerRequest, toResponse } from './fetch-bridge.js';
+export type { FetchHandler, FetchRequestInfo, UserIdSource } from './fetch-bridge.js';
+export { payloadTooLargeResponse, readHandlerRequest, toResponse, userIdOf } from './fetch-bridge.js';
 export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
 export { formEncode, parseForm, parseQuery } from './form.js';
 export type { Handler, HandlerRequest, HandlerResult } from './handler.js';

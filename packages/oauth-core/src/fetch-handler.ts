@@ -5,6 +5,7 @@ import {
   readHandlerRequest,
   StorageUnavailableError,
   toResponse,
+  userIdOf,
 } from '@keyhold/core';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
@@ -197,7 +198,7 @@ export function createOAuthFetch(
     if ('answer' in target) return toResponse(target.answer);
     let handlerRequest: HandlerRequest;
     try {
-      const userId = info.userId ?? (await context.resolveUserId?.(request));
+      const userId = (await userIdOf(info)) ?? (await context.resolveUserId?.(request));
       handlerRequest = await readHandlerRequest(
         request,
         { ...info, ...(userId === undefined ? {} : { userId }) },

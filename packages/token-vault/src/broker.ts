@@ -1,5 +1,5 @@
 import type { FetchHandler, Handler, OAuthAsk } from '@keyhold/core';
-import { randomToken, readHandlerRequest, toResponse, traceHandler } from '@keyhold/core';
+import { randomToken, readHandlerRequest, toResponse, traceHandler, userIdOf } from '@keyhold/core';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';
@@ -225,7 +225,16 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return new Response(null, { status: 405, headers: { allow: 'GET' } });
       }
-      return toResponse(await handler(await readHandlerRequest(request, info, { bodyLimitBytes: 0 })));
+      // Both steps check the signed-in user (the callback against the user who connected).
+      const userId = await userIdOf(info);
+      const read = await readHandlerRequest(
+        request,
+        { ...info, ...(userId === undefined ? {} : { userId }) },
+        {
+          bodyLimitBytes: 0,
+        },
+      );
+      return toResponse(await handler(read));
     },
     async rewrapGrants(tenantId) {
       let rewrapped = 0;

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { type Area, compose, userIdOf } from '../src/index.js';
+
+function area(prefix: string, seen: string[]): Area {
+  return {
+    ownsPath: (path) => path.startsWith(prefix),
+    fetch: async (request, info) => {
+      seen.push(`${prefix} ${new URL(request.url).pathname} ${await userIdOf(info)}`);
+      return new Response(prefix);
+    },
+  };
+}
+
+describe('compose: a request goes to the first area that owns its path', () => {
+  it('routes by ownsPath in the order given, passing info unchanged', async () => {
+    const seen: string[] = [];
+    const both = compose(area('/a', seen), area('/ab', seen), area('/b', seen));
+    expect(await (await both.fetch(new Request('http://h/ab/x?y=1'), { userId: 'u' })).text()).toBe('/a');
+    expect(await (await both.fetch(new Request('http://h/b'))).text()).toBe('/b');
+    expect(seen).toEqual(['/a /ab/x u', '/b /b undefined']);
+  });
+
+  it('answers 404 JSON for a path no area owns, and ownsPath says so', async () => {
+    const both = compose(area('/a', []));
+    const response = await both.fetch(new Request('http://h/elsewhere?a=/a'));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: 'not_found' });
+    expect(both.ownsPath('/elsewhere')).toBe(false);
+    expect(both.ownsPath('/a/1')).toBe(true);
+  });
+
+  it('refuses something that is not an area at creation', () => {
+    expect(() => compose({ fetch: async () => new Response() } as unknown as Area)).toThrow(/ownsPath/);
+  });
+});
+
+describe('userIdOf: the host names the user, resolved only when asked', () => {
+  it('takes a string as it is, calls a function once, and treats "" as no user', async () => {
+    let calls = 0;
+    expect(await userIdOf({ userId: 'u1' })).toBe('u1');
+    expect(
+      await userIdOf({
+        userId: async () => {
+          calls++;
+          return 'u2';
+        },
+      }),
+    ).toBe('u2');
+    expect(calls).toBe(1);
+    expect(await userIdOf({ userId: () => '' })).toBeUndefined();
+    expect(await userIdOf(undefined)).toBeUndefined();
+  });
+});
