@@ -130,12 +130,10 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
         tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
         storage,
       });
-      const token = (assertion: string) =>
-        server.token(
-          {
+      const token = async (assertion: string) => {
+        const response = await server.fetch(
+          new Request(`${BASE_URL}/tenant/demo/token`, {
             method: 'POST',
-            path: '/tenant/demo/token',
-            query: '',
             headers: { 'content-type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams({
               grant_type: 'client_credentials',
@@ -143,10 +141,11 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
               client_id: client.clientId,
               client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
               client_assertion: assertion,
-            }).toString(),
-          },
-          'demo',
+            }),
+          }),
         );
+        return { status: response.status, body: await response.text() };
+      };
       const granted = await token(key.assertion(client.clientId));
       expect(granted.status, JSON.stringify(granted.body)).toBe(200);
       expect(JSON.parse(String(granted.body))).toMatchObject({ token_type: 'Bearer', scope: 'profile' });

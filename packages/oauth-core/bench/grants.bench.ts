@@ -3,8 +3,10 @@ import type { HandlerRequest } from '@keyhold/core';
 import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
 import { SignJWT } from 'jose';
 import { bench, describe } from 'vitest';
-import type { AuthorizationServer, OAuthStorage, SigningAlgorithm, SigningKeyConfig } from '../src/index.js';
-import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../src/index.js';
+import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';
+import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
+import type { OAuthStorage, SigningAlgorithm, SigningKeyConfig } from '../src/index.js';
+import { createMemoryStorage, generateSigningKey } from '../src/index.js';
 
 // The handler's cost is compared with the floor it cannot go below: one jose signature of an access token
 // with the same claims and an already-imported key, measured in the same run.
@@ -29,7 +31,7 @@ async function importForRawSigning(config: SigningKeyConfig): Promise<CryptoKey>
 }
 
 interface Fixture {
-  server: AuthorizationServer;
+  server: AuthorizationServerWithEndpoints;
   storage: OAuthStorage;
   clientId: string;
   clientSecret: string;
@@ -44,7 +46,7 @@ async function fixture(alg: SigningAlgorithm): Promise<Fixture> {
   const tenant = { signingKeys: [key] };
   const storage = createMemoryStorage();
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl: BASE_URL,
     tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
     storage,

@@ -1,4 +1,4 @@
-import type { FetchHandler, Handler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
+import type { FetchHandler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer, presentsBearer } from './bearer.js';
@@ -8,6 +8,7 @@ import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './cli
 import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
+import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler, refuseCrossOriginConsent } from './handlers/consent.js';
@@ -35,33 +36,26 @@ import { resolveTenant } from './tenant.js';
 import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
 
 /**
- * A handler of one tenant-scoped endpoint. The host's router takes the slug from `/tenant/:tenant/…`.
- *
- * @example
- * ```ts
- * router.on('POST', '/tenant/:tenant/token', (request, { tenant }) => server.token(request, tenant!));
- * ```
- */
-export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
-
-/**
- * The authorization server: one handler per endpoint, plus bearer verification for the protected resource.
- * Handlers answer bad input with a status, and a storage outage (`StorageUnavailableError` of
+ * The authorization server: one web-standard `fetch` for every endpoint of every tenant and `ownsPath` to
+ * say which paths it serves, plus bearer verification for the protected resource. It answers bad input with a
+ * status, and a storage outage (`StorageUnavailableError` of
  * `@keyhold/core`, from a store, the tenant lookup or the rate limiter) with 503 and `Retry-After`
- * (`temporarily_unavailable` JSON, or an error page on authorize and consent). They throw only for other
+ * (`temporarily_unavailable` JSON, or an error page on authorize and consent). It throws only for other
  * storage failures and broken tenant configuration (a host's listener turns those into a 500).
  *
  * @example
  * ```ts
  * const server: AuthorizationServer = createAuthorizationServer(options);
- * const result = await server.token(request, 'demo');
+ * const response = await server.fetch(new Request('https://auth.example/tenant/demo/.well-known/jwks.json'));
  * ```
  */
 export interface AuthorizationServer {
   /**
    * Every endpoint of every tenant as one web-standard handler: `{base}/tenant/<slug>/…`, the RFC 8414 and
    * RFC 9728 well-known forms (derived from `baseUrl` and `resourcePath`), CORS preflights on the JSON
-   * endpoints. Anything else is 404. `info.userId` (or the `resolveUserId` option) names the host's user.
+   * endpoints. Anything else is 404. `info.userId` (or the `resolveUserId` option) names the host's user; it is
+   * resolved only by the endpoints that use a user (authorize, the consent page and decision), never by a token,
+   * registration or discovery request.
    *
    * @example
    * ```ts
@@ -69,17 +63,6 @@ export interface AuthorizationServer {
    * ```
    */
   readonly fetch: FetchHandler;
-  /**
-   * The same routing as `fetch` for a request already read as a Keyhold {@link HandlerRequest} (what
-   * `createNodeListener` of `@keyhold/adapter-node` passes): no web `Request`/`Response` conversion, the
-   * cheaper path on Node.
-   *
-   * @example
-   * ```ts
-   * http.createServer(createNodeListener(server.handle, { resolveUserId })).listen(8787);
-   * ```
-   */
-  readonly handle: Handler;
   /**
    * Whether `fetch` serves this path (any method), for a host that routes by path before choosing a
    * handler.
@@ -90,31 +73,6 @@ export interface AuthorizationServer {
    * ```
    */
   ownsPath(pathname: string): boolean;
-  /** GET /authorize. */
-  readonly authorize: TenantHandler;
-  /** GET /consent?req=…: the consent screen. */
-  readonly consentPage: TenantHandler;
-  /** POST /consent with `req` and `decision`. */
-  readonly consent: TenantHandler;
-  /** POST /token: authorization_code, refresh_token, client_credentials and RFC 8693 token exchange. */
-  readonly token: TenantHandler;
-  /** POST /register (RFC 7591). */
-  readonly register: TenantHandler;
-  /** POST /revoke (RFC 7009). */
-  readonly revoke: TenantHandler;
-  /** POST /introspect (RFC 7662). */
-  readonly introspect: TenantHandler;
-  /** Authorization server metadata (RFC 8414), also served as the OpenID configuration. */
-  readonly authorizationServerMetadata: TenantHandler;
-  /** Protected resource metadata (RFC 9728) of the tenant's MCP resource. */
-  readonly protectedResourceMetadata: TenantHandler;
-  /** The tenant's JWKS. */
-  readonly jwks: TenantHandler;
-  /**
-   * GET or POST /userinfo (OpenID Connect Core §5.3): `sub` and the `userClaims` the bearer token's scopes
-   * cover; a token without `openid` gets 403 `insufficient_scope`.
-   */
-  readonly userinfo: TenantHandler;
   /**
    * Verifies `Authorization: Bearer …` for the tenant's protected resource: the claims, or a ready 401/403
    * with the `WWW-Authenticate` challenge. Never throws for a bad token. When storage is unavailable while
@@ -179,10 +137,38 @@ type Run = (
  *   tenants: createStaticTenants({ demo: { signingKeys: [key], singleUserId: 'owner' } }),
  *   storage: createMemoryStorage(),
  * });
- * router.on('GET', '/tenant/:tenant/authorize', (req, { tenant }) => server.authorize(req, tenant!));
+ * Bun.serve({ fetch: (request) => server.fetch(request) });
  * ```
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  // The endpoint handlers stay off the public object: `fetch` is the one way in.
+  const {
+    authorize: _authorize,
+    consentPage: _consentPage,
+    consent: _consent,
+    token: _token,
+    register: _register,
+    revoke: _revoke,
+    introspect: _introspect,
+    authorizationServerMetadata: _authorizationServerMetadata,
+    protectedResourceMetadata: _protectedResourceMetadata,
+    jwks: _jwks,
+    userinfo: _userinfo,
+    ...server
+  } = createAuthorizationServerWithEndpoints(options);
+  return server;
+}
+
+/** The server and its per-endpoint handlers (see {@link createAuthorizationServerWithEndpoints}). */
+export type AuthorizationServerWithEndpoints = AuthorizationServer & EndpointHandlers;
+
+/**
+ * The server together with its per-endpoint handlers (each takes a request already read and the tenant slug):
+ * the unit oauth-core's own tests and benchmarks call. Not part of the package entry.
+ */
+export function createAuthorizationServerWithEndpoints(
+  options: AuthorizationServerOptions,
+): AuthorizationServerWithEndpoints {
   const validated = resolveOptions(options);
   // Client reads on the token endpoint come from a short-lived cache that every write through this server
   // invalidates (client-cache.ts); the administration below writes through the same wrapped store.
@@ -333,7 +319,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     });
   }
 
-  const handlers = {
+  const handlers: EndpointHandlers = {
     authorize: endpoint('authorize', true, authorizeHandler, 'authorize'),
     // The consent page only reads the pending request; the decision (which saves consent and issues a code)
     // is what the consent rule counts.
@@ -357,7 +343,6 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   return {
     ...handlers,
     fetch: routed.fetch,
-    handle: routed.handle,
     ownsPath: routed.ownsPath,
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
       try {

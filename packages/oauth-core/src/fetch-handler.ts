@@ -2,19 +2,19 @@ import type { FetchRequestInfo, HandlerRequest, HandlerResult } from '@keyhold/c
 import {
   PayloadTooLargeError,
   payloadTooLargeResponse,
-  readHandlerRequest,
   StorageUnavailableError,
   toResponse,
-  userIdOf,
 } from '@keyhold/core';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
+import { readRequestBody } from './request-body.js';
 import { storageOutageResult } from './responses.js';
 
-type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
+/** The unit of one endpoint: a request already read, and the tenant slug its path names. */
+export type TenantHandler = (request: HandlerRequest, tenantSlug: string) => Promise<HandlerResult>;
 
-/** The route handlers `fetch` dispatches to: the server's own, by name. */
-export type RoutedHandlers = Readonly<
+/** The endpoint handlers `fetch` dispatches to, by name (internal: tests call them directly). */
+export type EndpointHandlers = Readonly<
   Record<
     | 'authorize'
     | 'consentPage'
@@ -35,9 +35,17 @@ export type RoutedHandlers = Readonly<
 type CorsPolicy = 'json' | 'registration' | 'none';
 
 interface Route {
-  /** Path segments after the tenant slug, or the well-known form (prefix before, suffix after the slug). */
   readonly methods: Readonly<Record<string, TenantHandler>>;
   readonly cors: CorsPolicy;
+  /** Whether the endpoint uses the host's user (authorize, consent): only those resolve it. */
+  readonly usesUser: boolean;
+  /** The methods `methods` serves (plus `OPTIONS` where CORS applies): the 405's `Allow`, computed once. */
+  readonly allow: string;
+}
+
+function route(methods: Readonly<Record<string, TenantHandler>>, cors: CorsPolicy, usesUser = false): Route {
+  const allowed = Object.keys(methods);
+  return { methods, cors, usesUser, allow: [...allowed, ...(cors === 'none' ? [] : ['OPTIONS'])].join(', ') };
 }
 
 interface RouteTable {
@@ -52,22 +60,20 @@ interface RouteTable {
  * protected-resource metadata follows the configured resource, so the 401 challenge's
  * `resource_metadata` URL is always served).
  */
-export function oauthRoutes(context: ServerContext, handlers: RoutedHandlers): RouteTable {
+export function oauthRoutes(context: ServerContext, handlers: EndpointHandlers): RouteTable {
   const resourcePath = context.resourcePath;
-  const json = (method: 'GET' | 'POST', handler: TenantHandler, cors: CorsPolicy = 'json'): Route => ({
-    methods: { [method]: handler },
-    cors,
-  });
+  const json = (method: 'GET' | 'POST', handler: TenantHandler, cors: CorsPolicy = 'json'): Route =>
+    route({ [method]: handler }, cors);
   const asMetadata = json('GET', handlers.authorizationServerMetadata);
   const prMetadata = json('GET', handlers.protectedResourceMetadata);
   const underTenant = new Map<string, Route>([
-    ['/authorize', { methods: { GET: handlers.authorize }, cors: 'none' }],
-    ['/consent', { methods: { GET: handlers.consentPage, POST: handlers.consent }, cors: 'none' }],
+    ['/authorize', route({ GET: handlers.authorize }, 'none', true)],
+    ['/consent', route({ GET: handlers.consentPage, POST: handlers.consent }, 'none', true)],
     ['/token', json('POST', handlers.token)],
     ['/register', json('POST', handlers.register, 'registration')],
     ['/revoke', json('POST', handlers.revoke)],
     ['/introspect', json('POST', handlers.introspect)],
-    ['/userinfo', { methods: { GET: handlers.userinfo, POST: handlers.userinfo }, cors: 'json' }],
+    ['/userinfo', route({ GET: handlers.userinfo, POST: handlers.userinfo }, 'json')],
     ['/.well-known/jwks.json', json('GET', handlers.jwks)],
     ['/.well-known/oauth-authorization-server', asMetadata],
     ['/.well-known/openid-configuration', asMetadata],
@@ -121,107 +127,104 @@ export function matchRoute(
   return tenant !== undefined && route !== undefined ? { route, tenant } : undefined;
 }
 
+const NOT_FOUND: HandlerResult = {
+  status: 404,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({ error: 'not_found', error_description: 'No such endpoint.' }),
+};
+
+/** The path and the query of an absolute URL, by one scan (a `Request`'s URL is already normalised). */
+function splitUrl(url: string): { readonly path: string; readonly query: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return { path: '/', query: '' };
+  let end = url.indexOf('#', start);
+  if (end === -1) end = url.length;
+  const mark = url.indexOf('?', start);
+  return mark === -1 || mark > end
+    ? { path: url.slice(start, end), query: '' }
+    : { path: url.slice(start, mark), query: url.slice(mark + 1, end) };
+}
+
 /**
  * Builds the authorization server's `fetch`: routes every path it owns (see {@link oauthRoutes}), answers
  * CORS preflights on the JSON endpoints, 405 with `Allow` for a known path and another method, and 404 for
- * anything else (a host mounting several areas can route by path prefix or try each `fetch` in turn).
+ * anything else. One pass per request: the path split once, one route match, one method check, the body read
+ * once, the user resolved only where a user is used, one conversion to the handler's request and one back.
  */
 export function createOAuthFetch(
   context: ServerContext,
-  handlers: RoutedHandlers,
+  handlers: EndpointHandlers,
 ): {
   readonly fetch: (request: Request, info?: FetchRequestInfo) => Promise<Response>;
-  readonly handle: (request: HandlerRequest) => Promise<HandlerResult>;
   readonly ownsPath: (pathname: string) => boolean;
 } {
   const table = oauthRoutes(context, handlers);
   const basePath = new URL(context.baseUrl).pathname.replace(/\/+$/, '');
   const ownsPath = (pathname: string): boolean => matchRoute(table, basePath, pathname) !== undefined;
 
-  /** What a path and method get before any body is read: a handler, or the answer itself. */
-  function dispatch(
-    path: string,
-    rawMethod: string,
-    origin: string | undefined,
-  ):
-    | { readonly run: TenantHandler; readonly tenant: string; readonly html: boolean }
-    | { readonly answer: HandlerResult } {
-    const found = matchRoute(table, basePath, path);
-    if (found === undefined) {
-      return {
-        answer: {
-          status: 404,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-          body: JSON.stringify({ error: 'not_found', error_description: 'No such endpoint.' }),
-        },
-      };
-    }
-    const { route, tenant } = found;
-    const method = rawMethod.toUpperCase();
-    const allowed = Object.keys(route.methods);
-    if (method === 'OPTIONS' && route.cors !== 'none') {
-      const corsOrigins = route.cors === 'registration' ? context.registrationOrigins : context.corsOrigins;
-      const preflight: HandlerRequest = {
-        method: 'OPTIONS',
-        path,
-        query: '',
-        headers: origin === undefined ? {} : { origin },
-        body: '',
-      };
-      return { answer: preflightResult(preflight, corsOrigins, allowed, context.corsMaxAgeSeconds) };
-    }
-    const run = route.methods[method === 'HEAD' ? 'GET' : method];
-    if (run === undefined) {
-      return {
-        answer: {
-          status: 405,
-          headers: { allow: [...allowed, ...(route.cors === 'none' ? [] : ['OPTIONS'])].join(', ') },
-        },
-      };
-    }
-    return { run, tenant, html: route.cors === 'none' };
+  /** The host's user, asked for only by an endpoint that uses one; `info.userId` first, then the option. */
+  async function userOf(request: Request, info: FetchRequestInfo): Promise<string | undefined> {
+    const source = info.userId;
+    const fromInfo = typeof source === 'function' ? await source() : source;
+    if (typeof fromInfo === 'string' && fromInfo !== '') return fromInfo;
+    return context.resolveUserId === undefined ? undefined : await context.resolveUserId(request);
   }
 
-  // The Keyhold-handler face (a request already read, as `@keyhold/adapter-node` reads it): no web
-  // Request/Response conversion, the fast path on Node.
-  const handle = async (request: HandlerRequest): Promise<HandlerResult> => {
-    const target = dispatch(request.path, request.method, request.headers['origin']);
-    return 'answer' in target ? target.answer : target.run(request, target.tenant);
-  };
-
   const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
-    const target = dispatch(
-      new URL(request.url).pathname,
-      request.method,
-      request.headers.get('origin') ?? undefined,
-    );
-    if ('answer' in target) return toResponse(target.answer);
-    let handlerRequest: HandlerRequest;
-    try {
-      const userId = (await userIdOf(info)) ?? (await context.resolveUserId?.(request));
-      handlerRequest = await readHandlerRequest(
-        request,
-        { ...info, ...(userId === undefined ? {} : { userId }) },
-        { bodyLimitBytes: context.bodyLimitBytes },
+    const { path, query } = splitUrl(request.url);
+    const found = matchRoute(table, basePath, path);
+    if (found === undefined) return toResponse(NOT_FOUND);
+    const { route, tenant } = found;
+    // Request normalises the standard methods to upper case; an unusual one is compared as sent.
+    const method = request.method;
+    if (method === 'OPTIONS' && route.cors !== 'none') {
+      const corsOrigins = route.cors === 'registration' ? context.registrationOrigins : context.corsOrigins;
+      const origin = request.headers.get('origin');
+      const preflight: HandlerRequest = {
+        method,
+        path,
+        query: '',
+        headers: origin === null ? {} : { origin },
+        body: '',
+      };
+      return toResponse(
+        preflightResult(preflight, corsOrigins, Object.keys(route.methods), context.corsMaxAgeSeconds),
       );
+    }
+    const run = route.methods[method === 'HEAD' ? 'GET' : method];
+    if (run === undefined) return toResponse({ status: 405, headers: { allow: route.allow } });
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    let body = '';
+    let userId: string | undefined;
+    try {
+      if (method !== 'GET' && method !== 'HEAD')
+        body = await readRequestBody(request, context.bodyLimitBytes);
+      if (route.usesUser) userId = await userOf(request, info);
     } catch (error) {
       if (error instanceof PayloadTooLargeError) return payloadTooLargeResponse();
-      // The host's resolveUserId may read a session store: its outage is a 503 like any other.
+      // The host's user lookup may read a session store: its outage is a 503 like any other.
       if (error instanceof StorageUnavailableError) {
         context.logger.warn(
-          {
-            event: 'storage_unavailable',
-            component: error.component,
-            endpoint: 'resolveUserId',
-            tenant: target.tenant,
-          },
+          { event: 'storage_unavailable', component: error.component, endpoint: 'resolveUserId', tenant },
           'storage unavailable: answered 503',
         );
-        return toResponse(storageOutageResult(error, target.html));
+        return toResponse(storageOutageResult(error, route.cors === 'none'));
       }
       throw error;
     }
-    return toResponse(await target.run(handlerRequest, target.tenant));
+    const handlerRequest: HandlerRequest = {
+      method,
+      path,
+      query,
+      headers,
+      body,
+      ...(userId === undefined ? {} : { userId }),
+      ...(info.ip === undefined ? {} : { ip: info.ip }),
+    };
+    return toResponse(await run(handlerRequest, tenant));
   };
-  return { fetch, handle, ownsPath };
+  return { fetch, ownsPath };
 }

@@ -1,4 +1,4 @@
-export type { AuthorizationServer, TenantHandler } from './authorization-server.js';
+export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export { MACHINE_SUBJECT_PREFIX } from './bearer.js';

@@ -77,8 +77,9 @@ export interface TenantConfig {
 }
 
 /**
- * How the server finds a tenant by its slug. Return the same object (or at least the same `signingKeys`
- * array) for an unchanged tenant so imported keys are reused; `undefined` answers 404. For a fixed set of
+ * How the server finds a tenant by its slug; called once per request. Return the same object for an
+ * unchanged tenant: the server reuses what it built from it (imported keys included), so a changed tenant must
+ * come back as a new object (edits to the returned object in place are not seen); `undefined` answers 404. For a fixed set of
  * tenants use {@link createStaticTenants}, which checks every tenant (its signing keys included) at creation;
  * a lookup you implement is checked on first use: a broken tenant throws `ERR_INVALID_OPTIONS` from the
  * handler of its first request, which answers it with 500.

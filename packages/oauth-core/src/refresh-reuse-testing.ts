@@ -1,7 +1,7 @@
 import type { HandlerResult, ManualClock } from '@keyhold/core';
 import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createAuthorizationServer } from './authorization-server.js';
+import { createAuthorizationServerWithEndpoints } from './authorization-server.js';
 import type { SigningKeyConfig } from './keys.js';
 import { generateSigningKey } from './keys.js';
 import type { OAuthStorage } from './storage.js';
@@ -63,7 +63,7 @@ async function harness(
     },
   };
   const tenant = { signingKeys: [key], resourceScopes: [] };
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl: 'https://auth.example',
     tenants: { get: (slug) => (slug === TENANT ? tenant : undefined) },
     storage,

@@ -72,32 +72,23 @@ export function isTenantSlug(slug: string): boolean {
   return SLUG.test(slug);
 }
 
-interface TenantUrls {
-  readonly issuer: string;
-  readonly resource: string;
-  readonly resourceMetadataUrl: string;
-}
-
-// The URLs depend only on the slug and the server's options, so they are computed once per known tenant
-// (the cache is cleared when it grows past a bound, so unbounded slugs cannot grow it).
+// A built tenant is kept per slug and reused while the lookup returns the same config object (and the same
+// `signingKeys` array): a request then pays one lookup and no rebuild. Bounded, oldest first out, so unbounded
+// slugs cannot grow it; keyed by the server's context so two servers never share a tenant.
 const MAX_CACHED_TENANTS = 1024;
-const urlCaches = new WeakMap<ServerContext, Map<string, TenantUrls>>();
+interface CachedTenant {
+  readonly tenant: Tenant;
+  readonly signingKeys: TenantConfig['signingKeys'];
+}
+const tenantCaches = new WeakMap<ServerContext, Map<string, CachedTenant>>();
 
-function tenantUrls(context: ServerContext, slug: string): TenantUrls {
-  let cache = urlCaches.get(context);
+function cacheOf(context: ServerContext): Map<string, CachedTenant> {
+  let cache = tenantCaches.get(context);
   if (!cache) {
     cache = new Map();
-    urlCaches.set(context, cache);
+    tenantCaches.set(context, cache);
   }
-  let urls = cache.get(slug);
-  if (!urls) {
-    const issuer = tenantIssuer(context.baseUrl, slug);
-    const resource = `${issuer}${context.resourcePath}`;
-    urls = { issuer, resource, resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource') };
-    if (cache.size >= MAX_CACHED_TENANTS) cache.clear();
-    cache.set(slug, urls);
-  }
-  return urls;
+  return cache;
 }
 
 function resolveLoginUrl(loginUrl: string | undefined, issuer: string): string {
@@ -139,7 +130,11 @@ export function checkTenantConfig(slug: string, config: TenantConfig): void {
   }
 }
 
-/** Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. */
+/**
+ * Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. The
+ * lookup runs on every call (a changed tenant takes effect at once); the tenant built from an unchanged config
+ * object is reused.
+ */
 export async function resolveTenant(
   context: ServerContext,
   keyCache: KeyCache,
@@ -148,7 +143,26 @@ export async function resolveTenant(
   if (!SLUG.test(slug)) return undefined;
   const config = await context.tenants.get(slug);
   if (!config) return undefined;
-  const { issuer, resource, resourceMetadataUrl } = tenantUrls(context, slug);
+  const cache = cacheOf(context);
+  const cached = cache.get(slug);
+  if (cached !== undefined && cached.tenant.config === config && cached.signingKeys === config.signingKeys) {
+    return cached.tenant;
+  }
+  const tenant = await buildTenant(context, keyCache, slug, config);
+  cache.delete(slug);
+  if (cache.size >= MAX_CACHED_TENANTS) cache.delete(cache.keys().next().value as string);
+  cache.set(slug, { tenant, signingKeys: config.signingKeys });
+  return tenant;
+}
+
+async function buildTenant(
+  context: ServerContext,
+  keyCache: KeyCache,
+  slug: string,
+  config: TenantConfig,
+): Promise<Tenant> {
+  const issuer = tenantIssuer(context.baseUrl, slug);
+  const resource = `${issuer}${context.resourcePath}`;
   let authMethods: ReadonlySet<TokenEndpointAuthMethod> | undefined;
   let loginUrl: string;
   let keys: TenantKeySet;
@@ -164,7 +178,7 @@ export async function resolveTenant(
     config,
     issuer,
     resource,
-    resourceMetadataUrl,
+    resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource'),
     resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
     loginUrl,
     keys,

@@ -225,19 +225,3 @@ describe('fetch: CORS on the JSON endpoints (preflight 204, configurable origins
     expect((await call('/tenant/demo/authorize', preflight('https://app.example'))).status).toBe(405);
   });
 });
-
-describe('handle: the same routing for a request already read (the Node fast path)', () => {
-  it('answers discovery, 405 with Allow, a CORS preflight and 404 like fetch does', async () => {
-    const t = await createTestServer();
-    const request = (method: string, path: string, headers: Record<string, string> = {}) =>
-      t.server.handle({ method, path, query: '', headers, body: '' });
-    const metadata = await request('GET', '/.well-known/oauth-authorization-server/tenant/demo');
-    expect(metadata.status).toBe(200);
-    expect(JSON.parse(metadata.body ?? '{}')).toMatchObject({ issuer: 'https://auth.example/tenant/demo' });
-    const wrong = await request('GET', '/tenant/demo/token');
-    expect([wrong.status, wrong.headers['allow']]).toEqual([405, 'POST, OPTIONS']);
-    const preflight = await request('OPTIONS', '/tenant/demo/token', { origin: 'https://app.example' });
-    expect([preflight.status, preflight.headers['access-control-allow-origin']]).toEqual([204, '*']);
-    expect((await request('GET', '/elsewhere')).status).toBe(404);
-  });
-});

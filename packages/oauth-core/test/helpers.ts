@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { HandlerRequest, HandlerResult, ManualClock } from '@keyhold/core';
 import { createManualClock, formEncode, randomToken } from '@keyhold/core';
+import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';
+import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import type {
   AuthEventAttributes,
   AuthMetrics,
-  AuthorizationServer,
   AuthorizationServerOptions,
   CimdResolver,
   ClientProvisionInput,
@@ -12,7 +13,7 @@ import type {
   SigningKeyConfig,
   TenantConfig,
 } from '../src/index.js';
-import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../src/index.js';
+import { createMemoryStorage, generateSigningKey } from '../src/index.js';
 
 export const BASE_URL = 'https://auth.example';
 export const ISSUER: string = `${BASE_URL}/tenant/demo`;
@@ -21,7 +22,7 @@ export const REDIRECT_URI = 'https://app.example/callback';
 export const USER = 'user-1';
 
 export interface TestServer {
-  readonly server: AuthorizationServer;
+  readonly server: AuthorizationServerWithEndpoints;
   readonly storage: OAuthStorage;
   readonly clock: ManualClock;
   /** The live tenant config: tests may edit it between requests. */
@@ -47,9 +48,11 @@ export async function createTestServer(overrides: TestServerOptions = {}): Promi
     signingKeys: [await generateSigningKey(overrides.alg ?? 'ES256', 'k1')],
     ...overrides.tenant,
   } as TestServer['tenant'];
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl: BASE_URL,
-    tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
+    // A copy per lookup: tests edit the live config between requests, and the server reuses the tenant it
+    // built for as long as the lookup returns the same object.
+    tenants: { get: (slug) => (slug === 'demo' ? { ...tenant } : undefined) },
     storage,
     clock,
     metrics,
@@ -118,7 +121,7 @@ export function decodePayload(jwt: string): Record<string, unknown> {
 }
 
 export async function registerClient(
-  server: AuthorizationServer,
+  server: AuthorizationServerWithEndpoints,
   metadata: Record<string, unknown> = {},
 ): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
   const result = await server.register(
@@ -147,7 +150,7 @@ export function consentFormFields(page: HandlerResult): { cookie: string; csrfTo
 
 /** What a browser does on the consent screen: load it (getting its cookie and token), then post a decision. */
 export async function decideConsent(
-  server: AuthorizationServer,
+  server: AuthorizationServerWithEndpoints,
   req: string,
   decision: string = 'approve',
   userId: string | undefined = USER,
@@ -229,7 +232,7 @@ export async function exchangeCode(
 
 /** Provisions a client through the host API (machine grants need it), in the shape registerClient answers. */
 export async function provisionClient(
-  server: AuthorizationServer,
+  server: AuthorizationServerWithEndpoints,
   input: ClientProvisionInput,
 ): Promise<{ client_id: string; client_secret?: string }> {
   const created = await server.clients.provision('demo', input);

@@ -1,12 +1,8 @@
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import type { SigningAlgorithm } from '../src/index.js';
-import {
-  createAuthorizationServer,
-  createMemoryStorage,
-  generateSigningKey,
-  OAuthCoreError,
-} from '../src/index.js';
+import { createMemoryStorage, generateSigningKey, OAuthCoreError } from '../src/index.js';
 import {
   basic,
   createTestServer,
@@ -137,12 +133,14 @@ describe('options are validated at creation', () => {
     ['a zero TTL', { baseUrl: 'https://auth.example', accessTokenTtlSeconds: 0 }],
     ['a fractional TTL', { baseUrl: 'https://auth.example', authorizationCodeTtlSeconds: 1.5 }],
   ])('refuses %s', (_, options) => {
-    expect(() => createAuthorizationServer({ ...base, ...options } as never)).toThrow(
+    expect(() => createAuthorizationServerWithEndpoints({ ...base, ...options } as never)).toThrow(
       expect.objectContaining({ name: 'OAuthCoreError', code: 'ERR_INVALID_OPTIONS' }),
     );
   });
 
   it('accepts http on loopback for development', () => {
-    expect(() => createAuthorizationServer({ ...base, baseUrl: 'http://127.0.0.1:8787' })).not.toThrow();
+    expect(() =>
+      createAuthorizationServerWithEndpoints({ ...base, baseUrl: 'http://127.0.0.1:8787' }),
+    ).not.toThrow();
   });
 });

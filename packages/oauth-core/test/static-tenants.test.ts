@@ -1,8 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import {
-  createAuthorizationServer,
   createMemoryStorage,
   createStaticTenants,
   generateSigningKey,
@@ -54,7 +54,7 @@ function creationError(config: TenantConfig, slug = 'demo'): OAuthCoreError | un
 
 /** What the tenant's first request throws when the same config comes from a lookup of the host's own. */
 async function firstRequestError(config: TenantConfig): Promise<unknown> {
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl: BASE_URL,
     tenants: { get: (slug) => (slug === 'demo' ? config : undefined) },
     storage: createMemoryStorage(),
@@ -224,7 +224,7 @@ describe('createStaticTenants refuses a signing key that cannot be imported, at 
 
   it('so createAuthorizationServer with such tenants never starts', () => {
     expect(() =>
-      createAuthorizationServer({
+      createAuthorizationServerWithEndpoints({
         baseUrl: BASE_URL,
         tenants: createStaticTenants({ demo: key({ kid: 'k1', alg: 'HS256', secret: 'short' }) }),
         storage: createMemoryStorage(),
@@ -257,7 +257,11 @@ describe('createStaticTenants accepts a good key of every tenant signing algorit
     const config: TenantConfig = { signingKeys: [await make()] };
     const tenants = createStaticTenants({ demo: config });
     expect(await tenants.get('demo')).toBe(config);
-    const server = createAuthorizationServer({ baseUrl: BASE_URL, tenants, storage: createMemoryStorage() });
+    const server = createAuthorizationServerWithEndpoints({
+      baseUrl: BASE_URL,
+      tenants,
+      storage: createMemoryStorage(),
+    });
     const result = await server.jwks(postForm('/', ''), 'demo');
     expect(result.status).toBe(200);
   });

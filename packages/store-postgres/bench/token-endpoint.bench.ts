@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HandlerRequest } from '@keyhold/core';
 import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
@@ -58,18 +57,18 @@ async function chainsOver(storage: OAuthStorage, refreshReuseWindowSeconds?: num
     tokens.push(token);
   }
   const refresh = async (i: number): Promise<void> => {
-    const request: HandlerRequest = {
-      method: 'POST',
-      path: '/tenant/demo/token',
-      query: '',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: formEncode({
-        grant_type: 'refresh_token',
-        refresh_token: tokens[i] as string,
-        client_id: CLIENT_ID,
+    const response = await server.fetch(
+      new Request('https://auth.example/tenant/demo/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: formEncode({
+          grant_type: 'refresh_token',
+          refresh_token: tokens[i] as string,
+          client_id: CLIENT_ID,
+        }),
       }),
-    };
-    const result = await server.token(request, 'demo');
+    );
+    const result = { status: response.status, body: await response.text() };
     if (result.status !== 200) throw new Error(`refresh failed: ${result.body}`);
     tokens[i] = (JSON.parse(result.body ?? '{}') as { refresh_token: string }).refresh_token;
   };

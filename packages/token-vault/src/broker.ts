@@ -57,14 +57,12 @@ export interface TokenBroker {
    * is thrown into the generator at the yield, and out of `runWithAsks` unless the method catches it.
    */
   runWithAsks<T>(method: AskingMethod<T>, context: AskContext): Promise<T>;
-  /** The connect step: `GET <connectUrl>?elicitation_id=…` with `request.userId` set by the host's session. */
-  readonly connect: Handler;
-  /** `GET /auth/oauth/callback`: verifies the state, exchanges the code with PKCE, stores the grant. */
-  readonly callback: Handler;
   /**
-   * Both browser steps as one web-standard handler: `GET` at the paths of `connectUrl` and `callbackUrl`,
-   * 405 with `Allow` for another method there, 404 elsewhere. `info.userId` is the host's signed-in user
-   * (the connect step requires it).
+   * Both browser steps as one web-standard handler: `GET` at the paths of `connectUrl` (the connect step,
+   * `?elicitation_id=…`) and `callbackUrl` (the provider's redirect: verifies the state, exchanges the code
+   * with PKCE, stores the grant), 405 with `Allow` for another method there, 404 elsewhere. `info.userId` is
+   * the host's signed-in user, resolved only here (the connect step requires it, the callback checks it is
+   * the user who connected).
    *
    * @example
    * ```ts
@@ -72,6 +70,15 @@ export interface TokenBroker {
    * ```
    */
   readonly fetch: FetchHandler;
+  /**
+   * Whether `fetch` serves this path: the paths of `connectUrl` and `callbackUrl`.
+   *
+   * @example
+   * ```ts
+   * const mine = broker.ownsPath('/auth/oauth/callback');
+   * ```
+   */
+  ownsPath(pathname: string): boolean;
   /** Re-encrypts every grant of a tenant under the vault's current key (after a key rotation). */
   rewrapGrants(tenantId: string): Promise<RewrapSummary>;
 }
@@ -89,6 +96,21 @@ export interface TokenBroker {
  * ```
  */
 export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
+  // The two browser steps stay off the public object: `fetch` is the one way in.
+  const { connect: _connect, callback: _callback, ...broker } = createTokenBrokerWithSteps(options);
+  return broker;
+}
+
+/** The broker's two browser steps, each a handler of a request already read (what the tests call). */
+export interface BrokerSteps {
+  /** The connect step: `GET <connectUrl>?elicitation_id=…` with `request.userId` set by the host's session. */
+  readonly connect: Handler;
+  /** `GET <callbackUrl>`: verifies the state, exchanges the code with PKCE, stores the grant. */
+  readonly callback: Handler;
+}
+
+/** The broker and its browser steps: the unit token-vault's own tests call. Not part of the package entry. */
+export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBroker & BrokerSteps {
   const resolved = resolveBrokerOptions(options);
   const { storage, vault, clock, logger } = resolved;
   // In-process single-flight: concurrent asks for one grant share one refresh.
@@ -218,6 +240,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
     },
     connect,
     callback,
+    ownsPath: (pathname) => pathname === connectPath || pathname === callbackPath,
     async fetch(request, info = {}) {
       const path = new URL(request.url).pathname;
       const handler = path === connectPath ? connect : path === callbackPath ? callback : undefined;

@@ -2,6 +2,7 @@ import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitationRequiredError } from '../src/index.js';
+import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '../src/index.js';
 import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
 
 const server = setupServer();
@@ -65,5 +66,69 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
     const anonymous = await harness.broker.fetch(new Request(elicitation.elicitationUrl));
     expect(anonymous.status).not.toBe(302);
     expect(anonymous.status).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe('broker.ownsPath: exactly the paths broker.fetch serves', () => {
+  it('owns the connect and callback paths (default and configured) and nothing else', async () => {
+    for (const options of [
+      {},
+      { connectUrl: 'https://host.example/oauth/go', callbackUrl: 'https://host.example/oauth/back' },
+    ]) {
+      const { broker } = makeHarness(options);
+      const paths = [
+        '/auth/oauth/connect',
+        '/auth/oauth/callback',
+        '/oauth/go',
+        '/oauth/back',
+        '/auth/oauth/connect/',
+        '/auth/oauth',
+        '/elsewhere',
+        '/',
+      ];
+      for (const path of paths) {
+        const response = await broker.fetch(new Request(`https://host.example${path}`, { method: 'DELETE' }));
+        expect([path, broker.ownsPath(path)]).toEqual([path, response.status !== 404]);
+      }
+    }
+  });
+});
+
+describe('broker.fetch: the user is resolved only by a browser step', () => {
+  it('calls a userId function once for connect, and never for a path or method it does not serve', async () => {
+    const harness = makeHarness();
+    let calls = 0;
+    const userId = () => {
+      calls += 1;
+      return 'user-1';
+    };
+    await harness.broker.fetch(new Request('https://host.example/elsewhere'), { userId });
+    await harness.broker.fetch(new Request('https://host.example/auth/oauth/connect', { method: 'POST' }), {
+      userId,
+    });
+    expect(calls).toBe(0);
+    const elicitation = (await harness.broker
+      .getToken(ask, harness.context)
+      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    expect((await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId })).status).toBe(
+      302,
+    );
+    expect(calls).toBe(1);
+  });
+});
+
+describe('createTokenBroker: fetch and ownsPath are the one way in', () => {
+  it('has no connect or callback members', () => {
+    const broker = createTokenBroker({
+      baseUrl: 'https://host.example',
+      vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
+      storage: createMemoryBrokerStorage(),
+      providers: [],
+    });
+    expect(['connect' in broker, 'callback' in broker, typeof broker.ownsPath]).toEqual([
+      false,
+      false,
+      'function',
+    ]);
   });
 });

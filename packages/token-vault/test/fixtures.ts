@@ -2,8 +2,10 @@ import type { HandlerRequest, ManualClock } from '@keyhold/core';
 import { createManualClock, parseForm } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
+import type { BrokerSteps } from '../src/broker.js';
+import { createTokenBrokerWithSteps } from '../src/broker.js';
 import type { AskContext, TokenBroker, TokenBrokerOptions, TokenVaultStorage } from '../src/index.js';
-import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '../src/index.js';
+import { createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 
 export const T0: number = Date.parse('2026-03-01T12:00:00Z');
 export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
@@ -18,7 +20,7 @@ export interface TokenRequestLog {
 }
 
 export interface Harness {
-  readonly broker: TokenBroker;
+  readonly broker: TokenBroker & BrokerSteps;
   readonly storage: TokenVaultStorage;
   readonly clock: ManualClock;
   readonly context: AskContext;
@@ -30,7 +32,7 @@ export function makeHarness(
 ): Harness {
   const clock = shared.clock ?? createManualClock(T0);
   const storage = shared.storage ?? createMemoryBrokerStorage();
-  const broker = createTokenBroker({
+  const broker = createTokenBrokerWithSteps({
     baseUrl: 'https://host.example',
     vault: createLocalVault({ masterKey: 'a-master-key-of-at-least-32-bytes-long', scryptCost: 1024 }),
     storage,
@@ -101,7 +103,7 @@ export function tokenResponse(body: Record<string, unknown>, status = 200): Resp
  * request the provider would send back (with `code`), plus the provider redirect URL.
  */
 export async function authorizeInBrowser(
-  broker: TokenBroker,
+  broker: TokenBroker & BrokerSteps,
   elicitationUrl: string,
   userId = 'user-1',
   code = 'code-1',

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createNodeListener, createRouter } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthorizationServer } from '../../src/authorization-server.js';
+import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createFederatedLogin, type FederatedLogin } from '../../src/federated/login.js';
 import { createMemoryUserStore } from '../../src/federated/memory-store.js';
 import { generateSigningKey } from '../../src/keys.js';
@@ -38,7 +38,7 @@ beforeAll(async () => {
     createdAt: Date.now(),
   });
   const signingKey = await generateSigningKey('ES256', 'upstream-1');
-  const oauth = createAuthorizationServer({
+  const oauth = createAuthorizationServerWithEndpoints({
     baseUrl,
     storage,
     tenants: {

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { createNodeListener, createRouter } from '@keyhold/adapter-node';
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
-import type { AuthorizationServer, AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
-import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../../src/index.js';
+import type { AuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
+import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
+import type { AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
+import { createMemoryStorage, generateSigningKey } from '../../src/index.js';
 
 /** Every discovery form MCP clients try (RFC 8414 and OpenID, path-inserted and issuer-relative; RFC 9728). */
 export const DISCOVERY_ROUTES = {
@@ -24,7 +26,7 @@ export const DISCOVERY_ROUTES = {
 export interface HttpHost {
   readonly baseUrl: string;
   readonly issuer: string;
-  readonly server: AuthorizationServer;
+  readonly server: AuthorizationServerWithEndpoints;
   close(): Promise<void>;
 }
 
@@ -50,7 +52,7 @@ export async function startHttpHost(
     resourceScopes: ['mcp'],
     ...tenantOverrides,
   };
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl,
     tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
     storage: createMemoryStorage(),

@@ -5,9 +5,10 @@ import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import type { TenantConfig } from '../../src/index.js';
-import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '../../src/index.js';
+import { createMemoryStorage, generateSigningKey } from '../../src/index.js';
 import type { MetricsApi } from '../../src/metrics/when-present.js';
 import { createMetricsWhenPresent, metricsWhenPresent } from '../../src/metrics/when-present.js';
 import { createOpenTelemetryMetrics } from '../../src/opentelemetry.js';
@@ -46,7 +47,7 @@ async function serverWithoutMetricsOption(
   const storage = createMemoryStorage();
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
   const tenant = { signingKeys: [await generateSigningKey('ES256', 'k1')] } as TestServer['tenant'];
-  const server = createAuthorizationServer({
+  const server = createAuthorizationServerWithEndpoints({
     baseUrl: BASE_URL,
     tenants: { get: (slug): TenantConfig | undefined => (slug === 'demo' ? tenant : undefined) },
     storage,
