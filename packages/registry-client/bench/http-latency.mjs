@@ -5,7 +5,7 @@
 // Run: pnpm --filter @keyhold/core --filter @keyhold/adapter-node --filter @keyhold/registry-client build
 //      node packages/registry-client/bench/http-latency.mjs
 import { Agent, createServer, request } from 'node:http';
-import { createNodeListener } from '@keyhold/adapter-node';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 
@@ -15,7 +15,7 @@ const deadlineMs = (total / rate) * 1000 + 15_000;
 
 // The limit is lifted so the run measures lookups, but every request still goes through the limiter.
 const api = createRegistryApi({ rateLimitPerWindow: 1_000_000_000 });
-const server = createServer(createNodeListener(api));
+const server = createServer(toNodeListener(api.fetch));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const { port } = server.address();
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });

@@ -1,8 +1,8 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { bench, describe } from 'vitest';
-import { createRegistryApi } from '../src/server/registry-api.js';
+import { createRegistryApiWithHandle } from '../src/server/registry-api.js';
 
-const api = createRegistryApi({ rateLimitPerWindow: 1_000_000_000 });
+const api = createRegistryApiWithHandle({ rateLimitPerWindow: 1_000_000_000 });
 const request = (path: string, query = ''): HandlerRequest => ({
   method: 'GET',
   path,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistryClient } from '../src/client.js';
-import { createRegistryApi } from '../src/server/registry-api.js';
+import { createRegistryApiWithHandle } from '../src/server/registry-api.js';
 import { httpProvider, noteOf, stdioProvider } from './helpers/providers.js';
 import { closedPort, type Running, serveHandler, serveRaw } from './helpers/serve.js';
 
@@ -23,7 +23,7 @@ async function start(server: Promise<Running>): Promise<string> {
 
 describe('client against a real registry server (node:http through adapter-node)', () => {
   it('reads providers, searches and checks health', async () => {
-    const url = await start(serveHandler(createRegistryApi({ providers: remote })));
+    const url = await start(serveHandler(createRegistryApiWithHandle({ providers: remote })));
     const client = createRegistryClient({ registryUrl: url, localProviders: local });
     expect(await client.health()).toEqual({ ok: true });
     expect(await client.getProvider('linear')).toEqual({
@@ -37,7 +37,7 @@ describe('client against a real registry server (node:http through adapter-node)
 
   it('falls back after a real 404, then answers unknown when the local file lacks it too', async () => {
     const url = await start(
-      serveHandler(createRegistryApi({ providers: { onlyremote: remote.onlyremote } })),
+      serveHandler(createRegistryApiWithHandle({ providers: { onlyremote: remote.onlyremote } })),
     );
     const client = createRegistryClient({ registryUrl: url, localProviders: local });
     expect(await client.getProvider('linear')).toMatchObject({ source: 'local', reason: 'not_found' });

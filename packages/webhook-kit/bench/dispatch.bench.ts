@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { HandlerRequest } from '@keyhold/core';
 import { bench, describe } from 'vitest';
-import { createWebhookHandler } from '../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 import { githubModule } from '../test/fixtures/modules.js';
 
 // Dispatch overhead of the webhook layer (route, secret, body parse, metadata, call, response), measured
@@ -9,7 +9,7 @@ import { githubModule } from '../test/fixtures/modules.js';
 const SECRET = 'bench-shared-secret-0123456789abcdef';
 const GITHUB_SECRET = 'bench-github-secret';
 
-const handler = createWebhookHandler({
+const handler = createWebhookHandlerWithHandle({
   modules: [githubModule()],
   secret: SECRET,
   signatures: { 'github/github/push': { scheme: 'github', secrets: [GITHUB_SECRET] } },

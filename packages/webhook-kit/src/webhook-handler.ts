@@ -2,6 +2,7 @@ import type {
   Clock,
   FetchHandler,
   FetchRequestInfo,
+  Handler,
   HandlerRequest,
   HandlerResult,
   Logger,
@@ -84,27 +85,27 @@ export interface WebhookHandlerOptions {
 }
 
 /**
- * A webhook handler: a Keyhold `Handler` to mount at the base path, with the routes it serves and a
- * web-standard `fetch` for runtimes that speak `Request`/`Response`.
+ * The webhooks area: a web-standard `fetch` for every path under the base path, `ownsPath` saying which
+ * paths those are, and the routes it serves.
  *
  * @example
  * ```ts
  * const webhooks: WebhookHandler = createWebhookHandler({ modules });
  * logger.info({ routes: webhooks.routes.map((route) => route.key) }, 'webhooks ready');
- * const result = await webhooks(request);
  * Deno.serve((request) => webhooks.fetch(request));
  * ```
  */
 export interface WebhookHandler {
-  (request: HandlerRequest): Promise<HandlerResult>;
   /** The routes discovered at creation, in registration order. */
   readonly routes: readonly WebhookRoute[];
   /**
-   * The same handler as a web-standard `fetch`: it owns every path under the base path (404 for the
-   * others). A body larger than `bodyLimitBytes` is refused with 413 while it is read, before the secret
-   * is checked, so it is never buffered whole.
+   * Serves every path under the base path (a path with no route is 404, or 401 first without the shared
+   * secret); 404 for any other path. A body larger than `bodyLimitBytes` is refused with 413 while it is read,
+   * before the secret is checked, so it is never buffered whole. The user of `info` is never asked for.
    */
   readonly fetch: FetchHandler;
+  /** Whether `fetch` serves this path: every path under the base path (`/webhook/` by default). */
+  ownsPath(pathname: string): boolean;
 }
 
 interface CompiledRoute extends WebhookRoute {
@@ -164,10 +165,19 @@ function routeKeyOf(path: string, prefix: string): string | undefined {
  *   secret: process.env.SVC_WEBHOOK_SECRET,
  *   logger,
  * });
- * router.on(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
+ * const answer = await webhooks.fetch(new Request('https://host.example/webhook/github/handlePush', { method: 'POST' }));
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  const { routes, fetch, ownsPath } = createWebhookHandlerWithHandle(options);
+  return { routes, fetch, ownsPath };
+}
+
+/**
+ * The webhooks area that is also callable as a Keyhold `Handler` over a request already read: the unit
+ * webhook-kit's own tests and benchmarks call. Not part of the package entry.
+ */
+export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): WebhookHandler & Handler {
   if (!Array.isArray(options.modules)) throw invalid('modules must be an array of tool modules');
   const secret = options.secret;
   if (secret !== undefined && (typeof secret !== 'string' || secret === '')) {
@@ -364,9 +374,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
   }
 
+  const ownsPath = (pathname: string): boolean => pathname.startsWith(prefix);
+
   async function fetch(request: Request, info: FetchRequestInfo = {}): Promise<Response> {
     const path = new URL(request.url).pathname;
-    if (!path.startsWith(prefix)) {
+    if (!ownsPath(path)) {
       return toResponse(errorResult(404, 'not_found', 'no webhook at this path'));
     }
     let handlerRequest: HandlerRequest;
@@ -397,7 +409,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
 
   const traced = traceHandler(answeringOutages, options.tracing, 'webhook');
-  return Object.assign(traced, { routes: Object.freeze(discovered), fetch });
+  return Object.assign(traced, { routes: Object.freeze(discovered), fetch, ownsPath });
 }
 
 /** Whether a browser sent this on behalf of a page of another site (servers send neither header). */

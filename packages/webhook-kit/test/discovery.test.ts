@@ -5,7 +5,7 @@ import type { ToolModule } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { discoverWebhookRoutes } from '../src/discovery.js';
 import { WebhookError } from '../src/errors.js';
-import { createWebhookHandler } from '../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 import { BadPathModule } from './fixtures/bad-path-module.js';
 import { BadTagModule } from './fixtures/bad-tag-module.js';
 import { ClashingModule } from './fixtures/clashing-module.js';
@@ -37,7 +37,7 @@ function thrown(run: () => unknown): WebhookError {
 describe('registration: two routes claiming one path is an error naming both', () => {
   it('refuses two tags with one path (slashes around a tag path do not make it different)', () => {
     const error = thrown(() =>
-      createWebhookHandler({
+      createWebhookHandlerWithHandle({
         modules: [
           {
             toolModuleId: 'events',
@@ -175,7 +175,7 @@ describe('discovery: routes are keyed by toolModuleId', () => {
   });
 
   it('serves a route at /webhook/<toolModuleId>/<path>', async () => {
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [untagged('hooks-v2', { handlePing: () => 'pong' })],
     });
     const request = { method: 'POST', query: '', headers: {}, body: '' };
@@ -200,7 +200,7 @@ describe('discovery: a module without an instance has no routes', () => {
 
   it('answers 404 under its id, and passes the tag checks of its file', async () => {
     // A file whose tags name methods this (absent) instance lacks is never read for a module without one.
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [
         {
           toolModuleId: 'stale',
@@ -287,12 +287,14 @@ describe('discovery: modules whose source tags nothing', () => {
 
 describe('options: validated once at creation', () => {
   it('refuses an empty secret, which would let an empty header through', () => {
-    expect(thrown(() => createWebhookHandler({ modules: [], secret: '' })).code).toBe('ERR_INVALID_OPTIONS');
+    expect(thrown(() => createWebhookHandlerWithHandle({ modules: [], secret: '' })).code).toBe(
+      'ERR_INVALID_OPTIONS',
+    );
   });
 
   it('refuses a body limit that is not a positive integer', () => {
     for (const bodyLimitBytes of [0, -1, 1.5, Number.NaN]) {
-      expect(thrown(() => createWebhookHandler({ modules: [], bodyLimitBytes })).code).toBe(
+      expect(thrown(() => createWebhookHandlerWithHandle({ modules: [], bodyLimitBytes })).code).toBe(
         'ERR_INVALID_OPTIONS',
       );
     }
@@ -300,7 +302,7 @@ describe('options: validated once at creation', () => {
 
   it('refuses signature settings for a route that does not exist, listing the routes', () => {
     const error = thrown(() =>
-      createWebhookHandler({
+      createWebhookHandlerWithHandle({
         modules: [githubModule()],
         signatures: { 'github/githup/push': { scheme: 'github', secrets: ['s'] } },
       }),
@@ -319,7 +321,7 @@ describe('options: validated once at creation', () => {
     ] as const;
     for (const config of bad) {
       const error = thrown(() =>
-        createWebhookHandler({
+        createWebhookHandlerWithHandle({
           modules: [githubModule()],
           signatures: { 'github/github/push': config as never },
         }),
@@ -342,7 +344,7 @@ describe('discovery: each source file is parsed once, at registration', () => {
         return 'started';
       }
     }
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [{ toolModuleId: 'deploys', displayName: 'Deploys', sourcePath, instance: new Deploys() }],
     });
     writeFileSync(sourcePath, 'export class Deploys {\n  /** @webhook other/path */\n  started() {}\n}\n');
@@ -379,7 +381,7 @@ describe('discovery: a source file that cannot be parsed', () => {
     const sourcePath = join(dir, 'broken.ts');
     writeFileSync(sourcePath, 'export class Broken {\n  /** @webhook x */\n  x( {\n}\n');
     const error = thrown(() =>
-      createWebhookHandler({
+      createWebhookHandlerWithHandle({
         modules: [{ toolModuleId: 'broken', displayName: 'Broken', sourcePath, instance: { x: () => 1 } }],
       }),
     );

@@ -5,7 +5,7 @@ import { createMemoryReplayCache } from '../src/memory-store.js';
 import { createGitHubVerifier } from '../src/signatures/github.js';
 import { createStandardWebhooksVerifier } from '../src/signatures/standard-webhooks.js';
 import { createStripeVerifier } from '../src/signatures/stripe.js';
-import { createWebhookHandler } from '../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 import { githubModule } from './fixtures/modules.js';
 
 const KEY = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -21,7 +21,9 @@ describe('createWebhookHandler checks, at creation, what it would otherwise meet
       { allowedOrigins: ['console.example'] },
     ],
   ])('refuses %s', (_, override) => {
-    expectInvalidOptions(WebhookError, () => createWebhookHandler({ modules: [], ...override } as never));
+    expectInvalidOptions(WebhookError, () =>
+      createWebhookHandlerWithHandle({ modules: [], ...override } as never),
+    );
   });
 });
 
@@ -61,7 +63,7 @@ describe('each signature verifier validates its settings at creation', () => {
 
   it('the handler names the route whose settings are refused', () => {
     const error = expectInvalidOptions(WebhookError, () =>
-      createWebhookHandler({
+      createWebhookHandlerWithHandle({
         modules: [githubModule()],
         signatures: { 'github/github/push': { scheme: 'github', secrets: [] } },
       }),

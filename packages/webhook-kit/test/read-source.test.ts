@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWebhookHandler } from '../src/index.js';
+import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 
 const SOURCE = `export class Billing {
   /** Stripe events. @webhook billing/events */
@@ -17,7 +17,7 @@ class Billing {
 
 describe('readSource: tags come from sources the host bundled, where there is no file system', () => {
   it('discovers @webhook tags from the text readSource returns for a path that is not on disk', () => {
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [
         {
           toolModuleId: 'billing',
@@ -32,7 +32,7 @@ describe('readSource: tags come from sources the host bundled, where there is no
   });
 
   it('exposes no tagged route when readSource has no text for the module (only handle* methods)', () => {
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [
         {
           toolModuleId: 'billing',

@@ -3,7 +3,7 @@ import { createManualClock, StorageUnavailableError } from '@keyhold/core';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createMemoryReplayCache } from '../src/memory-store.js';
-import { createWebhookHandler } from '../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 import { recordingModule } from './support/recording-module.js';
 import { postJson, recordingLogger, serve } from './support/serve.js';
 
@@ -39,7 +39,7 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
   it('the replay cache down: 503, one warn line naming the component, the method not called', async () => {
     const module = recordingModule();
     const logger = recordingLogger();
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [module],
       clock,
       logger,
@@ -76,7 +76,7 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
         return original(params);
       },
     });
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [module],
       clock,
       replayCache,
@@ -92,7 +92,7 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
   it('any other failure of the method is still the 500 it was', async () => {
     const module = recordingModule();
     module.failNext();
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [module],
       clock,
       secret: 'a-long-shared-secret-value-0123456789',

@@ -1,6 +1,7 @@
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createWebhookHandler, type WebhookHandlerOptions } from '../src/webhook-handler.js';
+import { createWebhookHandler } from '../src/index.js';
+import { createWebhookHandlerWithHandle, type WebhookHandlerOptions } from '../src/webhook-handler.js';
 import { billingModule, githubModule } from './fixtures/modules.js';
 import { recordingLogger } from './support/serve.js';
 
@@ -8,7 +9,7 @@ const SECRET = 'a-long-shared-secret-value-0123456789';
 const origin = 'https://hooks.example';
 
 function webhooks(options: Partial<WebhookHandlerOptions> = {}) {
-  return createWebhookHandler({
+  return createWebhookHandlerWithHandle({
     modules: [githubModule(), billingModule()],
     clock: createManualClock(Date.parse('2026-03-01T12:00:00Z')),
     secret: SECRET,
@@ -96,5 +97,42 @@ describe('createWebhookHandler(...).fetch: the handler as a web-standard fetch',
       body: '{}',
     });
     expect(result.status).toBe(200);
+  });
+});
+
+describe('createWebhookHandler: a plain area object, ownsPath exactly the paths fetch serves', () => {
+  it('is not callable and has routes, fetch and ownsPath', () => {
+    const area = createWebhookHandler({ modules: [githubModule()] });
+    expect([typeof area, typeof area.fetch, typeof area.ownsPath, area.routes.length > 0]).toEqual([
+      'object',
+      'function',
+      'function',
+      true,
+    ]);
+  });
+
+  it('owns every path under the base path (an unknown one gets its own 404) and no other path', async () => {
+    for (const [basePath, prefix] of [
+      [undefined, '/webhook/'],
+      ['/hooks/v1', '/hooks/v1/'],
+    ] as const) {
+      const area = createWebhookHandler({ modules: [githubModule()], ...(basePath ? { basePath } : {}) });
+      const paths = [
+        '/webhook/github/handleEcho',
+        '/webhook/',
+        '/webhook',
+        '/hooks/v1/x',
+        '/hooks/v1',
+        '/api/x',
+        '/',
+      ];
+      for (const path of paths) {
+        expect([path, area.ownsPath(path)]).toEqual([path, path.startsWith(prefix)]);
+        const response = await area.fetch(new Request(`${origin}${path}`, { method: 'GET' }));
+        if (!area.ownsPath(path)) expect([path, response.status]).toEqual([path, 404]);
+      }
+      const route = `${prefix}github/handleEcho`;
+      expect((await area.fetch(new Request(`${origin}${route}`, { method: 'GET' }))).status).toBe(405);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { createRouter } from '@keyhold/adapter-node';
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../src/metadata.js';
-import { createWebhookHandler, type WebhookHandlerOptions } from '../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle, type WebhookHandlerOptions } from '../src/webhook-handler.js';
 import { billingModule, fixturePath, githubModule } from './fixtures/modules.js';
 import { postJson, recordingLogger, serve } from './support/serve.js';
 
@@ -10,7 +10,7 @@ const SECRET = 'a-long-shared-secret-value-0123456789';
 const RECEIVED_AT = Date.parse('2026-03-01T12:00:00.750Z');
 
 async function serveWebhooks(options: Partial<WebhookHandlerOptions> = {}): Promise<string> {
-  const handler = createWebhookHandler({
+  const handler = createWebhookHandlerWithHandle({
     modules: [githubModule(), billingModule()],
     clock: createManualClock(RECEIVED_AT),
     ...options,
@@ -144,7 +144,7 @@ describe('responses: one JSON shape, 404 and 405', () => {
 
   it('answers 500 when the result cannot be serialised as JSON, and logs it', async () => {
     const logger = recordingLogger();
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [
         {
           toolModuleId: 'odd',
@@ -450,14 +450,14 @@ describe('authentication: SVC_WEBHOOK_SECRET', () => {
 
   it('does not warn when a secret is configured', () => {
     const logger = recordingLogger();
-    createWebhookHandler({ modules: [githubModule()], secret: SECRET, logger });
+    createWebhookHandlerWithHandle({ modules: [githubModule()], secret: SECRET, logger });
     expect(logger.lines.filter((l) => l.level === 'warn')).toHaveLength(0);
   });
 });
 
 describe('mounting: the host mounts the handler at /webhook/* behind its own router', () => {
   it('serves webhooks next to other routes of a createRouter() router', async () => {
-    const webhooks = createWebhookHandler({ modules: [githubModule()] });
+    const webhooks = createWebhookHandlerWithHandle({ modules: [githubModule()] });
     const router = createRouter()
       .on('GET', '/health', async () => ({ status: 200, headers: {}, body: 'ok' }))
       .on(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
@@ -476,7 +476,7 @@ describe('mounting: the host mounts the handler at /webhook/* behind its own rou
   });
 
   it('lists the routes it serves', () => {
-    const webhooks = createWebhookHandler({ modules: [githubModule()] });
+    const webhooks = createWebhookHandlerWithHandle({ modules: [githubModule()] });
     expect(webhooks.routes.map((route) => `${route.key} ${route.source}`).sort()).toEqual([
       'github/ci/builds/status/latest webhook-tag',
       'github/github/push webhook-tag',

@@ -2,6 +2,7 @@ import type {
   Clock,
   FetchHandler,
   FetchRequestInfo,
+  Handler,
   HandlerRequest,
   HandlerResult,
   Logger,
@@ -62,8 +63,8 @@ export interface RegistryApiOptions {
 }
 
 /**
- * The registry API: a Keyhold `Handler` (call it with a `HandlerRequest`) that also has a web-standard
- * `fetch`, for Bun, Deno, workerd and anything else that speaks `Request`/`Response`.
+ * The registry API area: a web-standard `fetch` (Bun, Deno, workerd, Node through `@keyhold/adapter-node`)
+ * and `ownsPath` saying which paths it serves.
  *
  * @example
  * ```ts
@@ -72,12 +73,13 @@ export interface RegistryApiOptions {
  * ```
  */
 export interface RegistryApi {
-  (request: HandlerRequest): Promise<HandlerResult>;
   /**
-   * The same API as a web-standard handler: it owns `/health` and `/api/providers…` and answers 404 for
-   * any other path. `info.ip` keys the per-IP rate limit (without it, every request shares one budget).
+   * Serves `/health` and `/api/providers…` and answers 404 for any other path. `info.ip` keys the per-IP
+   * rate limit (without it, every request shares one budget); the user of `info` is never asked for.
    */
   readonly fetch: FetchHandler;
+  /** Whether `fetch` serves this path: `/health`, `/api/providers` and everything under it. */
+  ownsPath(pathname: string): boolean;
 }
 
 /** The API reads no body; a request that sends a large one anyway is refused before it is buffered. */
@@ -103,8 +105,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * Creates the registry HTTP API as one Keyhold `Handler` with a web-standard `fetch` (see
- * {@link RegistryApi}). It routes the full paths
+ * Creates the registry HTTP API area (see {@link RegistryApi}). It routes the full paths
  * itself: `GET /api/providers`, `/api/providers/search?q=`, `/api/providers/<id>` and `/health`, so a host
  * mounts it under `/api/*` and `/health`. Answers carry `ETag` (304 on `If-None-Match`), `Cache-Control:
  * public, max-age=300` and CORS headers; each client IP (`request.ip`, which the adapter derives, trusting a
@@ -113,13 +114,32 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { createNodeListener } from '@keyhold/adapter-node';
+ * import { toNodeListener } from '@keyhold/adapter-node';
  * const api = createRegistryApi({ providers: JSON.parse(readFileSync('providers.json', 'utf8')) });
- * createServer(createNodeListener(api)).listen(8080);
+ * createServer(toNodeListener(api.fetch)).listen(8080);
  * // or, on Deno: Deno.serve((request, info) => api.fetch(request, { ip: info.remoteAddr.hostname }));
  * ```
  */
 export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi {
+  const { fetch, ownsPath } = createRegistryApiWithHandle(options);
+  return { fetch, ownsPath };
+}
+
+/** A path without one trailing slash (`/health/` is `/health`). */
+function trimmed(pathname: string): string {
+  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+}
+
+function ownsRegistryPath(pathname: string): boolean {
+  const path = trimmed(pathname);
+  return path === '/health' || path === '/api/providers' || path.startsWith('/api/providers/');
+}
+
+/**
+ * The registry API that is also callable as a Keyhold `Handler` over a request already read: the unit
+ * registry-client's own tests call. Not part of the package entry.
+ */
+export function createRegistryApiWithHandle(options: RegistryApiOptions = {}): RegistryApi & Handler {
   const providers: McpProviderMap =
     options.providers === undefined ? loadBundledProviders() : parseProviderMap(options.providers);
   const limit = optionCheck.positiveInteger('rateLimitPerWindow', options.rateLimitPerWindow, 100);
@@ -217,10 +237,8 @@ export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi
   }
 
   async function handle(request: HandlerRequest): Promise<HandlerResult> {
-    const path =
-      request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
-    const known = path === '/health' || path === '/api/providers' || path.startsWith('/api/providers/');
-    if (!known) return jsonResult(404, { error: 'not_found' }, uncacheable);
+    if (!ownsRegistryPath(request.path)) return jsonResult(404, { error: 'not_found' }, uncacheable);
+    const path = trimmed(request.path);
     if (request.method === 'OPTIONS') {
       return { status: 204, headers: { ...cors, 'access-control-max-age': '86400' } };
     }
@@ -252,6 +270,10 @@ export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi
   }
 
   async function fetch(request: Request, info: FetchRequestInfo = {}): Promise<Response> {
+    // A path it does not own is answered before its body is read.
+    if (!ownsRegistryPath(new URL(request.url).pathname)) {
+      return toResponse(jsonResult(404, { error: 'not_found' }, uncacheable));
+    }
     let handlerRequest: HandlerRequest;
     try {
       handlerRequest = await readHandlerRequest(request, info, { bodyLimitBytes: BODY_LIMIT_BYTES });
@@ -263,5 +285,5 @@ export function createRegistryApi(options: RegistryApiOptions = {}): RegistryApi
   }
 
   const traced = traceHandler(handle, options.tracing, 'registry');
-  return Object.assign(traced, { fetch });
+  return Object.assign(traced, { fetch, ownsPath: ownsRegistryPath });
 }

@@ -10,7 +10,7 @@ import {
   payload,
   percentEncode,
 } from '../../../../test-support/fuzz.js';
-import { createRegistryApi } from '../../src/server/registry-api.js';
+import { createRegistryApiWithHandle } from '../../src/server/registry-api.js';
 import { httpProvider, stdioProvider } from '../helpers/providers.js';
 
 const providers = {
@@ -22,7 +22,7 @@ describe('fuzz: the registry API answers every request with JSON or an empty 204
   it(
     'any path, method, query, If-None-Match and client IP',
     async () => {
-      const api = createRegistryApi({
+      const api = createRegistryApiWithHandle({
         providers,
         clock: createManualClock(0),
         rateLimitPerWindow: 1_000_000,
@@ -71,7 +71,11 @@ describe('fuzz: the registry API answers every request with JSON or an empty 204
     async () => {
       await fc.assert(
         fc.asyncProperty(hostileString(['127.0.0.1']), async (ip) => {
-          const api = createRegistryApi({ providers, clock: createManualClock(0), rateLimitPerWindow: 2 });
+          const api = createRegistryApiWithHandle({
+            providers,
+            clock: createManualClock(0),
+            rateLimitPerWindow: 2,
+          });
           const request = { method: 'GET', path: '/api/providers', query: '', headers: {}, body: '', ip };
           await api(request);
           await api(request);

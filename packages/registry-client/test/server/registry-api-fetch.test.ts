@@ -1,6 +1,6 @@
 import { StorageUnavailableError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createRegistryApi } from '../../src/server/registry-api.js';
+import { createRegistryApi } from '../../src/server.js';
 import { httpProvider } from '../helpers/providers.js';
 
 const providers = { github: httpProvider('github', { name: 'GitHub' }) };
@@ -63,12 +63,6 @@ describe('createRegistryApi(...).fetch: the same API as a web-standard handler',
     );
     expect(big.status).toBe(413);
   });
-
-  it('keeps the Keyhold Handler call working', async () => {
-    const api = createRegistryApi({ providers });
-    const result = await api({ method: 'GET', path: '/health', query: '', headers: {}, body: '' });
-    expect(result.status).toBe(200);
-  });
 });
 
 describe('createRegistryApi: an outage of the rate-limit store answers 503 with Retry-After', () => {
@@ -94,5 +88,44 @@ describe('createRegistryApi: an outage of the rate-limit store answers 503 with 
       expect.objectContaining({ event: 'storage_unavailable', component: 'redis:limiter' }),
     ]);
     expect((await api.fetch(new Request(`${origin}/health`))).status).toBe(200);
+  });
+});
+
+describe('createRegistryApi: a plain area object, ownsPath exactly the paths fetch serves', () => {
+  it('is not callable and has fetch and ownsPath only', () => {
+    const api = createRegistryApi({ providers });
+    expect([typeof api, Object.keys(api).sort()]).toEqual(['object', ['fetch', 'ownsPath']]);
+  });
+
+  it('owns /health, /api/providers and everything under it (one trailing slash allowed), and nothing else', async () => {
+    const api = createRegistryApi({ providers, rateLimitPerWindow: 1000 });
+    const owned = [
+      '/health',
+      '/health/',
+      '/api/providers',
+      '/api/providers/',
+      '/api/providers/github',
+      '/api/providers/nope',
+      '/api/providers/search',
+    ];
+    const others = [
+      '/',
+      '/api',
+      '/api/provider',
+      '/healthz',
+      '/api/providersx',
+      '/health//',
+      '/x/api/providers',
+    ];
+    for (const path of [...owned, ...others]) {
+      const response = await api.fetch(new Request(`${origin}${path}`, { method: 'DELETE' }), {
+        ip: '203.0.113.9',
+      });
+      expect([path, api.ownsPath(path), response.status]).toEqual([
+        path,
+        owned.includes(path),
+        owned.includes(path) ? 405 : 404,
+      ]);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { type Clock, createManualClock, type HandlerRequest, type RateLimiter } 
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBundledProviders } from '../../src/bundled-providers.js';
 import { RegistryError } from '../../src/errors.js';
-import { createRegistryApi } from '../../src/server/registry-api.js';
+import { createRegistryApiWithHandle } from '../../src/server/registry-api.js';
 import { httpProvider, stdioProvider } from '../helpers/providers.js';
 import { type Running, serveHandler } from '../helpers/serve.js';
 
@@ -20,10 +20,10 @@ afterEach(async () => {
 });
 
 async function serve(
-  options: Parameters<typeof createRegistryApi>[0] = {},
+  options: Parameters<typeof createRegistryApiWithHandle>[0] = {},
   trustProxy = false,
 ): Promise<string> {
-  running = await serveHandler(createRegistryApi({ providers, ...options }), { trustProxy });
+  running = await serveHandler(createRegistryApiWithHandle({ providers, ...options }), { trustProxy });
   return running.url;
 }
 
@@ -37,7 +37,7 @@ describe('GET /api/providers', () => {
   });
 
   it('serves the bundled providers file when no providers are given', async () => {
-    running = await serveHandler(createRegistryApi());
+    running = await serveHandler(createRegistryApiWithHandle());
     const body = (await (await fetch(`${running.url}/api/providers`)).json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(Object.keys(loadBundledProviders()).sort());
   });
@@ -142,8 +142,10 @@ describe('caching: ETag, 304 and Cache-Control', () => {
   });
 
   it('changes the ETag when the data changes', async () => {
-    const a = createRegistryApi({ providers });
-    const b = createRegistryApi({ providers: { ...providers, git: { ...providers.git, name: 'Git 2' } } });
+    const a = createRegistryApiWithHandle({ providers });
+    const b = createRegistryApiWithHandle({
+      providers: { ...providers, git: { ...providers.git, name: 'Git 2' } },
+    });
     const request: HandlerRequest = {
       method: 'GET',
       path: '/api/providers',
@@ -229,7 +231,7 @@ describe('rate limit: 100 requests per minute per IP (SPEC Limits)', () => {
   });
 
   it('counts each client IP separately, from request.ip', async () => {
-    const api = createRegistryApi({ providers, rateLimitPerWindow: 1 });
+    const api = createRegistryApiWithHandle({ providers, rateLimitPerWindow: 1 });
     const request = (ip: string): HandlerRequest => ({
       method: 'GET',
       path: '/api/providers',
@@ -274,7 +276,7 @@ describe('rate limit: 100 requests per minute per IP (SPEC Limits)', () => {
 
   it('goes through the injected rate limiter', async () => {
     const calls: string[] = [];
-    const api = createRegistryApi({
+    const api = createRegistryApiWithHandle({
       providers,
       rateLimiter: {
         increment: async (key) => {
@@ -301,7 +303,7 @@ describe('rate limit: 100 requests per minute per IP (SPEC Limits)', () => {
 describe('creation: providers and options are validated at start', () => {
   it('throws ERR_INVALID_PROVIDERS naming the bad entry', () => {
     expect(() =>
-      createRegistryApi({ providers: { git: { ...providers.git, recommended: 'http' } } }),
+      createRegistryApiWithHandle({ providers: { git: { ...providers.git, recommended: 'http' } } }),
     ).toThrow(/provider "git" is invalid/);
   });
 
@@ -318,7 +320,7 @@ describe('creation: providers and options are validated at start', () => {
   ])('throws ERR_INVALID_OPTIONS at creation for a bad %s', (name, options) => {
     let thrown: unknown;
     try {
-      createRegistryApi({ providers, ...options });
+      createRegistryApiWithHandle({ providers, ...options });
     } catch (error) {
       thrown = error;
     }

@@ -10,7 +10,7 @@ import {
   payload,
   percentEncode,
 } from '../../../../test-support/fuzz.js';
-import { createWebhookHandler } from '../../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../../src/webhook-handler.js';
 import { billingModule, githubModule } from '../fixtures/modules.js';
 import { recordingModule } from '../support/recording-module.js';
 
@@ -18,7 +18,7 @@ const SECRET = 'a-long-shared-secret-value-0123456789';
 const STRIPE_SECRET = 'whsec_fuzz_secret_value';
 const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
 
-const handler = createWebhookHandler({
+const handler = createWebhookHandlerWithHandle({
   modules: [githubModule(), billingModule(), recordingModule()],
   secret: SECRET,
   clock,

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createWebhookHandler } from '../../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../../src/webhook-handler.js';
 import { recordingModule } from '../support/recording-module.js';
 import { serve } from '../support/serve.js';
 
@@ -14,7 +14,7 @@ function githubSignature(secret: string, body: string): string {
 }
 
 async function start(module = recordingModule('gh'), secret?: string): Promise<string> {
-  const handler = createWebhookHandler({
+  const handler = createWebhookHandlerWithHandle({
     modules: [module],
     ...(secret !== undefined ? { secret } : {}),
     signatures: { 'gh/handleEvent': { scheme: 'github', secrets: [SECRET, OLD_SECRET] } },
@@ -87,7 +87,7 @@ describe('GitHub: a signed delivery is accepted once; a replay is dropped as a d
   async function startWithClock(dedupeTtlSeconds?: number) {
     const module = recordingModule('gh');
     const clock = createManualClock(Date.parse('2026-05-01T10:00:00Z'));
-    const handler = createWebhookHandler({
+    const handler = createWebhookHandlerWithHandle({
       modules: [module],
       clock,
       signatures: {
@@ -145,7 +145,7 @@ describe('GitHub: a signed delivery is accepted once; a replay is dropped as a d
 
   it('refuses a dedupeTtlSeconds that is not a whole number of seconds', () => {
     expect(() =>
-      createWebhookHandler({
+      createWebhookHandlerWithHandle({
         modules: [recordingModule('gh')],
         signatures: { 'gh/handleEvent': { scheme: 'github', secrets: [SECRET], dedupeTtlSeconds: 0 } },
       }),

@@ -3,7 +3,7 @@ import { createManualClock, type ManualClock } from '@keyhold/core';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StandardWebhooksVerification } from '../../src/signatures/types.js';
-import { createWebhookHandler } from '../../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../../src/webhook-handler.js';
 import { recordingModule } from '../support/recording-module.js';
 import { serve } from '../support/serve.js';
 
@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 
 async function start(config: Partial<StandardWebhooksVerification> = {}, secret?: string): Promise<string> {
-  const handler = createWebhookHandler({
+  const handler = createWebhookHandlerWithHandle({
     modules: [module],
     clock,
     ...(secret !== undefined ? { secret } : {}),

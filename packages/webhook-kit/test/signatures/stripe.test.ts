@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { createWebhookHandler } from '../../src/webhook-handler.js';
+import { createWebhookHandlerWithHandle } from '../../src/webhook-handler.js';
 import { recordingModule } from '../support/recording-module.js';
 import { serve } from '../support/serve.js';
 
@@ -14,7 +14,7 @@ function stripeSignature(secret: string, body: string, t = Math.floor(NOW / 1000
 }
 
 async function start(module = recordingModule('billing'), toleranceSeconds?: number): Promise<string> {
-  const handler = createWebhookHandler({
+  const handler = createWebhookHandlerWithHandle({
     modules: [module],
     clock: createManualClock(NOW),
     signatures: {
