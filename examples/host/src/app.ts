@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
 import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
 import {
   allowedHostsFor,
+  compose,
   createMemoryRateLimiter,
   isLoopbackHostname,
-  jsonResult,
   loopbackHosts,
-  NO_STORE_HEADERS,
   sha256Base64url,
   systemClock,
 } from '@keyhold/core';
@@ -33,6 +32,7 @@ import { createPostgresClaimStore } from '@keyhold/store-postgres';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import type { HostConfig } from './config.js';
+import { createHostRoutes } from './host-routes.js';
 import { openPostgresHostState, openSqliteHostRecords } from './host-state.js';
 import { createDevLogin } from './login-page.js';
 import { withRequestTimeout } from './request-timeout.js';
@@ -280,24 +280,12 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     logger,
   });
 
-  const router = createRouter()
-    .on('GET', '/health', (request) => registry(request))
-    // Readiness, unlike /health (liveness): each configured store must answer within a second. A load
-    // balancer takes an instance whose database or Redis is down out of rotation instead of sending it
-    // requests that would answer 503.
-    .on('GET', '/health/ready', async () => {
-      const { down } = await stores.checkReadiness(READINESS_TIMEOUT_MS);
-      return down.length === 0
-        ? jsonResult(200, { status: 'ready' }, NO_STORE_HEADERS)
-        : jsonResult(503, { status: 'unavailable', down }, { ...NO_STORE_HEADERS, 'retry-after': '5' });
-    })
-    .on(['GET', 'OPTIONS'], '/api/*', (request) => registry(request))
-    .on(['GET', 'POST'], '/tenant/:tenant/login', (request) => devLogin(request))
-    .on('POST', '/webhook/*', (request) => webhooks(request))
-    .on('GET', '/auth/oauth/connect', (request) => broker.connect(request))
-    .on('GET', '/auth/oauth/callback', (request) => broker.callback(request));
-  // Anything else under /webhook gets the webhook handler's own 405/404 answers.
-  router.on(['GET', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
+  const hostRoutes = createHostRoutes({
+    login: devLogin,
+    checkReadiness: () => stores.checkReadiness(READINESS_TIMEOUT_MS),
+  });
+  // Every area the host mounts, one `fetch`: a path goes to the first area that owns it, anything else is 404.
+  const keyhold = compose(oauth, broker, webhooks, registry, hostRoutes);
 
   // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
   const trustedProxies = new Set(config.trustedProxies);
@@ -312,15 +300,11 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },
   };
-  const handlerListener = createNodeListener(router.handle, nodeOptions);
-  // Every endpoint of the authorization server, discovery included, through its one router: `handle` is
-  // `fetch`'s routing without the web Request/Response conversion, the cheaper path on Node.
-  const oauthListener = createNodeListener(oauth.handle, nodeOptions);
+  const keyholdListener = toNodeListener(keyhold.fetch, nodeOptions);
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (path !== mcp.path) {
-      if (oauth.ownsPath(path ?? '/')) oauthListener(request, response);
-      else handlerListener(request, response);
+      keyholdListener(request, response);
       return;
     }
     // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
