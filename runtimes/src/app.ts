@@ -1,4 +1,5 @@
-import type { FetchHandler, FetchRequestInfo } from '@keyhold/core';
+import type { Area, FetchHandler, FetchRequestInfo } from '@keyhold/core';
+import { compose } from '@keyhold/core';
 import { createMcpEndpoint, defineTool } from '@keyhold/mcp';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createRegistryApi } from '@keyhold/registry-client/server';
@@ -29,9 +30,9 @@ export interface App {
 }
 
 /**
- * The three areas on one web-standard `fetch`: webhooks under `/webhook/`, the registry API under `/api/`
- * and `/health`, and the authorization server (single-user mode: tenant `demo`'s owner consents without a
- * login) for everything else. `GET /__routes` lists the discovered webhook routes, so the test can see
+ * The areas on one web-standard `fetch` (`compose`): the authorization server (single-user mode: tenant
+ * `demo`'s owner consents without a login), the broker's browser steps, webhooks under `/webhook/`, the
+ * registry API under `/api/` and `/health`; anything else is 404. `GET /__routes` lists the discovered webhook routes, so the test can see
  * what discovery found on each runtime.
  */
 export async function createApp(options: AppOptions): Promise<App> {
@@ -102,22 +103,28 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
     ],
   });
-  const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
-    const path = new URL(request.url).pathname;
-    if (path === '/__routes') return Response.json({ webhookRoutes });
-    if (path === '/__ask') {
-      // What a tool asking for a token gets before the user connected: the login link.
+  // What the runtime test reads: the routes discovery found, and what a tool asking for a token gets before
+  // the user connected (the login link).
+  const testRoutes: Area = {
+    ownsPath: (pathname) => pathname === '/__routes' || pathname === '/__ask',
+    async fetch(request) {
+      if (new URL(request.url).pathname === '/__routes') return Response.json({ webhookRoutes });
       const outcome = await broker.requestToken(
         { ask: 'oauth', provider: 'acme', scopes: ['read'] },
         { tenantId: 'demo', userId: 'owner', toolModuleId: 'echo' },
       );
       return Response.json(!outcome.ok ? { url: outcome.error.elicitationUrl } : {});
-    }
-    if (path.startsWith('/auth/oauth/')) return broker.fetch(request, { ...info, userId: 'owner' });
-    if (path === mcp.path) return mcp.fetch(request);
-    if (path.startsWith('/webhook/')) return webhooks.fetch(request, info);
-    if (path === '/health' || path.startsWith('/api/')) return registry.fetch(request, info);
-    return oauth.fetch(request, info);
+    },
+  };
+  // The app is single-user, so the broker's connect step's user is the owner.
+  const ownersBroker: Area = {
+    ownsPath: broker.ownsPath,
+    fetch: (request, info) => broker.fetch(request, { ...info, userId: 'owner' }),
+  };
+  const keyhold = compose(oauth, ownersBroker, webhooks, registry, testRoutes);
+  const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
+    if (new URL(request.url).pathname === mcp.path) return mcp.fetch(request);
+    return keyhold.fetch(request, info);
   };
   return { fetch, webhookRoutes };
 }

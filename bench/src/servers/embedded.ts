@@ -1,5 +1,5 @@
-// Keyhold embedded the way the README shows it: createAuthorizationServer behind @keyhold/adapter-node's
-// router and listener on a plain node:http server, one tenant, rate limits off, silent logger. It exists
+// Keyhold embedded the way the README shows it: createAuthorizationServer's `fetch` behind
+// @keyhold/adapter-node's toNodeListener on a plain node:http server, one tenant, rate limits off, silent logger. It exists
 // next to the example host so that one thing changes at a time: the store (memory, SQLite file, PostgreSQL)
 // for the refresh grant, and the number of registered clients for the scale runs.
 // BENCH_STORE = memory | sqlite | postgres, BENCH_ALG = ES256 | HS256, BENCH_CLIENTS (confidential
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { randomToken, sha256Base64url } from '@keyhold/core';
 import {
   type ClientRecord,
@@ -128,12 +128,8 @@ const oauth = createAuthorizationServer({
   storage,
   ...(clientCacheTtl === undefined ? {} : { clientCacheTtlSeconds: Number(clientCacheTtl) }),
 });
-const router = createRouter()
-  .on('POST', '/tenant/:tenant/token', (request, params) => oauth.token(request, params['tenant'] ?? ''))
-  .on('POST', '/tenant/:tenant/introspect', (request, params) =>
-    oauth.introspect(request, params['tenant'] ?? ''),
-  );
-server.on('request', createNodeListener(router.handle));
+// The authorization server's one face: token and introspection (and every other endpoint) through `fetch`.
+server.on('request', toNodeListener(oauth.fetch));
 
 async function stop(): Promise<void> {
   server.close();
