@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createNodeListener } from '@keyhold/adapter-node';
+import { toNodeListener } from '@keyhold/adapter-node';
 import type { McpProvider } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,9 +73,9 @@ beforeAll(async () => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "pnpm --filter @keyhold/cli build" first`);
   const api = createRegistryApi({ providers: remoteProviders });
   server = createServer(
-    createNodeListener(async (request) => {
-      userAgents.push(request.headers['user-agent']);
-      return api(request);
+    toNodeListener(async (request) => {
+      userAgents.push(request.headers.get('user-agent') ?? undefined);
+      return api.fetch(request);
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
