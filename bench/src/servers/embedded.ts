@@ -1,7 +1,7 @@
 // Keyhold embedded the way the README shows it: createAuthorizationServer's `fetch` behind
-// @keyhold/adapter-node's toNodeListener on a plain node:http server, one tenant, rate limits off, silent logger. It exists
-// next to the example host so that one thing changes at a time: the store (memory, SQLite file, PostgreSQL)
-// for the refresh grant, and the number of registered clients for the scale runs.
+// @keyhold/adapter-node's toNodeListener on a plain node:http server, one tenant, rate limits off, silent
+// logger. It exists next to the example host so that one thing changes at a time: the store (memory, SQLite
+// file, PostgreSQL) for the refresh grant, and the number of registered clients for the scale runs.
 // BENCH_STORE = memory | sqlite | postgres, BENCH_ALG = ES256 | HS256, BENCH_CLIENTS (confidential
 // client_credentials clients, default 1), BENCH_REFRESH_SEEDS (refresh tokens seeded for a public client),
 // BENCH_CLIENT_CACHE_TTL (clientCacheTtlSeconds; 0 reads the client row on every request).
