@@ -246,6 +246,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     authentication: {
       verifier: oauth.tokenVerifier(config.tenant),
       resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
+      allowMachineSubjects: config.machineClients, // KEYHOLD_MACHINE_CLIENTS=1 serves client_credentials tokens
       realm: config.tenant,
     },
     // The specification's default: a code that is not valid is served like no code (README: `onInvalid`).
