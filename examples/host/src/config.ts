@@ -230,6 +230,14 @@ function readOtlpMetrics(
 ): HostConfig['otlpMetrics'] | undefined {
   const endpoint = env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT'];
   if (!endpoint?.trim() || env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return undefined;
+  // The bundled exporter speaks OTLP/HTTP with JSON bodies; a collector expecting another protocol would
+  // drop every export, so say so at start instead.
+  const protocol = (env['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'])?.trim();
+  if (protocol && protocol !== 'http/json') {
+    throw new Error(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be "http/json" (the host's exporter), got "${protocol}"`,
+    );
+  }
   return { exportIntervalMs: readMilliseconds(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000 };
 }
 

@@ -162,7 +162,7 @@ describe('the example host exports its counters to the OTLP/HTTP collector OTEL_
 });
 
 describe('the export is off unless an OTLP endpoint is configured', () => {
-  it('reads no endpoint as off, either endpoint variable as on, and OTEL_SDK_DISABLED=true as off', () => {
+  it('reads no endpoint as off, either endpoint variable as on, OTEL_SDK_DISABLED=true as off, and refuses a protocol other than http/json', () => {
     expect(readConfig({}, '/').otlpMetrics).toBeUndefined();
     expect(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, '/').otlpMetrics).toEqual({
       exportIntervalMs: 60_000,
@@ -177,6 +177,18 @@ describe('the export is off unless an OTLP endpoint is configured', () => {
       readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }, '/')
         .otlpMetrics,
     ).toBeUndefined();
+    expect(() =>
+      readConfig(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+        '/',
+      ),
+    ).toThrow(/http\/json/);
+    expect(
+      readConfig(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+        '/',
+      ).otlpMetrics,
+    ).toBeDefined();
   });
 
   it('a host with OTEL_SDK_DISABLED=true sends nothing to the endpoint it names', async () => {
