@@ -1,23 +1,30 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Client as ClientV2,
   ClientCredentialsProvider as CredentialsV2,
+  PrivateKeyJwtProvider as PrivateKeyJwtV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { ClientCredentialsProvider as CredentialsV1 } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import {
+  ClientCredentialsProvider as CredentialsV1,
+  PrivateKeyJwtProvider as PrivateKeyJwtV1,
+} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
 
-// One data directory, one provisioned client_credentials client, and the built host started twice on it:
+// One data directory, two provisioned client_credentials clients (a secret, a private_key_jwt key set), and
+// the built host started twice on it:
 // without KEYHOLD_MACHINE_CLIENTS and with it. Every token request and MCP status is counted, so a
 // step-up loop (a second token after a 403) shows.
 let dataDir: string;
 let credentials: { clientId: string; clientSecret: string; scope: string };
+let signer: { clientId: string; privateKey: Record<string, unknown>; algorithm: 'ES256'; scope: string };
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'keyhold-machine-'));
@@ -41,6 +48,25 @@ beforeAll(async () => {
   expect(added.code, added.stderr).toBe(0);
   const client = JSON.parse(added.stdout) as { clientId: string; clientSecret: string };
   credentials = { clientId: client.clientId, clientSecret: client.clientSecret, scope: 'mcp:tools' };
+
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwks = join(dataDir, 'machine-jwks.json');
+  const publicJwk = { ...pair.publicKey.export({ format: 'jwk' }), kid: 'm1', alg: 'ES256', use: 'sig' };
+  writeFileSync(jwks, JSON.stringify({ keys: [publicJwk] }));
+  const keyed = await keyhold(
+    [
+      ...['clients', 'add', '--grant', 'client_credentials', '--scope', 'mcp:tools', '--name', 'signed'],
+      ...['--auth-method', 'private_key_jwt', '--jwks', jwks, '--json'],
+    ],
+    { KEYHOLD_DATA_DIR: dataDir },
+  );
+  expect(keyed.code, keyed.stderr).toBe(0);
+  signer = {
+    clientId: (JSON.parse(keyed.stdout) as { clientId: string }).clientId,
+    privateKey: { ...pair.privateKey.export({ format: 'jwk' }), kid: 'm1', alg: 'ES256' },
+    algorithm: 'ES256',
+    scope: 'mcp:tools',
+  };
 });
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
@@ -62,12 +88,18 @@ function countingFetch(host: HostProcess, seen: Seen): typeof fetch {
   };
 }
 
+type Provider = 'secret' | 'private_key_jwt';
+
 const sdks = {
-  'SDK v1 (@modelcontextprotocol/sdk)': async (host: HostProcess, seen: Seen) => {
+  'SDK v1 (@modelcontextprotocol/sdk)': async (host: HostProcess, seen: Seen, provider: Provider) => {
+    const expectedIssuer = `${host.url}/tenant/demo`;
     const client = new ClientV1({ name: 'machine', version: '1.0.0' });
     await client.connect(
       new TransportV1(new URL(`${host.url}/tenant/demo/mcp`), {
-        authProvider: new CredentialsV1({ ...credentials, expectedIssuer: `${host.url}/tenant/demo` }),
+        authProvider:
+          provider === 'secret'
+            ? new CredentialsV1({ ...credentials, expectedIssuer })
+            : new PrivateKeyJwtV1({ ...signer, expectedIssuer }),
         fetch: countingFetch(host, seen),
       }),
     );
@@ -77,11 +109,15 @@ const sdks = {
       await client.close();
     }
   },
-  'SDK v2 (@modelcontextprotocol/client)': async (host: HostProcess, seen: Seen) => {
+  'SDK v2 (@modelcontextprotocol/client)': async (host: HostProcess, seen: Seen, provider: Provider) => {
+    const expectedIssuer = `${host.url}/tenant/demo`;
     const client = new ClientV2({ name: 'machine', version: '1.0.0' });
     await client.connect(
       new TransportV2(new URL(`${host.url}/tenant/demo/mcp`), {
-        authProvider: new CredentialsV2({ ...credentials, expectedIssuer: `${host.url}/tenant/demo` }),
+        authProvider:
+          provider === 'secret'
+            ? new CredentialsV2({ ...credentials, expectedIssuer })
+            : new PrivateKeyJwtV2({ ...signer, expectedIssuer }),
         fetch: countingFetch(host, seen),
       }),
     );
@@ -93,6 +129,10 @@ const sdks = {
   },
 };
 
+const cases = Object.entries(sdks).flatMap(([sdk, listTools]) =>
+  (['secret', 'private_key_jwt'] as const).map((provider) => [sdk, provider, listTools] as const),
+);
+
 describe('without KEYHOLD_MACHINE_CLIENTS the example host refuses machine clients once, clearly', () => {
   let host: HostProcess;
   beforeAll(async () => {
@@ -102,11 +142,11 @@ describe('without KEYHOLD_MACHINE_CLIENTS the example host refuses machine clien
     await host?.stop();
   });
 
-  it.each(Object.entries(sdks))(
-    'the %s client-credentials provider stops after one token and one 403 saying why',
-    async (_, listTools) => {
+  it.each(cases)(
+    'the %s client-credentials provider (%s) stops after one token and one 403 saying why',
+    async (_, provider, listTools) => {
       const seen: Seen = { tokenRequests: 0, mcpStatuses: [] };
-      await expect(listTools(host, seen)).rejects.toThrow(/403|machine clients are not accepted/);
+      await expect(listTools(host, seen, provider)).rejects.toThrow(/403|machine clients are not accepted/);
       expect(seen.tokenRequests).toBe(1);
       expect(seen.mcpStatuses.filter((status) => status === 403)).toHaveLength(1);
     },
@@ -147,11 +187,11 @@ describe('with KEYHOLD_MACHINE_CLIENTS=1 the example host serves provisioned mac
     await host?.stop();
   });
 
-  it.each(Object.entries(sdks))(
-    'the %s client-credentials provider lists the tools with one token',
-    async (_, listTools) => {
+  it.each(cases)(
+    'the %s client-credentials provider (%s) lists the tools with one token',
+    async (_, provider, listTools) => {
       const seen: Seen = { tokenRequests: 0, mcpStatuses: [] };
-      expect((await listTools(host, seen)).length).toBeGreaterThan(0);
+      expect((await listTools(host, seen, provider)).length).toBeGreaterThan(0);
       expect(seen.tokenRequests).toBe(1);
       expect(seen.mcpStatuses).not.toContain(403);
     },
