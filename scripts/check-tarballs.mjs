@@ -40,9 +40,13 @@ const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
   .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
 
 // The workspace's pnpm: the one running this script (`pnpm run verify`), else the pinned packageManager.
-const pnpm = process.env.npm_execpath?.includes('pnpm')
-  ? { command: process.execPath, args: [process.env.npm_execpath] }
-  : { command: 'npx', args: ['-y', rootManifest.packageManager] };
+// A standalone pnpm (@pnpm/exe) is a binary of its own; the npm package's is a script for this Node.
+const execPath = process.env.npm_execpath ?? '';
+const pnpm = !/pnpm/.test(execPath)
+  ? { command: 'npx', args: ['-y', rootManifest.packageManager] }
+  : /\.[cm]?js$/.test(execPath)
+    ? { command: process.execPath, args: [execPath] }
+    : { command: execPath, args: [] };
 
 for (const { dir, manifest } of packages) {
   const missing = entryFiles(manifest).filter((file) => !existsSync(join(dir, file)));
