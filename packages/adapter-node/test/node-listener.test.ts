@@ -75,6 +75,26 @@ describe('one conversion each way: the Request carries the whole request, the Re
     close();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
   });
+  it('cancels the response stream when the client goes away, and keeps serving', async () => {
+    let cancelled: () => void = () => {};
+    const wasCancelled = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('data: first\n\n'));
+      },
+      cancel: () => cancelled(),
+    });
+    const { url } = await listen(
+      toNodeListener(async () => new Response(stream, { headers: { 'content-type': 'text/event-stream' } })),
+    );
+    const aborting = new AbortController();
+    const answer = await fetch(url, { signal: aborting.signal });
+    await answer.body!.getReader().read();
+    aborting.abort();
+    await wasCancelled;
+  });
 });
 
 describe('the request body is streamed: an area that refuses on headers answers before the body is read', () => {
