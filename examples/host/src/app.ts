@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
 import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
