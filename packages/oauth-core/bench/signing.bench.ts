@@ -32,7 +32,7 @@ describe('ES256 access token signing', () => {
 
 // For scale: what every fresh token costs to verify, now through jose alone (a fresh key set per call would
 // measure the import; instead every token is new, so the verified-token cache never answers).
-const tokens = await Promise.all(Array.from({ length: 2_000 }, () => signAccessToken(native, input)));
+const tokens = await Promise.all(Array.from({ length: 6_000 }, () => signAccessToken(native, input)));
 let next = 0;
 describe('ES256 access token verification (jose jwtVerify, cache misses)', () => {
   bench('verifyAccessTokenJwt', async () => {
