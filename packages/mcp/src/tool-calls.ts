@@ -148,7 +148,7 @@ export function createToolRunner(options: {
     const tenantId = data.principal.tenantId ?? options.tenantId;
     const getToken = async (ask: OAuthAsk): Promise<string> => {
       if (broker === undefined || tenantId === undefined) {
-        throw new Error('this endpoint has no token broker (options broker and tenantId)');
+        throw new Error('this endpoint has no token broker (option broker)');
       }
       const outcome = await broker.requestToken(ask, {
         tenantId,

@@ -104,7 +104,7 @@ export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchem
 
 /**
  * A tool module as `@keyhold/mcp` serves it: the shared {@link ToolModule} of `@keyhold/core` with its
- * tools.
+ * tools, whose `sourcePath` the endpoint needs only with claim codes.
  *
  * @example
  * ```ts
@@ -112,7 +112,10 @@ export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchem
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: each tool's handler takes its own schema's output; `unknown` would reject them all (parameters are contravariant).
-export type McpToolModule = ToolModule<ModuleTool<any>>;
+export type McpToolModule = Omit<ToolModule<ModuleTool<any>>, 'sourcePath'> & {
+  /** The module's source file: required only when claim codes scope modules (or webhooks read it). */
+  readonly sourcePath?: string;
+};
 
 /**
  * Types a tool module's tools one by one (each handler's `args` inferred from its schema) and returns the

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { BrokerElicitation } from '../src/index.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
-import { fakeBroker, fakeVerifier, legacyClient, textOf } from './fixtures.js';
+import { fakeBroker, legacyClient, testResource, textOf } from './fixtures.js';
 import { closeServer, listenOnLoopback } from './mounting/harness.js';
 
 type UrlElicitation = { mode: 'url'; elicitationId: string; url: string; message: string };
@@ -107,14 +107,7 @@ beforeAll(async () => {
   });
   url = await listenOnLoopback(server);
   const clock = createManualClock(Date.now());
-  gate = createMcpRequestGate({
-    publicUrl: url,
-    authentication: {
-      verifier: fakeVerifier(clock),
-      resourceMetadataUrl: new URL('/.well-known/oauth-protected-resource/mcp', url).href,
-    },
-    clock,
-  });
+  gate = createMcpRequestGate({ resource: testResource(clock, url) });
 });
 
 afterAll(() => closeServer(server));
