@@ -1,7 +1,8 @@
 import type { Logger } from '@keyhold/core';
-import { toResponse } from '@keyhold/core';
+import { StorageUnavailableError, toResponse } from '@keyhold/core';
 import type { ProtectedResource } from '@keyhold/oauth-core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { storageUnavailableResponse } from './outage.js';
 import type { Principal } from './tool-module.js';
 
 /** The outcome of authenticating one request: who it acts for, or the resource's ready answer. */
@@ -19,6 +20,18 @@ export async function authenticate(
   logger: Logger,
 ): Promise<Authentication> {
   const access = await resource.verify(request.headers.get('authorization') ?? undefined);
+  if (!access.ok && access.result.status === 503) {
+    // oauth-core logged the outage; the answer speaks JSON-RPC like every other answer of the endpoint.
+    const retryAfterSeconds = Number(access.result.headers['retry-after'] ?? '1');
+    return {
+      ok: false,
+      response: storageUnavailableResponse(
+        new StorageUnavailableError('protected-resource', { retryAfterSeconds }),
+        logger,
+        'authentication',
+      ),
+    };
+  }
   if (!access.ok) {
     logger.debug(
       { event: 'authentication_failed', tenant: resource.tenant, status: access.result.status },

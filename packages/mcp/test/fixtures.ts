@@ -73,6 +73,8 @@ export interface TestServerOptions {
   readonly resourceScopes?: readonly string[];
   /** Tokens whose revocation check meets a storage outage (503). */
   readonly outageTokens?: readonly string[];
+  /** More tenants signing with the same key, with their resource scopes. */
+  readonly extraTenants?: Record<string, { readonly resourceScopes?: readonly string[] }>;
 }
 
 /**
@@ -94,13 +96,23 @@ export function testAuthorizationServer(
         singleUserId: 'owner',
         ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
       },
+      ...Object.fromEntries(
+        Object.entries(options.extraTenants ?? {}).map(([slug, extra]) => [
+          slug,
+          {
+            signingKeys: [{ kid: 'test-key', alg: 'HS256' as const, secret: KEY_SECRET }],
+            singleUserId: 'owner',
+            ...extra,
+          },
+        ]),
+      ),
     }),
     storage: {
       ...storage,
       revokedAccessTokens: {
         ...revoked,
         isRevoked: async (tenant, jti, now) => {
-          if (outage.has(jti)) throw new StorageUnavailableError('revokedAccessTokens');
+          if (outage.has(jti)) throw new StorageUnavailableError('postgres', { retryAfterSeconds: 3 });
           return revoked.isRevoked(tenant, jti, now);
         },
         revoke: (...args: Parameters<typeof revoked.revoke>) => revoked.revoke(...args),

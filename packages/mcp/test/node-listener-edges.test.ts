@@ -20,6 +20,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   const resource = testResource({ now: () => Date.now() }, `http://127.0.0.1:${port}/mcp`);
+  // The tenant's keys are imported on its first lookup: done here, so the raw half-closed requests below
+  // do not race a cold import (the retiring Node entry drops a request whose client half-closed meanwhile).
+  await resource.metadata();
   const { endpoint } = inProcessEndpoint({
     resource: {
       ...resource,

@@ -177,7 +177,7 @@ describe('SDK v1 hosts: createMcpRequestGate in front of a v1 McpServer (statele
   });
 
   it('shows why the message is set again: v1 construction alone reaches the client prefixed twice', async () => {
-    const client = await legacyClient(url, 'parent-scope-token');
+    const client = await legacyClient(url, 'alice-token');
     const error = await client
       .callTool({ name: 'list_repos_unfixed', arguments: { owner: 'acme' } })
       .catch((caught: unknown) => caught);
