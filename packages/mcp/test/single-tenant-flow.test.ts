@@ -104,6 +104,7 @@ beforeAll(async () => {
       demo: { signingKeys: [await generateSigningKey('ES256', 'k1')], singleUserId: 'owner' },
     }),
     storage: createMemoryStorage(),
+    singleUserMode: true,
   });
   const mcp = createMcpEndpoint({
     resource: oauth.protectedResource('demo', { url: `${base}/mcp` }),
