@@ -35,7 +35,7 @@ import { createRequestStateSeal } from './request-state.js';
 import type { Authentication } from './resource-access.js';
 import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
 import { createToolRunner, type RequestData } from './tool-calls.js';
-import type { McpToolModule, ModuleTool } from './tool-module.js';
+import type { McpServedModule, ModuleTool } from './tool-module.js';
 
 /**
  * Options of {@link createMcpEndpoint}. Validated once, at creation (`ERR_INVALID_OPTIONS`).
@@ -55,7 +55,7 @@ export interface McpEndpointOptions {
   readonly authorizationServer?: NonNullable<RequestCheckOptions['authorizationServer']>;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** The tool modules served. Tool names must be unique across them. */
-  readonly toolModules: readonly McpToolModule[];
+  readonly toolModules: readonly McpServedModule[];
   /** Claim codes read on every request (`Mcp-Claim-Code`, or `?claim=`). Default: none are read. */
   readonly claimCodes?: McpClaimCodes;
   /** The token broker behind `context.getToken` and yielded asks (`@keyhold/token-vault`). */
@@ -216,11 +216,11 @@ export function admittedFetchOptions(
 }
 
 interface RegisteredTool {
-  readonly module: McpToolModule;
+  readonly module: McpServedModule;
   readonly tool: ModuleTool;
 }
 
-function registerModules(modules: readonly McpToolModule[], needsSourcePath: boolean): RegisteredTool[] {
+function registerModules(modules: readonly McpServedModule[], needsSourcePath: boolean): RegisteredTool[] {
   if (!Array.isArray(modules))
     throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', 'toolModules must be an array');
   const names = new Set<string>();

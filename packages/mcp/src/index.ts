@@ -9,5 +9,13 @@ export type { KeyholdMcpErrorCode } from './errors.js';
 export { KeyholdMcpError } from './errors.js';
 export type { MemoryRequestStateStoreOptions, RequestStateStore } from './storage.js';
 export { createMemoryRequestStateStore } from './storage.js';
-export type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
+export type {
+  McpEra,
+  McpServedModule,
+  McpToolModule,
+  ModuleTool,
+  Principal,
+  ToolContext,
+  ToolReturn,
+} from './tool-module.js';
 export { defineTool, defineToolModule } from './tool-module.js';

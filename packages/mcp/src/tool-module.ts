@@ -104,7 +104,7 @@ export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchem
 
 /**
  * A tool module as `@keyhold/mcp` serves it: the shared {@link ToolModule} of `@keyhold/core` with its
- * tools, whose `sourcePath` the endpoint needs only with claim codes.
+ * tools.
  *
  * @example
  * ```ts
@@ -112,10 +112,18 @@ export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchem
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: each tool's handler takes its own schema's output; `unknown` would reject them all (parameters are contravariant).
-export type McpToolModule = Omit<ToolModule<ModuleTool<any>>, 'sourcePath'> & {
-  /** The module's source file: required only when claim codes scope modules (or webhooks read it). */
-  readonly sourcePath?: string;
-};
+export type McpToolModule = ToolModule<ModuleTool<any>>;
+
+/**
+ * A tool module as `createMcpEndpoint` takes it: `sourcePath` is needed only when claim codes scope modules
+ * by it (webhook-kit, which reads it, takes the full {@link McpToolModule}).
+ *
+ * @example
+ * ```ts
+ * const served: McpServedModule = { toolModuleId: 'notes', displayName: 'Notes', tools: [] };
+ * ```
+ */
+export type McpServedModule = Omit<McpToolModule, 'sourcePath'> & { readonly sourcePath?: string };
 
 /**
  * Types a tool module's tools one by one (each handler's `args` inferred from its schema) and returns the
