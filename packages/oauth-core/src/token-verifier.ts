@@ -40,7 +40,8 @@ export interface OAuthTokenVerifier {
    * malformed, badly signed, expired, for another resource or revoked (any other error is an outage:
    * `@keyhold/core`'s `StorageUnavailableError` when storage could not be asked, which a resource answers
    * with 503, never 401).
-   * Scope and subject policy are the resource's to apply (`@keyhold/mcp` does).
+   * This is the token half of the bearer policy; the SDK's bearer middleware applies scopes, and
+   * `server.protectedResource(tenant).verify` applies the whole policy (what `@keyhold/mcp` uses).
    */
   verifyAccessToken(token: string): Promise<AuthInfo>;
 }
