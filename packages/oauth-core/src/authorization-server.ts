@@ -333,8 +333,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   }
 
   /**
-   * A refused bearer token (presented, not missing) as a security event. Through `tokenVerifier` the resource
-   * (`@keyhold/mcp`) logs the event itself, so this line is only the detail, at debug.
+   * A refused bearer token (presented, not missing) as a security event (`verifyAccessToken` and
+   * `protectedResource().verify`). Through `tokenVerifier` the SDK's middleware answers the client, so this
+   * line is only the detail, at debug.
    */
   function logBearerFailure(tenantSlug: string, detail: string, level: 'info' | 'debug' = 'info'): void {
     context.logger[level](
