@@ -9,6 +9,7 @@ import {
   silentLogger,
   systemClock,
 } from '@keyhold/core';
+import type { AuthorizationServer, ProtectedResource } from '@keyhold/oauth-core';
 import {
   type AuthInfo,
   createMcpHandler,
@@ -30,7 +31,7 @@ import { refusalMessage } from './host-origin.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
 import { createLegacyServing } from './legacy-serving.js';
 import { type OutageSlot, storageUnavailableResponse } from './outage.js';
-import { createRequestChecks, type Located, type RequestCheckOptions } from './request-checks.js';
+import { createRequestChecks, type Located } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
 import type { Authentication } from './resource-access.js';
 import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
@@ -47,12 +48,12 @@ export interface McpEndpointOptions {
    * route served, its metadata is served at its `wellKnownUrl`'s path, its host and origin are the default
    * allowlists, and its `verify` is the bearer policy. Give this or `authorizationServer`.
    */
-  readonly resource?: NonNullable<RequestCheckOptions['resource']>;
+  readonly resource?: ProtectedResource;
   /**
    * Serve every tenant's resource of this authorization server at `{baseUrl}/tenant/<slug>{resourcePath}`
    * (the tenant comes from the path; an unknown one is 404). Give this or `resource`.
    */
-  readonly authorizationServer?: NonNullable<RequestCheckOptions['authorizationServer']>;
+  readonly authorizationServer?: AuthorizationServer;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** The tool modules served. Tool names must be unique across them. */
   readonly toolModules: readonly McpServedModule[];
@@ -576,8 +577,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const endpoint: McpEndpoint = {
     ownsPath: (pathname) => locate(pathname) !== undefined,
     async fetch(request, fetchOptions) {
-      const tenant = tenantOf(request);
-      const endSpan = options.tracing?.start(request.method.toLowerCase(), tenant);
+      // The span names the tenant; without tracing the path is matched once, in admit.
+      const tenant = options.tracing === undefined ? undefined : tenantOf(request);
+      const endSpan = options.tracing?.start(request.method.toLowerCase(), tenant ?? '');
       try {
         const response = withCors(request, await serve(request, fetchOptions));
         endSpan?.({ status: response.status });
