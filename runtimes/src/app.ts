@@ -60,9 +60,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const webhookRoutes = webhooks.routes.map((route) => route.key);
   // The MCP endpoint the tokens are for, guarded by the authorization server's own verifier.
-  const issuer = oauth.issuer('demo');
   const mcp = createMcpEndpoint({
-    publicUrl: `${issuer}/mcp`,
+    resource: oauth.protectedResource('demo'),
     serverInfo: { name: 'keyhold-runtimes', version: '1.0.0' },
     toolModules: [
       {
@@ -80,11 +79,6 @@ export async function createApp(options: AppOptions): Promise<App> {
         ],
       },
     ],
-    authentication: {
-      verifier: oauth.tokenVerifier('demo'),
-      resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
-    },
-    requestStateSecret: options.webhookSecret,
   });
   // The token broker's browser steps; the app is single-user, so the connect step's user is the owner.
   const broker = createTokenBroker({
@@ -121,10 +115,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     ownsPath: broker.ownsPath,
     fetch: (request, info) => broker.fetch(request, { ...info, userId: 'owner' }),
   };
-  const keyhold = compose(oauth, ownersBroker, webhooks, registry, testRoutes);
-  const fetch = async (request: Request, info?: FetchRequestInfo): Promise<Response> => {
-    if (new URL(request.url).pathname === mcp.path) return mcp.fetch(request);
-    return keyhold.fetch(request, info);
-  };
+  // First owner wins: the authorization server serves the resource's metadata, the endpoint its resource path.
+  const keyhold = compose(oauth, mcp, ownersBroker, webhooks, registry, testRoutes);
+  const fetch = (request: Request, info?: FetchRequestInfo): Promise<Response> =>
+    keyhold.fetch(request, info);
   return { fetch, webhookRoutes };
 }

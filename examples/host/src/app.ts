@@ -23,7 +23,6 @@ import {
   createStaticTenants,
   type OAuthStorage,
   type TenantConfig,
-  wellKnownUrl,
 } from '@keyhold/oauth-core';
 import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
@@ -236,18 +235,13 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const claimGate = limits?.claimFailures
     ? createClaimAttemptGate(claims, { limiter, clock, ...limits.claimFailures })
     : undefined;
-  const mcpUrl = `${baseUrl}/tenant/${config.tenant}/mcp`;
   const mcp = createMcpEndpoint({
-    publicUrl: mcpUrl,
+    // The tenant describes its resource: URL, metadata, realm, and the bearer policy (its resourceScopes are
+    // required; tokens a client obtained for itself, client_credentials, are refused with 403 unless
+    // KEYHOLD_MACHINE_CLIENTS=1).
+    resource: oauth.protectedResource(config.tenant, { allowMachineSubjects: config.machineClients }),
     serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
     toolModules,
-    // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a client
-    // obtained for itself (client_credentials) are refused with 403.
-    authentication: {
-      verifier: oauth.tokenVerifier(config.tenant),
-      resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
-      realm: config.tenant,
-    },
     // The specification's default: a code that is not valid is served like no code (README: `onInvalid`).
     claimCodes: {
       claims: claimGate?.claims ?? claims,
@@ -255,7 +249,6 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       isInScope: isFileInScope,
     },
     broker,
-    tenantId: config.tenant,
     requestStateSecret: secrets.mcpStateSecret,
     ...(stores.requestStateStore ? { requestStateStore: stores.requestStateStore } : {}),
     allowedHosts: [...allowedHostsFor(baseUrl), ...hostOnlyLoopback(baseUrl), ...config.allowedHosts],
@@ -293,17 +286,20 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const nodeOptions = {
     logger,
     ...(trustProxy ? { trustProxy } : {}),
-    resolveUserId: (request: IncomingMessage) => {
+    // Asked only by the endpoints that use a user (authorize, consent, the broker's steps): a token request
+    // never pays for the session cookie's HMAC.
+    userId: (request: IncomingMessage) => {
       // Single-user mode: every browser is the tenant owner, as /authorize assumes.
       if (config.singleUser) return config.ownerUserId;
       const cookie = request.headers.cookie;
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },
   };
-  const keyholdListener = toNodeListener(keyhold.fetch, nodeOptions);
+  const keyholdListener = toNodeListener(keyhold, nodeOptions);
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?', 1)[0];
-    if (path !== mcp.path) {
+    // The authorization server serves the resource's metadata itself; the endpoint, its resource path.
+    if (!mcp.ownsPath(path ?? '/') || oauth.ownsPath(path ?? '/')) {
       keyholdListener(request, response);
       return;
     }

@@ -79,6 +79,8 @@ const MAX_CACHED_TENANTS = 1024;
 interface CachedTenant {
   readonly tenant: Tenant;
   readonly signingKeys: TenantConfig['signingKeys'];
+  /** The resource URLs the host had placed (`protectedResource(…, { url })`) when the tenant was built. */
+  readonly placed: readonly string[] | undefined;
 }
 const tenantCaches = new WeakMap<ServerContext, Map<string, CachedTenant>>();
 
@@ -130,10 +132,23 @@ export function checkTenantConfig(slug: string, config: TenantConfig): void {
   }
 }
 
+// The tenant's `resources` first (the first is the default audience), then those the host placed at URLs of
+// its choosing; with neither, the resource under the issuer. A host resource replaces that default rather
+// than joining it, so a single-tenant app's `/mcp` is the audience a token gets when no `resource` is asked.
+function tenantResources(
+  configured: readonly string[] | undefined,
+  placed: readonly string[] | undefined,
+  underIssuer: string,
+): readonly string[] {
+  const own = configured !== undefined && configured.length > 0 ? configured : [];
+  if (placed === undefined || placed.length === 0) return own.length > 0 ? own : [underIssuer];
+  return [...new Set([...own, ...placed])];
+}
+
 /**
  * Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. The
  * lookup runs on every call (a changed tenant takes effect at once); the tenant built from an unchanged config
- * object is reused.
+ * object (and unchanged host-placed resource URLs) is reused.
  */
 export async function resolveTenant(
   context: ServerContext,
@@ -145,13 +160,19 @@ export async function resolveTenant(
   if (!config) return undefined;
   const cache = cacheOf(context);
   const cached = cache.get(slug);
-  if (cached !== undefined && cached.tenant.config === config && cached.signingKeys === config.signingKeys) {
+  const placed = context.resourceUrls?.get(slug);
+  if (
+    cached !== undefined &&
+    cached.tenant.config === config &&
+    cached.signingKeys === config.signingKeys &&
+    cached.placed === placed
+  ) {
     return cached.tenant;
   }
   const tenant = await buildTenant(context, keyCache, slug, config);
   cache.delete(slug);
   if (cache.size >= MAX_CACHED_TENANTS) cache.delete(cache.keys().next().value as string);
-  cache.set(slug, { tenant, signingKeys: config.signingKeys });
+  cache.set(slug, { tenant, signingKeys: config.signingKeys, placed });
   return tenant;
 }
 
@@ -179,7 +200,7 @@ async function buildTenant(
     issuer,
     resource,
     resourceMetadataUrl: wellKnownUrl(resource, 'oauth-protected-resource'),
-    resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
+    resources: tenantResources(config.resources, context.resourceUrls?.get(slug), resource),
     loginUrl,
     keys,
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),
