@@ -88,7 +88,10 @@ export interface ConsentStrings {
   readonly lang: string;
   /** Placeholder `{service}`. */
   readonly title: string;
-  /** Placeholders `{name}` (the client's claimed name), `{service}`. */
+  /**
+   * Placeholders `{service}` and `{name}` (the client's self-asserted name: the default leaves it to
+   * `clientClaim`, which labels it as a claim, rather than put an unverified name in the heading).
+   */
   readonly heading: string;
   /** Placeholders `{service}`, `{user}`. */
   readonly signedInAs: string;
@@ -134,7 +137,7 @@ export interface ConsentStrings {
 export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
   lang: 'en',
   title: 'Allow access to {service}',
-  heading: 'Allow {name} to use your {service} account?',
+  heading: 'Allow an application to use your {service} account?',
   signedInAs: 'You are signed in to {service} as {user}.',
   clientClaim:
     'The client says it is {name}{website}. The client supplied this itself; it has not been verified.',
@@ -295,9 +298,9 @@ ${warnings.map((warning) => `<li>&#9888; ${warning}</li>`).join('\n')}
     strings.title.replaceAll('{service}', view.serviceName.replace(DECEPTIVE_CHARACTERS, '\uFFFD')),
     `<h1>${fill(strings.heading, { name, service })}</h1>
 <p class="signed-in">${fill(strings.signedInAs, { service, user })}</p>
-${scopes}
 <p>${fill(strings.clientClaim, { name, website })}</p>
 ${identity}
+${scopes}
 <section class="recipient" aria-label="${escapeHtml(strings.recipientLabel)}">
 <p>${who}</p>
 <p>${fill(strings.redirectAddress, { uri: `<code>${shown(view.redirectUri)}</code>` })}</p>

@@ -48,11 +48,11 @@ async function consentPage(
 }
 
 describe('the consent page names the service that asks: the tenant display name, else its slug', () => {
-  it('shows TenantConfig.displayName in the title, the heading and the signed-in line', async () => {
+  it('shows TenantConfig.displayName in the title and the heading', async () => {
     const html = await consentPage({ tenant: { displayName: 'Acme <Docs>' } });
     expect(html).toContain('<title>Allow access to Acme &lt;Docs&gt;</title>');
     expect(html).toContain(
-      '<h1>Allow <strong class="client-name">Claude</strong> to use your <strong class="service-name">Acme &lt;Docs&gt;</strong> account?</h1>',
+      '<h1>Allow an application to use your <strong class="service-name">Acme &lt;Docs&gt;</strong> account?</h1>',
     );
   });
 
