@@ -241,6 +241,51 @@ describe('keyhold doctor names the client each misconfiguration breaks and exits
     return { code: json.code, report: JSON.parse(json.stdout) as DoctorReport, text: text.stdout };
   }
 
+  it('--json prints the documented shape: the documents read and, per client, how it signs in and its findings', async () => {
+    deployment.metadata['token_endpoint_auth_methods_supported'] = ['client_secret_basic'];
+    const { report } = await doctor();
+    expect(Object.keys(report).sort()).toEqual(['clients', 'documents', 'issuer', 'kind', 'ok', 'target']);
+    expect(report).toMatchObject({
+      target: `${origin}/mcp`,
+      kind: 'resource',
+      issuer: origin,
+      ok: false,
+      documents: {
+        protectedResourceMetadata: `${origin}/.well-known/oauth-protected-resource/mcp`,
+        authorizationServerMetadata: `${origin}/.well-known/oauth-authorization-server`,
+      },
+    });
+    expect(report.clients.map((client) => client.id)).toEqual([
+      'claude',
+      'chatgpt',
+      'vscode',
+      'cursor',
+      'mcp-sdk-v1',
+      'mcp-sdk-v2',
+      'mcp-inspector',
+    ]);
+    const claude = report.clients[0]!;
+    expect(Object.keys(claude).sort()).toEqual([
+      'authMethod',
+      'findings',
+      'id',
+      'name',
+      'ok',
+      'registration',
+    ]);
+    expect(claude).toMatchObject({ name: 'Claude', registration: 'cimd', authMethod: null, ok: false });
+    expect(claude.findings).toEqual([
+      {
+        severity: 'error',
+        code: 'auth_method_unadvertised',
+        message: expect.stringContaining('lacks "none"'),
+        fix: expect.stringContaining('Add "none" to token_endpoint_auth_methods_supported'),
+      },
+      // Claude signs in from its own servers: a loopback deployment works for local clients only.
+      expect.objectContaining({ severity: 'warning', code: 'loopback_unreachable' }),
+    ]);
+  });
+
   it('passes the deployment before it is broken', async () => {
     const { code, report } = await doctor();
     expect(failing(report)).toEqual({});
