@@ -9,7 +9,7 @@ export function page(status: number, title: string, ...paragraphs: readonly stri
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}.next-step{font-weight:600}</style>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.next-step{font-weight:600}</style>
 </head>
 <body><h1>${escapeHtml(title)}</h1>${paragraphs
       .map((text, index) => `<p${index === 1 ? ' class="next-step"' : ''}>${escapeHtml(text)}</p>`)
