@@ -25,6 +25,14 @@ import type { UserClaimsHook } from './user-claims.js';
 export interface TenantConfig {
   /** Several keys may be listed; verification accepts each, signing uses the active one. */
   readonly signingKeys: readonly SigningKeyConfig[];
+  /** The service's name as people know it, shown on the consent page ("Acme Docs"). Default: the slug. */
+  readonly displayName?: string;
+  /**
+   * Plain words for the tenant's scopes on the consent page (`{ 'docs:read': 'read your documents' }`), the
+   * raw name shown in small print beside them. Built-in words cover `openid`, `profile`, `email`,
+   * `offline_access` and `mcp:tools` (replaceable through `ConsentStrings`); other scopes show their name.
+   */
+  readonly scopeDescriptions?: Readonly<Record<string, string>>;
   /** Where a browser without a session is sent (with `return_to`). Default `{issuer}/login`. */
   readonly loginUrl?: string;
   /** The tenant owner; the subject in single-user mode. */
