@@ -80,7 +80,6 @@ export type {
   ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
-  ClientAssertionReplayStore,
   ClientJwk,
   ClientJwks,
   ClientListOptions,
