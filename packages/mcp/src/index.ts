@@ -9,7 +9,5 @@ export type { McpEndpoint, McpEndpointOptions } from './endpoint.js';
 export { createMcpEndpoint } from './endpoint.js';
 export type { KeyholdMcpErrorCode } from './errors.js';
 export { KeyholdMcpError } from './errors.js';
-export type { MemoryRequestStateStoreOptions, RequestStateStore } from './storage.js';
-export { createMemoryRequestStateStore } from './storage.js';
 export type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
 export { defineTool, defineToolModule } from './tool-module.js';
