@@ -10,7 +10,7 @@ import type { RateLimiter } from './rate-limit.js';
  * @example
  * ```ts
  * import { describeRateLimiterConformance } from '@keyhold/core/testing';
- * describeRateLimiterConformance('redis', () => createRedisRateLimiter(redis, { keyPrefix: 'test:' }));
+ * describeRateLimiterConformance('redis', () => createRedisStores(redis, { keyPrefix: 'test:' }).rateLimiter);
  * ```
  */
 export function describeRateLimiterConformance(
@@ -67,11 +67,11 @@ export function describeRateLimiterConformance(
  * @example
  * ```ts
  * import { expectInvalidOptions } from '@keyhold/core/testing';
- * import { createMemoryReplayCache, WebhookError } from '@keyhold/webhook-kit';
+ * import { createWebhookHandler, WebhookError } from '@keyhold/webhook-kit';
  * import { expect } from 'vitest';
  *
- * const error = expectInvalidOptions(WebhookError, () => createMemoryReplayCache({ maxEntries: 0 }));
- * expect(error.message).toContain('maxEntries');
+ * const error = expectInvalidOptions(WebhookError, () => createWebhookHandler({ modules: [], basePath: 'x' }));
+ * expect(error.message).toContain('basePath');
  * ```
  */
 export function expectInvalidOptions<E extends KeyholdError<string>>(
