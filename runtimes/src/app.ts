@@ -59,9 +59,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const webhookRoutes = webhooks.routes.map((route) => route.key);
   // The MCP endpoint the tokens are for, guarded by the authorization server's own verifier.
-  const issuer = oauth.issuer('demo');
   const mcp = createMcpEndpoint({
-    publicUrl: `${issuer}/mcp`,
+    resource: oauth.protectedResource('demo'),
     serverInfo: { name: 'keyhold-runtimes', version: '1.0.0' },
     toolModules: [
       {
@@ -79,11 +78,6 @@ export async function createApp(options: AppOptions): Promise<App> {
         ],
       },
     ],
-    authentication: {
-      verifier: oauth.tokenVerifier('demo'),
-      resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
-    },
-    requestStateSecret: options.webhookSecret,
   });
   // The token broker's browser steps; the app is single-user, so the connect step's user is the owner.
   const broker = createTokenBroker({
@@ -114,7 +108,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       return Response.json(!outcome.ok ? { url: outcome.error.elicitationUrl } : {});
     }
     if (path.startsWith('/auth/oauth/')) return broker.fetch(request, { ...info, userId: 'owner' });
-    if (path === mcp.path) return mcp.fetch(request);
+    if (mcp.ownsPath(path) && !oauth.ownsPath(path)) return mcp.fetch(request);
     if (path.startsWith('/webhook/')) return webhooks.fetch(request, info);
     if (path === '/health' || path.startsWith('/api/')) return registry.fetch(request, info);
     return oauth.fetch(request, info);

@@ -77,12 +77,18 @@ describe('core depends on no Keyhold package', () => {
   });
 });
 
+// The one exception: the MCP endpoint takes the resource its authorization server describes
+// (`ProtectedResource`, `AuthorizationServer` of oauth-core) as types only, listed as an optional peer.
+const TYPE_ONLY_PEERS: Readonly<Record<string, string>> = { mcp: '@keyhold/oauth-core' };
+
 describe('domain packages depend only on @keyhold/core among Keyhold packages', () => {
   // Type-only imports count too: a type in a published .d.ts needs its package installed.
   it.each(DOMAIN_PACKAGES)('%s/src imports no Keyhold package but @keyhold/core', (folder) => {
     const [pkg] = packagesIn([folder]);
     const offending = keyholdImports(pkg!).filter(
-      (entry) => packageNameOf(entry.specifier) !== '@keyhold/core',
+      (entry) =>
+        packageNameOf(entry.specifier) !== '@keyhold/core' &&
+        !(entry.typeOnly && packageNameOf(entry.specifier) === TYPE_ONLY_PEERS[folder]),
     );
     expect(offending.map(describeImport)).toEqual([]);
   });
@@ -92,7 +98,10 @@ describe('domain packages depend only on @keyhold/core among Keyhold packages', 
     (folder) => {
       const [pkg] = packagesIn([folder]);
       const listed = installedWith(pkg!).filter(
-        ({ name }) => name.startsWith('@keyhold/') && name !== '@keyhold/core',
+        ({ field, name }) =>
+          name.startsWith('@keyhold/') &&
+          name !== '@keyhold/core' &&
+          !(field === 'peerDependencies' && name === TYPE_ONLY_PEERS[folder]),
       );
       expect(listed.map(({ field, name }) => `${folder}/package.json: ${field} lists ${name}`)).toEqual([]);
     },

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import { randomToken, sha256Base64url } from '@keyhold/core';
 import {
   type ClientRecord,

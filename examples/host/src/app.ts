@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
 import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
@@ -24,7 +24,6 @@ import {
   createStaticTenants,
   type OAuthStorage,
   type TenantConfig,
-  wellKnownUrl,
 } from '@keyhold/oauth-core';
 import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
@@ -232,18 +231,13 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const claimGate = limits?.claimFailures
     ? createClaimAttemptGate(claims, { limiter, clock, ...limits.claimFailures })
     : undefined;
-  const mcpUrl = `${baseUrl}/tenant/${config.tenant}/mcp`;
   const mcp = createMcpEndpoint({
-    publicUrl: mcpUrl,
+    // The tenant describes its resource: URL, metadata, realm, and the bearer policy (its resourceScopes are
+    // required; tokens a client obtained for itself, client_credentials, are refused with 403 unless
+    // KEYHOLD_MACHINE_CLIENTS=1).
+    resource: oauth.protectedResource(config.tenant, { allowMachineSubjects: config.machineClients }),
     serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
     toolModules,
-    // The defaults are the policy: the tenant's resource scope (mcp:tools) is required, and tokens a client
-    // obtained for itself (client_credentials) are refused with 403.
-    authentication: {
-      verifier: oauth.tokenVerifier(config.tenant),
-      resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
-      realm: config.tenant,
-    },
     // The specification's default: a code that is not valid is served like no code (README: `onInvalid`).
     claimCodes: {
       claims: claimGate?.claims ?? claims,
@@ -251,7 +245,6 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       isInScope: isFileInScope,
     },
     broker,
-    tenantId: config.tenant,
     requestStateSecret: secrets.mcpStateSecret,
     onceStore: stores.onceStore,
     allowedHosts: [...allowedHostsFor(baseUrl), ...hostOnlyLoopback(baseUrl), ...config.allowedHosts],
@@ -314,7 +307,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const oauthListener = createNodeListener(oauth.handle, nodeOptions);
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?', 1)[0];
-    if (path !== mcp.path) {
+    // The authorization server serves the resource's metadata itself; the endpoint, its resource path.
+    if (!mcp.ownsPath(path ?? '/') || oauth.ownsPath(path ?? '/')) {
       if (oauth.ownsPath(path ?? '/')) oauthListener(request, response);
       else handlerListener(request, response);
       return;

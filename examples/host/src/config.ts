@@ -152,6 +152,18 @@ export interface HostConfig {
    * never cut.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * OpenTelemetry metrics export, on when `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`
+   * is set (and `OTEL_SDK_DISABLED` is not `true`): the `mcp_auth.*` counters are pushed over OTLP/HTTP every
+   * `OTEL_METRIC_EXPORT_INTERVAL` milliseconds (default 60000). Absent: no OpenTelemetry SDK is loaded.
+   */
+  readonly otlpMetrics?: { readonly exportIntervalMs: number };
+  /**
+   * `KEYHOLD_MACHINE_CLIENTS=1`: the MCP endpoint accepts tokens a client obtained for itself
+   * (client_credentials, from a client provisioned with `keyhold clients add`). Off by default: such tokens get
+   * one 403 saying machine clients are not accepted, since the tools act for users.
+   */
+  readonly machineClients: boolean;
 }
 
 /** The storage wait bounds the host passes on (each absent one: the store package's default). */
@@ -213,6 +225,28 @@ function list(value: string | undefined): string[] {
     .filter((entry) => entry !== '');
 }
 
+function readOtlpMetrics(
+  env: Readonly<Record<string, string | undefined>>,
+): HostConfig['otlpMetrics'] | undefined {
+  const endpoint = env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  if (!endpoint?.trim() || env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return undefined;
+  // The bundled exporter speaks OTLP/HTTP with JSON bodies; a collector expecting another protocol would
+  // drop every export, so say so at start instead.
+  const protocol = (env['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'])?.trim();
+  if (protocol && protocol !== 'http/json') {
+    throw new Error(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be "http/json" (the host's exporter), got "${protocol}"`,
+    );
+  }
+  return { exportIntervalMs: readMilliseconds(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000 };
+}
+
+function readFlag(env: Readonly<Record<string, string | undefined>>, variable: string): boolean {
+  const value = (env[variable] ?? '0').trim();
+  if (value !== '0' && value !== '1') throw new Error(`${variable} must be "0" or "1", got "${value}"`);
+  return value === '1';
+}
+
 /** Reads the host's configuration from environment variables, with the defaults the README promises. */
 export function readConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): HostConfig {
   const port = Number(env['PORT'] ?? '8787');
@@ -237,6 +271,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
   const rateLimits = readRateLimits(env);
   const storageTimeouts = readStorageTimeouts(env);
   const requestTimeoutMs = readMilliseconds(env, 'KEYHOLD_REQUEST_TIMEOUT_MS') ?? 15_000;
+  const otlpMetrics = readOtlpMetrics(env);
   const confidentialTenant = env['KEYHOLD_CONFIDENTIAL_TENANT']?.trim();
   if (confidentialTenant !== undefined && confidentialTenant !== '') {
     if (
@@ -276,5 +311,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, cw
     ...(rateLimits ? { rateLimits } : {}),
     storageTimeouts,
     requestTimeoutMs,
+    ...(otlpMetrics ? { otlpMetrics } : {}),
+    machineClients: readFlag(env, 'KEYHOLD_MACHINE_CLIENTS'),
   };
 }

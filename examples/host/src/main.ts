@@ -7,6 +7,7 @@ import { allowedHostsFor, isLoopbackHostname } from '@keyhold/core';
 import { pino } from 'pino';
 import { createHostApp, type HostApp } from './app.js';
 import { readConfig } from './config.js';
+import { startMetricsExport } from './telemetry.js';
 
 const config = readConfig(process.env, process.cwd());
 
@@ -25,6 +26,8 @@ if (config.singleUser && !loopback && !config.allowSingleUserOnNetwork) {
   );
 }
 const logger = pino({ level: config.logLevel });
+// Registered before anything counts, so the first requests' counters are exported too.
+const metricsExport = await startMetricsExport(config.otlpMetrics, logger);
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // dist/main.js → the package root, where tools/ lives.
 const hostRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,7 +57,8 @@ try {
       // JSON-RPC error, as MCP clients expect; every other path gets 421 here.
       selfGuardedPaths: [`/tenant/${config.tenant}/mcp`],
       logger,
-      onClose: [() => app?.close()],
+      // The meter provider last: its final export carries what closing the app counted.
+      onClose: [() => app?.close(), () => metricsExport?.shutdown()],
     },
   );
 } catch (error) {

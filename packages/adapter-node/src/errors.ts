@@ -3,8 +3,7 @@ import { KeyholdError, optionValidators } from '@keyhold/core';
 /**
  * The codes {@link NodeAdapterError} carries. Codes are API: they are added, never renamed.
  *
- * - `ERR_INVALID_OPTIONS`: an option of `serve`, `createNodeListener`, `toNodeListener`, `guardHosts` or
- *   `readRequest` failed validation.
+ * - `ERR_INVALID_OPTIONS`: an option of `toNodeListener` or `serve` failed validation.
  * - `ERR_BODY_TIMEOUT`: the request body was not received in time ({@link BodyTimeoutError}).
  * - `ERR_BODY_ALREADY_CONSUMED`: another middleware read the body first ({@link BodyAlreadyConsumedError}).
  *
@@ -27,14 +26,16 @@ export type NodeAdapterErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_BODY_TIMEOUT' | 
 export class NodeAdapterError extends KeyholdError<NodeAdapterErrorCode> {}
 
 /**
- * The request body was not received within `bodyTimeoutMs`: thrown by `readRequest`, answered 408 by the
- * listeners.
+ * The request body was not received within `bodyTimeoutMs`: the error an area's read of the body fails with
+ * under `toNodeListener`, which then answers 408.
  *
  * @example
  * ```ts
- * import { BodyTimeoutError, readRequest } from '@keyhold/adapter-node';
- * try { await readRequest(req, { bodyTimeoutMs: 5_000 }); }
- * catch (e) { if (e instanceof BodyTimeoutError) console.warn(e.code, e.timeoutMs); }
+ * import { BodyTimeoutError } from '@keyhold/adapter-node';
+ * async function bodyOf(request: Request): Promise<string | undefined> {
+ *   try { return await request.text(); }
+ *   catch (e) { if (e instanceof BodyTimeoutError) return undefined; throw e; }
+ * }
  * ```
  */
 export class BodyTimeoutError extends NodeAdapterError {
@@ -50,14 +51,15 @@ export class BodyTimeoutError extends NodeAdapterError {
 
 /**
  * The request's body was read by something before Keyhold (a global `express.json()` or `urlencoded()`)
- * and what it left in `req.body` cannot be turned back into the body that was sent. The listeners answer
- * 500 and log this message, which names the fix.
+ * and what it left in `req.body` cannot be turned back into the body that was sent (a nested "qs" parse of
+ * `urlencoded({ extended: true })`, or no `req.body` at all). `toNodeListener` answers 500 and logs this
+ * message, which names the fix.
  *
  * @example
  * ```ts
- * import { BodyAlreadyConsumedError, readRequest } from '@keyhold/adapter-node';
- * try { await readRequest(req); }
- * catch (e) { if (e instanceof BodyAlreadyConsumedError) console.error(e.message); }
+ * import { BodyAlreadyConsumedError } from '@keyhold/adapter-node';
+ * const error = new BodyAlreadyConsumedError('req.body is not set');
+ * console.error(error.code, error.message);
  * ```
  */
 export class BodyAlreadyConsumedError extends NodeAdapterError {

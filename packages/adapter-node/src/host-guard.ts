@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@keyhold/core';
 import { createHostMatcher, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
 import { NodeAdapterError, optionCheck } from './errors.js';
-import { writeResult } from './listener.js';
+import { hostHeaderCount, isWellFormedHost } from './host-header.js';
+import { writeResult } from './write-result.js';
 
 /**
  * A `node:http` request listener.
@@ -52,22 +53,6 @@ export function checkedAllowedHosts(list: readonly string[]): string[] {
       { cause: error },
     );
   }
-}
-
-// A Host value is one well-formed host name when it matches itself: the matcher drops an allowed entry it
-// cannot parse, so a malformed value (spaces, user information, a list, empty labels) matches nothing.
-function isWellFormedHost(host: string | undefined): boolean {
-  return host !== undefined && host !== '' && createHostMatcher([host])(host);
-}
-
-/** How many Host headers a request carried (counted without allocating: this runs on every request). */
-function hostHeaderCount(rawHeaders: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') count++;
-  }
-  return count;
 }
 
 /**

@@ -1,13 +1,7 @@
+export type { TrustProxy } from './client-ip.js';
 export type { NodeAdapterErrorCode } from './errors.js';
 export { BodyAlreadyConsumedError, BodyTimeoutError, NodeAdapterError } from './errors.js';
-export { toNodeListener, writeResponse } from './fetch-listener.js';
-export type { GuardHostsOptions, NodeListener } from './host-guard.js';
-export { guardHosts, MISDIRECTED_STATUS } from './host-guard.js';
-export type { NodeListenerOptions } from './listener.js';
-export { createNodeListener, writeResult } from './listener.js';
-export type { ReadRequestOptions } from './request.js';
-export { clientIp, readRequest } from './request.js';
-export type { RouteHandler, RouteParams, Router } from './router.js';
-export { createRouter } from './router.js';
+export type { NodeMiddleware, ToNodeListenerOptions } from './node-listener.js';
+export { toNodeListener } from './node-listener.js';
 export type { RunningServer, ServeOptions } from './serve.js';
 export { serve } from './serve.js';

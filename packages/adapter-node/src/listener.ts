@@ -14,26 +14,12 @@ import {
   type ReadRequestOptions,
   readCheckedRequest,
 } from './request.js';
+import { writeResult } from './write-result.js';
 
 /** Options of {@link createNodeListener}. */
 export interface NodeListenerOptions extends ReadRequestOptions {
   /** Receives a line for every unexpected exception (never the request body). */
   logger?: Logger;
-}
-
-/**
- * Writes a {@link HandlerResult} to a `node:http` response.
- *
- * @example
- * ```ts
- * writeResult(res, { status: 204, headers: {} });
- * ```
- */
-export function writeResult(response: ServerResponse, result: HandlerResult): void {
-  const headers: Record<string, string | number> = { ...result.headers };
-  if (result.body !== undefined) headers['content-length'] = Buffer.byteLength(result.body);
-  response.writeHead(result.status, headers);
-  response.end(result.body);
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type { HandlerRequest } from '@keyhold/core';
 import { PayloadTooLargeError } from '@keyhold/core';
+import { clientIp } from './client-ip.js';
 import { BodyAlreadyConsumedError, BodyTimeoutError, optionCheck } from './errors.js';
+import { preParsedBody } from './pre-parsed-body.js';
 
 /** Options of {@link readRequest}. */
 export interface ReadRequestOptions {
@@ -64,73 +65,6 @@ export function checkReadRequestOptions(options: ReadRequestOptions): CheckedRea
   };
 }
 
-function normaliseAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-}
-
-/**
- * The client address: the socket's, or under `trustProxy` the first untrusted hop of `X-Forwarded-For`
- * counted from the right (the only hops that cannot be forged by the client).
- *
- * @example
- * ```ts
- * clientIp(req, (a) => a === '10.0.0.1');
- * ```
- */
-export function clientIp(
-  request: IncomingMessage,
-  trustProxy: ReadRequestOptions['trustProxy'] = false,
-): string | undefined {
-  const socketAddress = request.socket.remoteAddress
-    ? normaliseAddress(request.socket.remoteAddress)
-    : undefined;
-  if (!trustProxy || socketAddress === undefined) return socketAddress;
-  const trusts = trustProxy === true ? () => true : trustProxy;
-  if (!trusts(socketAddress)) return socketAddress;
-  const header = request.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-    .split(',')
-    .map((hop) => normaliseAddress(hop.trim()))
-    .filter((hop) => hop !== '');
-  let candidate = socketAddress;
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i]!;
-    // A hop that is no address was written by the client, not by a proxy: the last trusted hop is the answer,
-    // so nobody picks a rate-limit key of its own by sending garbage.
-    if (isIP(hop) === 0) return candidate;
-    candidate = hop;
-    if (!trusts(candidate)) return candidate;
-  }
-  return candidate;
-}
-
-/**
- * The body a framework's parser left in `req.body`, encoded back as the client sent it: a string or buffer
- * as is, a plain object as JSON or as a form (by the request's content type). Flat forms only: a nested
- * value (a "qs" extended parse) cannot be re-encoded faithfully.
- */
-function preParsedBody(request: IncomingMessage): string | undefined {
-  const parsed = (request as { body?: unknown }).body;
-  if (parsed === undefined || parsed === null) return undefined;
-  if (typeof parsed === 'string') return parsed;
-  if (parsed instanceof Uint8Array) return Buffer.from(parsed).toString('utf8');
-  if (typeof parsed !== 'object') return undefined;
-  const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) return JSON.stringify(parsed);
-  if (type === 'application/x-www-form-urlencoded') {
-    const form = new URLSearchParams();
-    for (const [name, value] of Object.entries(parsed as Record<string, unknown>)) {
-      for (const item of Array.isArray(value) ? value : [value]) {
-        if (typeof item !== 'string')
-          throw new BodyAlreadyConsumedError(`field "${name}" was parsed into a nested value`);
-        form.append(name, item);
-      }
-    }
-    return form.toString();
-  }
-  return undefined;
-}
-
 function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
@@ -139,7 +73,7 @@ function readBody(request: IncomingMessage, limitBytes: number, timeoutMs: numbe
   if (request.readableEnded) {
     let body: string | undefined;
     try {
-      body = preParsedBody(request);
+      body = preParsedBody(request)?.text;
     } catch (error) {
       return Promise.reject(error);
     }

@@ -12,15 +12,19 @@ export interface ServeOptions {
   /** Interface to bind (default `127.0.0.1`). */
   hostname?: string;
   /**
-   * The Host values the server answers to; every other request gets 421 before the listener runs (see
-   * {@link guardHosts}). Bound to loopback, `127.0.0.1`, `localhost` and `[::1]` with the bound port are
+   * The Host values the server answers to; every other request gets 421 (`misdirected_request`, with
+   * `Connection: close`) before the listener runs. Bound to loopback, `127.0.0.1`, `localhost` and `[::1]` with the bound port are
    * always allowed and this list adds to them (a reverse proxy's public name, for instance). Bound to any
    * other address (`0.0.0.0`, a LAN address), the list is required: `serve` throws without it. `'any'`
    * turns Host validation off — only for a server that is reachable solely through a proxy that checks
    * Host itself.
    */
   allowedHosts?: readonly string[] | 'any';
-  /** Paths whose handler checks Host itself (see `GuardHostsOptions.selfGuardedPaths`). Default: none. */
+  /**
+   * Paths (exact, without the query) whose handler checks Host itself against the same names: a request there
+   * with one well-formed `Host` is passed through unchecked (the MCP endpoint answers a foreign Host 403 with
+   * a JSON-RPC error, as MCP clients expect); a repeated or malformed `Host` still gets 421. Default: none.
+   */
   selfGuardedPaths?: readonly string[];
   /** Time allowed to receive the request headers (default 10 000 ms); slower clients get 408 and are cut. */
   headersTimeoutMs?: number;
@@ -65,10 +69,13 @@ export interface RunningServer {
  *
  * @example
  * ```ts
- * const running = await serve(createNodeListener(router.handle), { port: 8787, onClose: [() => store.close()] });
+ * import { serve, toNodeListener } from '@keyhold/adapter-node';
+ * import type { Area } from '@keyhold/core';
+ * declare const keyhold: Area, store: { close(): Promise<void> };
+ * const running = await serve(toNodeListener(keyhold), { port: 8787, onClose: [() => store.close()] });
  * process.once('SIGTERM', () => void running.close());
  * // Behind a proxy on another interface:
- * await serve(listener, { hostname: '0.0.0.0', port: 8787, allowedHosts: ['auth.example.com'] });
+ * await serve(toNodeListener(keyhold), { hostname: '0.0.0.0', port: 8787, allowedHosts: ['auth.example.com'] });
  * ```
  */
 export async function serve(

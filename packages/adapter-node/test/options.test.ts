@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { NodeAdapterError } from '../src/errors.js';
-import { toNodeListener } from '../src/fetch-listener.js';
 import { guardHosts } from '../src/host-guard.js';
 import { createNodeListener } from '../src/listener.js';
 import { type ReadRequestOptions, readRequest } from '../src/request.js';
 import { serve } from '../src/serve.js';
 
 const handler = async () => ({ status: 204, headers: {} });
-const fetchHandler = async () => new Response(null, { status: 204 });
 
 function thrownBy(run: () => unknown): unknown {
   try {
@@ -33,17 +31,12 @@ const badReadOptions: ReadonlyArray<[string, ReadRequestOptions]> = [
   ['resolveUserId', { resolveUserId: 'user-1' as unknown as () => string }],
 ];
 
-const listenerFactories: ReadonlyArray<[string, (options: ReadRequestOptions) => unknown]> = [
-  ['createNodeListener', (options) => createNodeListener(handler, options)],
-  ['toNodeListener', (options) => toNodeListener(fetchHandler, options)],
-];
-
-describe.each(listenerFactories)('%s checks its options once, when it is created', (_factory, create) => {
+describe('createNodeListener (legacy) checks its options once, when it is created', () => {
   it.each(badReadOptions)(
     'a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS at creation',
     (name, options) => {
       expectInvalidOptions(
-        thrownBy(() => create(options)),
+        thrownBy(() => createNodeListener(handler, options)),
         name,
       );
     },

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toNodeListener } from '../src/fetch-listener.js';
 import { createNodeListener } from '../src/listener.js';
+import { toNodeListener } from '../src/node-listener.js';
 
 let server: Server | undefined;
 

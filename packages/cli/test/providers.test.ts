@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createNodeListener } from '@keyhold/adapter-node';
+import { createNodeListener } from '@keyhold/adapter-node/legacy';
 import type { McpProvider } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,12 @@
 import { CoreError } from './errors.js';
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
+/** Each alphabet character's 6-bit value, by char code; the regex above has already refused the rest. */
+const VALUES = new Uint8Array(128);
+for (let index = 0; index < ALPHABET.length; index++) VALUES[ALPHABET.charCodeAt(index)] = index;
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 
 /**
  * Encodes bytes or a UTF-8 string as unpadded base64url (RFC 4648 §5).
@@ -11,11 +17,27 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * ```
  */
 export function base64urlEncode(input: Uint8Array | string): string {
-  const bytes =
-    typeof input === 'string'
-      ? Buffer.from(input, 'utf8')
-      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  return bytes.toString('base64url');
+  // Plain JS, not Node's buffers nor `btoa`: the same code on every runtime, and no `+/=` rewriting pass.
+  const bytes = typeof input === 'string' ? utf8Encoder.encode(input) : input;
+  let out = '';
+  const whole = bytes.length - (bytes.length % 3);
+  for (let i = 0; i < whole; i += 3) {
+    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out +=
+      ALPHABET.charAt(n >>> 18) +
+      ALPHABET.charAt((n >>> 12) & 63) +
+      ALPHABET.charAt((n >>> 6) & 63) +
+      ALPHABET.charAt(n & 63);
+  }
+  const rest = bytes.length - whole;
+  if (rest === 1) {
+    const n = (bytes[whole] as number) << 16;
+    out += ALPHABET.charAt(n >>> 18) + ALPHABET.charAt((n >>> 12) & 63);
+  } else if (rest === 2) {
+    const n = ((bytes[whole] as number) << 16) | ((bytes[whole + 1] as number) << 8);
+    out += ALPHABET.charAt(n >>> 18) + ALPHABET.charAt((n >>> 12) & 63) + ALPHABET.charAt((n >>> 6) & 63);
+  }
+  return out;
 }
 
 /**
@@ -31,12 +53,24 @@ export function base64urlDecode(input: string): Uint8Array {
   if (!BASE64URL.test(input) || input.length % 4 === 1) {
     throw new CoreError('ERR_INVALID_ENCODING', 'not a base64url string');
   }
-  const bytes = Buffer.from(input, 'base64url');
+  const bytes = new Uint8Array(Math.floor((input.length * 3) / 4));
+  let bits = 0;
+  let buffered = 0;
+  let written = 0;
+  for (let i = 0; i < input.length; i++) {
+    buffered = (buffered << 6) | (VALUES[input.charCodeAt(i)] as number);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[written++] = (buffered >>> bits) & 0xff;
+      buffered &= (1 << bits) - 1;
+    }
+  }
   // Reject non-canonical encodings (stray bits in the last character) so one value has one spelling.
-  if (bytes.toString('base64url') !== input) {
+  if (buffered !== 0) {
     throw new CoreError('ERR_INVALID_ENCODING', 'not a canonical base64url string');
   }
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bytes;
 }
 
 /**
@@ -48,5 +82,5 @@ export function base64urlDecode(input: string): Uint8Array {
  * ```
  */
 export function base64urlDecodeToString(input: string): string {
-  return Buffer.from(base64urlDecode(input)).toString('utf8');
+  return utf8Decoder.decode(base64urlDecode(input));
 }

@@ -5,7 +5,7 @@ export type { BodyRead } from './bounded-read.js';
 export { discard, raceAbort, readCapped } from './bounded-read.js';
 export type { Clock, ManualClock } from './clock.js';
 export { createManualClock, systemClock } from './clock.js';
-export { constantTimeEqual, sha256Base64url } from './constant-time.js';
+export { constantTimeEqual } from './constant-time.js';
 export type { CoreErrorCode } from './errors.js';
 export { CoreError, KeyholdError, PayloadTooLargeError, StorageUnavailableError } from './errors.js';
 export type { FetchHandler, FetchRequestInfo, UserIdSource } from './fetch-bridge.js';
@@ -54,6 +54,7 @@ export {
   storageUnavailableResult,
   textResult,
 } from './results.js';
+export { sha256Base64url } from './sha256.js';
 export type { ToolModule } from './tool-module.js';
 export type { RequestOutcome, RequestTracing } from './tracing.js';
 export { traceHandler } from './tracing.js';

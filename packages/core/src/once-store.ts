@@ -1,5 +1,5 @@
-import { sha256Base64url } from './constant-time.js';
 import { CoreError } from './errors.js';
+import { sha256Base64url } from './sha256.js';
 
 /**
  * "Spend this key once": the one store behind every single-use rule (a `private_key_jwt` assertion's `jti`,

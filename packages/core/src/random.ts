@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { base64urlEncode } from './base64url.js';
 import { CoreError } from './errors.js';
 import { optionValidators } from './option-validation.js';
 
@@ -17,5 +17,6 @@ const check = optionValidators(CoreError);
  */
 export function randomToken(byteLength = 32): string {
   const length = check.integerInRange('byteLength', byteLength, 32, { min: 16, max: 1024 });
-  return randomBytes(length).toString('base64url');
+  // WebCrypto's CSPRNG, global on every runtime Keyhold supports; 1024 bytes is far below its 65,536 limit.
+  return base64urlEncode(crypto.getRandomValues(new Uint8Array(length)));
 }

@@ -35,3 +35,19 @@ describe('base64url (RFC 4648 §5, unpadded)', () => {
     }
   });
 });
+
+describe('base64url is plain JS, byte for byte what Node encodes', () => {
+  it('round-trips every length from 0 to 300 bytes and matches Buffer for each', () => {
+    for (let length = 0; length <= 300; length++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(length));
+      const encoded = base64urlEncode(bytes);
+      expect(encoded).toBe(Buffer.from(bytes).toString('base64url'));
+      expect(base64urlDecode(encoded)).toEqual(bytes);
+    }
+  });
+
+  it('decodes non-ASCII UTF-8 and encodes strings as UTF-8', () => {
+    expect(base64urlEncode('é€😀')).toBe(Buffer.from('é€😀', 'utf8').toString('base64url'));
+    expect(base64urlDecodeToString(base64urlEncode('é€😀'))).toBe('é€😀');
+  });
+});

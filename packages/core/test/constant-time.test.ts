@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, sha256Base64url } from '../src/constant-time.js';
+import { constantTimeEqual, sha256Base64url } from '../src/index.js';
 
 describe('constantTimeEqual', () => {
   it('is true for equal strings', () => {
@@ -15,6 +15,18 @@ describe('constantTimeEqual', () => {
   it('does not throw on strings of different lengths (timingSafeEqual alone would)', () => {
     expect(constantTimeEqual('short', 'a much longer value')).toBe(false);
     expect(constantTimeEqual('', 'x')).toBe(false);
+  });
+
+  it('is false when one side is a prefix of the other, or lengths differ by a multiple of 256', () => {
+    expect(constantTimeEqual('secret', 'secret-and-more')).toBe(false);
+    expect(constantTimeEqual('secret-and-more', 'secret')).toBe(false);
+    expect(constantTimeEqual('a'.repeat(256), '')).toBe(false);
+    expect(constantTimeEqual('', 'a'.repeat(256))).toBe(false);
+  });
+
+  it('is false when the shorter side ends in what would read as zero bytes', () => {
+    expect(constantTimeEqual('ab', 'ab\u0000')).toBe(false);
+    expect(constantTimeEqual('ab\u0000', 'ab')).toBe(false);
   });
 
   it('compares by UTF-8 content', () => {

@@ -1,6 +1,8 @@
 import {
+  type Area,
   type Clock,
   createMemoryOnceStore,
+  type FetchRequestInfo,
   type Logger,
   type OnceStore,
   optionValidators,
@@ -9,6 +11,7 @@ import {
   silentLogger,
   systemClock,
 } from '@keyhold/core';
+import type { AuthorizationServer, ProtectedResource } from '@keyhold/oauth-core';
 import {
   type AuthInfo,
   createMcpHandler,
@@ -17,7 +20,6 @@ import {
   type McpServerFactory,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Authentication, McpAuthenticationOptions } from './authentication.js';
 import type { McpTokenBroker } from './brokering.js';
 import {
   claimAttemptPrincipal,
@@ -31,30 +33,35 @@ import { refusalMessage } from './host-origin.js';
 import { createLegacyCapabilities } from './legacy-capabilities.js';
 import { createLegacyServing } from './legacy-serving.js';
 import { type OutageSlot, storageUnavailableResponse } from './outage.js';
-import { createRequestChecks } from './request-checks.js';
+import { createRequestChecks, type Located } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
+import type { Authentication } from './resource-access.js';
 import { createToolRunner, type RequestData } from './tool-calls.js';
-import type { McpToolModule, ModuleTool } from './tool-module.js';
+import type { McpServedModule, ModuleTool } from './tool-module.js';
 
 /**
  * Options of {@link createMcpEndpoint}. Validated once, at creation (`ERR_INVALID_OPTIONS`).
  */
 export interface McpEndpointOptions {
   /**
-   * The endpoint's URL as clients reach it. Its path is the one route served; its host and origin are the
-   * default allowlists. Never derived from requests (a proxy may terminate TLS in front).
+   * The one resource served, as its authorization server describes it: `server.protectedResource('demo')`
+   * (or `server.protectedResource('demo', { url: 'https://example.com/mcp' })`). Its URL's path is the
+   * route served, its metadata is served at its `wellKnownUrl`'s path, its host and origin are the default
+   * allowlists, and its `verify` is the bearer policy. Give this or `authorizationServer`.
    */
-  readonly publicUrl: string | URL;
+  readonly resource?: ProtectedResource;
+  /**
+   * Serve every tenant's resource of this authorization server at `{baseUrl}/tenant/<slug>{resourcePath}`
+   * (the tenant comes from the path; an unknown one is 404). Give this or `resource`.
+   */
+  readonly authorizationServer?: AuthorizationServer;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** The tool modules served. Tool names must be unique across them. */
-  readonly toolModules: readonly McpToolModule[];
-  readonly authentication: McpAuthenticationOptions;
+  readonly toolModules: readonly McpServedModule[];
   /** Claim codes read on every request (`Mcp-Claim-Code`, or `?claim=`). Default: none are read. */
   readonly claimCodes?: McpClaimCodes;
   /** The token broker behind `context.getToken` and yielded asks (`@keyhold/token-vault`). */
   readonly broker?: McpTokenBroker;
-  /** The tenant brokered grants are kept under when a token's `extra.tenantId` does not say. */
-  readonly tenantId?: string;
   /**
    * Per-request spans (`createOpenTelemetryTracing({ spanPrefix: 'keyhold.mcp.' })` of
    * `@keyhold/oauth-core/opentelemetry`): one span per HTTP request, named after its method, with the status.
@@ -62,10 +69,11 @@ export interface McpEndpointOptions {
    */
   readonly tracing?: RequestTracing;
   /**
-   * HMAC key (at least 32 bytes) of 2026-07-28 `requestState` values and 2025-era capability ids. Every
-   * instance serving one deployment needs the same key.
+   * HMAC key (at least 32 bytes) of 2026-07-28 `requestState` values and 2025-era capability ids, which
+   * only brokered tools use: required with a `broker` (every instance serving one deployment needs the
+   * same key), otherwise a random key per instance.
    */
-  readonly requestStateSecret: Uint8Array | string;
+  readonly requestStateSecret?: Uint8Array | string;
   /** How long a user has to authorize before the retry is refused. Default 600 (ten minutes). */
   readonly requestStateTtlSeconds?: number;
   /**
@@ -77,10 +85,13 @@ export interface McpEndpointOptions {
   readonly legacyCapabilityTtlSeconds?: number;
   /**
    * `Host` values accepted (`host` or `host:port`), or `'any'` behind a proxy that checks them. Default:
-   * the public URL's host, plus the loopback names on its port when that host is loopback.
+   * the resource URL's host, plus the loopback names on its port when that host is loopback.
    */
   readonly allowedHosts?: readonly string[] | 'any';
-  /** `Origin` values accepted when one is sent. Default: the public URL's origin (and loopback twins). */
+  /**
+   * `Origin` values accepted when one is sent, and answered with CORS headers (preflights included).
+   * Default: the resource's origin (and its loopback twins).
+   */
   readonly allowedOrigins?: readonly string[];
   /** How 2025-era requests are served: `'stateless'` (default) or `'reject'`. */
   readonly legacy?: 'stateless' | 'reject';
@@ -92,21 +103,22 @@ export interface McpEndpointOptions {
 }
 
 /**
- * An MCP endpoint: a web-standard `fetch` that serves one path for 2026-07-28 and 2025-era clients.
+ * An MCP endpoint, an `Area` of `@keyhold/core`: `fetch` serves the resource path(s) for 2026-07-28 and
+ * 2025-era clients, the resource's RFC 9728 metadata and CORS preflights; `ownsPath` says which paths.
  *
  * @example
  * ```ts
  * const response = await endpoint.fetch(request);
  * ```
  */
-export interface McpEndpoint {
+export interface McpEndpoint extends Area {
   /**
-   * Serves a request to the endpoint's path (404 elsewhere, so hosts can chain it). `parsedBody` is a
-   * body a framework already parsed (`express.json()`); the request's own body is then not read.
+   * Serves a request to a path the endpoint owns (404 elsewhere). `info.parsedBody` is a body a framework
+   * already parsed (`express.json()`); the request's own body is then not read.
    */
-  fetch(request: Request, options?: { readonly parsedBody?: unknown }): Promise<Response>;
-  /** The path served (the public URL's). */
-  readonly path: string;
+  fetch(request: Request, info?: FetchRequestInfo): Promise<Response>;
+  /** Whether `fetch` serves this path: the resource path(s) and their metadata paths. */
+  ownsPath(pathname: string): boolean;
   /** Ends open SSE responses. */
   close(): Promise<void>;
 }
@@ -174,7 +186,12 @@ const check = optionValidators(KeyholdMcpError);
 
 /** What the request line and headers decide: refused with a ready answer, or authenticated. */
 export type Admission =
-  | { readonly ok: true; readonly url: URL; readonly authentication: Authentication & { ok: true } }
+  | {
+      readonly ok: true;
+      readonly url: URL;
+      readonly tenant: string;
+      readonly authentication: Authentication & { ok: true };
+    }
   | { readonly ok: false; readonly response: Response };
 
 /** What `@keyhold/mcp/node` needs beyond `fetch`; reachable only inside the package. */
@@ -204,19 +221,26 @@ export function admittedFetchOptions(
 }
 
 interface RegisteredTool {
-  readonly module: McpToolModule;
+  readonly module: McpServedModule;
   readonly tool: ModuleTool;
 }
 
-function registerModules(modules: readonly McpToolModule[]): RegisteredTool[] {
+function registerModules(modules: readonly McpServedModule[], needsSourcePath: boolean): RegisteredTool[] {
   if (!Array.isArray(modules))
     throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', 'toolModules must be an array');
   const names = new Set<string>();
   const registered: RegisteredTool[] = [];
   for (const module of modules) {
-    for (const field of ['toolModuleId', 'displayName', 'sourcePath'] as const) {
+    for (const field of [
+      'toolModuleId',
+      'displayName',
+      ...(needsSourcePath ? ['sourcePath' as const] : []),
+    ] as const) {
       if (typeof module?.[field] !== 'string' || module[field] === '') {
-        throw new KeyholdMcpError('ERR_INVALID_TOOL_MODULE', `a tool module needs a ${field}`);
+        throw new KeyholdMcpError(
+          'ERR_INVALID_TOOL_MODULE',
+          `a tool module needs a ${field}${field === 'sourcePath' ? ' (claim codes scope modules by it)' : ''}`,
+        );
       }
     }
     for (const tool of module.tools ?? []) {
@@ -236,24 +260,28 @@ function registerModules(modules: readonly McpToolModule[]): RegisteredTool[] {
   return registered;
 }
 
+const ALLOWED_HEADERS =
+  'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, mcp-claim-code';
+const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version';
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
  * Creates an MCP endpoint on the MCP SDK v2 (`createMcpHandler`): one definition of the tools serves
  * 2026-07-28 clients (per-request envelope, `server/discover`) and 2025-era clients (stateless). Every
- * request is checked in this order: path, `Host` and `Origin` (403), bearer token and resource policy
- * (401/403 challenges naming the metadata URL and every scope needed), claim code (403/429), then served
+ * request is checked in this order: path, `Host` and `Origin` (403), CORS preflight (204), the resource's
+ * RFC 9728 metadata, the bearer policy of `@keyhold/oauth-core` (401/403 challenges naming the metadata
+ * URL and every scope the tenant requires), claim code (403/429), then served
  * by a server built for it with only the tools its claim allows. Nothing is kept between requests, so
  * instances need no sticky sessions and memory does not grow with clients.
  *
  * @example
  * ```ts
  * const endpoint = createMcpEndpoint({
- *   publicUrl: 'http://127.0.0.1:8787/tenant/demo/mcp',
+ *   resource: oauth.protectedResource('demo'),
  *   serverInfo: { name: 'my-host', version: '1.0.0' },
  *   toolModules: [notes],
- *   authentication: { verifier: oauth.tokenVerifier('demo'), resourceMetadataUrl },
- *   requestStateSecret: secret,
  * });
  * Bun.serve({ fetch: (request) => endpoint.fetch(request) });
  * ```
@@ -261,12 +289,15 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const { publicUrl, hostOrigin, authenticate } = createRequestChecks(options, clock, logger);
-  const secret = options.requestStateSecret;
-  const secretBytes = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret?.length;
-  if (secretBytes === undefined || secretBytes < 32) {
-    throw check.invalid('requestStateSecret must be at least 32 bytes');
+  const { hostOrigin, locate, authenticate } = createRequestChecks(options, logger);
+  const given = options.requestStateSecret;
+  const secretBytes = typeof given === 'string' ? new TextEncoder().encode(given).length : given?.length;
+  if (given === undefined ? options.broker !== undefined : secretBytes === undefined || secretBytes < 32) {
+    throw check.invalid('requestStateSecret must be at least 32 bytes (it is required with a broker)');
   }
+  // Without a broker no requestState or capability id is ever checked by another instance: a key of this
+  // instance's own is enough.
+  const secret = given ?? crypto.getRandomValues(new Uint8Array(32));
   if (options.legacy !== undefined && options.legacy !== 'stateless' && options.legacy !== 'reject') {
     throw check.invalid("legacy must be 'stateless' or 'reject'");
   }
@@ -308,7 +339,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       "claimCodes must have claims.validate, and attempts.admit and isInScope when given; onInvalid is 'unscoped' or 'refuse'",
     );
   }
-  const tools = registerModules(options.toolModules);
+  const tools = registerModules(options.toolModules, claimCodes !== undefined);
   const store = options.onceStore ?? createMemoryOnceStore();
   const seal = createRequestStateSeal(secret, stateTtlMs, clock, store);
   const capabilities = createLegacyCapabilities(secret, capabilityTtlMs, clock);
@@ -317,7 +348,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     seal,
     logger,
     ...(options.broker ? { broker: options.broker } : {}),
-    ...(options.tenantId ? { tenantId: options.tenantId } : {}),
   });
   // The SDK hands the factory the AuthInfo object passed to its fetch, so one fresh object per request
   // keys what this request decided (principal, claim, 2025 capability).
@@ -353,7 +383,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       );
     };
     for (const entry of tools) {
-      if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath)) continue;
+      if (data.scopeDir !== undefined && !isInScope(data.scopeDir, entry.module.sourcePath ?? '')) continue;
       runner.register(server, entry.module, entry.tool, data, ctx.era);
     }
     return server;
@@ -412,10 +442,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   // Everything decided from the request line and headers alone: what the Node entry runs before it reads
-  // a byte of the body, so an unauthenticated request costs no buffering.
+  // a byte of the body, so an unauthenticated request costs no buffering. A preflight is answered before
+  // authentication (browsers send no credentials with it); metadata is public.
   async function admit(request: Request): Promise<Admission> {
     const url = new URL(request.url);
-    if (url.pathname !== publicUrl.pathname) {
+    const located = locate(url.pathname);
+    if (located === undefined) {
       return { ok: false, response: jsonRpcError(404, -32000, 'Not Found') };
     }
     const refusal = hostOrigin.refusal(request);
@@ -423,9 +455,61 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       logger.warn({ event: 'mcp_host_refused', reason: refusal.reason }, 'mcp: Host or Origin refused');
       return { ok: false, response: jsonRpcError(refusal.status, -32000, refusalMessage(refusal)) };
     }
-    const authentication = await authenticate(request);
+    if (request.method === 'OPTIONS') return { ok: false, response: preflight(request, located) };
+    if (located.kind === 'metadata') return { ok: false, response: await metadata(request, located) };
+    const authentication = await authenticate(located.resource, request);
     if (!authentication.ok) return authentication;
-    return { ok: true, url, authentication };
+    return { ok: true, url, tenant: located.resource.tenant, authentication };
+  }
+
+  function tenantOf(request: Request): string {
+    try {
+      return locate(new URL(request.url).pathname)?.resource.tenant ?? '';
+    } catch {
+      return '';
+    }
+  }
+
+  // A listed origin may read every answer (a challenge, a refusal, an outage included): a browser client
+  // that cannot read the 401 cannot find the authorization server.
+  function withCors(request: Request, response: Response): Response {
+    const origin = request.headers.get('origin');
+    if (origin === null || !hostOrigin.allowsOrigin(origin)) return response;
+    if (response.headers.get('access-control-allow-origin') !== null) return response;
+    const headers = new Headers(response.headers);
+    headers.set('access-control-allow-origin', origin);
+    headers.append('vary', 'Origin');
+    headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  function preflight(request: Request, located: Located): Response {
+    const headers: Record<string, string> = { 'cache-control': 'no-store' };
+    const origin = request.headers.get('origin');
+    // An unlisted origin never gets here: the Origin check refused it (403).
+    if (origin !== null) {
+      Object.assign(headers, {
+        'access-control-allow-origin': origin,
+        vary: 'Origin',
+        'access-control-allow-methods': located.kind === 'metadata' ? 'GET' : 'GET, POST, DELETE',
+        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+        'access-control-expose-headers': EXPOSED_HEADERS,
+      });
+    }
+    return new Response(null, { status: 204, headers });
+  }
+
+  async function metadata(request: Request, located: Located): Promise<Response> {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return new Response(null, { status: 405, headers: { allow: 'GET, HEAD, OPTIONS' } });
+    }
+    const document = await located.resource.metadata();
+    if (document === undefined) return jsonRpcError(404, -32000, 'Not Found: unknown tenant');
+    return new Response(request.method === 'HEAD' ? null : JSON.stringify(document), {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' },
+    });
   }
 
   async function serve(
@@ -495,14 +579,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   const endpoint: McpEndpoint = {
-    path: publicUrl.pathname,
+    ownsPath: (pathname) => locate(pathname) !== undefined,
     async fetch(request, fetchOptions) {
-      const endSpan = options.tracing?.start(request.method.toLowerCase(), options.tenantId ?? '');
+      // The span names the tenant; without tracing the path is matched once, in admit.
+      const tenant = options.tracing === undefined ? undefined : tenantOf(request);
+      const endSpan = options.tracing?.start(request.method.toLowerCase(), tenant ?? '');
       try {
-        const response = await serve(request, fetchOptions);
+        const response = withCors(request, await serve(request, fetchOptions));
         endSpan?.({ status: response.status });
         logger.debug(
-          { event: 'mcp_request', tenant: options.tenantId, method: request.method, status: response.status },
+          { event: 'mcp_request', tenant, method: request.method, status: response.status },
           'mcp: request served',
         );
         return response;
@@ -510,14 +596,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         if (error instanceof StorageUnavailableError) {
           // Authentication, the claim code, a tool's broker or store, the requestState check: one 503.
           endSpan?.({ status: 503 });
-          return storageUnavailableResponse(error, logger, request.method.toLowerCase());
+          return withCors(request, storageUnavailableResponse(error, logger, request.method.toLowerCase()));
         }
         logger.error(
           { event: 'mcp_error', err: error instanceof Error ? error.message : String(error) },
           'mcp: request failed',
         );
         endSpan?.({ status: 500, error });
-        return jsonRpcError(500, -32603, 'Internal error');
+        return withCors(request, jsonRpcError(500, -32603, 'Internal error'));
       }
     },
     close: () => sdk.close(),

@@ -20,6 +20,8 @@ export interface HostOriginRefusal {
 export interface HostOriginPolicy {
   /** `undefined` when the request may go on; else why it is refused. */
   refusal(request: Request): HostOriginRefusal | undefined;
+  /** Whether a browser page on this origin may call the endpoint (and read its answers: CORS). */
+  allowsOrigin(origin: string): boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createHostOriginPolicy(
   ];
   const hostAllowed = hosts === 'any' ? () => true : createHostMatcher(hosts);
   return {
+    allowsOrigin: (origin) => isAllowedOrigin(origin, origins),
     refusal(request) {
       const host = request.headers.get('host') ?? undefined;
       // A repeated Host header arrives joined with a comma: never one host. A value matches itself exactly

@@ -1,7 +1,5 @@
 // `@keyhold/mcp`: MCP serving for both protocol eras on the MCP SDK v2. Runtime-neutral: web `Request`
 // in, `Response` out. `./node` mounts it on node:http; `./sdk-v1` serves hosts still on SDK v1.
-export type { Authentication, McpAuthenticationOptions, McpTokenVerifier } from './authentication.js';
-export { scopeCovers } from './authentication.js';
 export type { BrokerElicitation, McpTokenBroker } from './brokering.js';
 export type { McpClaimCodes } from './claim-scope.js';
 export { CLAIM_CODE_HEADER, CLAIM_CODE_QUERY_PARAMETER, isUnderDirectory } from './claim-scope.js';
@@ -9,5 +7,13 @@ export type { McpEndpoint, McpEndpointOptions } from './endpoint.js';
 export { createMcpEndpoint } from './endpoint.js';
 export type { KeyholdMcpErrorCode } from './errors.js';
 export { KeyholdMcpError } from './errors.js';
-export type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
+export type {
+  McpEra,
+  McpServedModule,
+  McpToolModule,
+  ModuleTool,
+  Principal,
+  ToolContext,
+  ToolReturn,
+} from './tool-module.js';
 export { defineTool, defineToolModule } from './tool-module.js';

@@ -1,20 +1,14 @@
 // `@keyhold/mcp/sdk-v1`: the Keyhold request gate for hosts that still serve MCP with SDK v1's McpServer.
-import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { type Logger, silentLogger } from '@keyhold/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import type { McpAuthenticationOptions } from './authentication.js';
 import { refusalMessage } from './host-origin.js';
-import { createRequestChecks } from './request-checks.js';
+import { createRequestChecks, type RequestCheckOptions } from './request-checks.js';
 import type { Principal } from './tool-module.js';
 
 /**
  * Options of {@link createMcpRequestGate}: the same meaning as in `createMcpEndpoint`.
  */
-export interface McpRequestGateOptions {
-  readonly publicUrl: string | URL;
-  readonly authentication: McpAuthenticationOptions;
-  readonly allowedHosts?: readonly string[] | 'any';
-  readonly allowedOrigins?: readonly string[];
-  readonly clock?: Clock;
+export interface McpRequestGateOptions extends RequestCheckOptions {
   readonly logger?: Logger;
 }
 
@@ -60,7 +54,7 @@ function headerRecord(headers: Headers): Record<string, string> {
  *
  * @example
  * ```ts
- * const gate = createMcpRequestGate({ publicUrl, authentication: { verifier, resourceMetadataUrl } });
+ * const gate = createMcpRequestGate({ resource: oauth.protectedResource('demo') });
  * app.post('/mcp', async (req, res) => {
  *   const outcome = await gate.check(req);
  *   if (!outcome.ok) return res.writeHead(outcome.status, outcome.headers).end(outcome.body);
@@ -73,11 +67,7 @@ export function createMcpRequestGate(options: McpRequestGateOptions): {
   check(request: NodeRequestLike | Request): Promise<McpGateOutcome>;
 } {
   const logger = options.logger ?? silentLogger;
-  const { publicUrl, hostOrigin, authenticate } = createRequestChecks(
-    options,
-    options.clock ?? systemClock,
-    logger,
-  );
+  const { publicUrl, hostOrigin, locate, authenticate } = createRequestChecks(options, logger);
   const refusal = async (response: Response): Promise<McpGateOutcome> => ({
     ok: false,
     status: response.status,
@@ -113,7 +103,18 @@ export function createMcpRequestGate(options: McpRequestGateOptions): {
           ),
         );
       }
-      const authentication = await authenticate(request);
+      // The host routes to the gate; with one resource the path is not the gate's to check.
+      const located = locate(new URL(request.url).pathname);
+      const resource = located?.kind === 'resource' ? located.resource : options.resource;
+      if (resource === undefined) {
+        return refusal(
+          new Response(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Not Found' }, id: null }),
+            { status: 404, headers: { 'content-type': 'application/json' } },
+          ),
+        );
+      }
+      const authentication = await authenticate(resource, request);
       if (!authentication.ok) return refusal(authentication.response);
       return { ok: true, authInfo: authentication.authInfo, principal: authentication.principal };
     },

@@ -18,7 +18,14 @@ import {
 } from './brokering.js';
 import type { OutageSlot } from './outage.js';
 import type { RequestStatePayload, RequestStateSeal } from './request-state.js';
-import type { McpEra, McpToolModule, ModuleTool, Principal, ToolContext, ToolReturn } from './tool-module.js';
+import type {
+  McpEra,
+  McpServedModule,
+  ModuleTool,
+  Principal,
+  ToolContext,
+  ToolReturn,
+} from './tool-module.js';
 
 /** What one request decided before the SDK took over. */
 export interface RequestData {
@@ -33,7 +40,13 @@ export interface RequestData {
 
 /** Registers wrapped tools on a per-request server. */
 export interface ToolRunner {
-  register(server: McpServer, module: McpToolModule, tool: ModuleTool, data: RequestData, era: McpEra): void;
+  register(
+    server: McpServer,
+    module: McpServedModule,
+    tool: ModuleTool,
+    data: RequestData,
+    era: McpEra,
+  ): void;
 }
 
 /** The key of the one input request a brokered ask makes. */
@@ -125,7 +138,7 @@ export function createToolRunner(options: {
   }
 
   async function call(
-    module: McpToolModule,
+    module: McpServedModule,
     tool: ModuleTool,
     args: unknown,
     data: RequestData,
@@ -148,7 +161,7 @@ export function createToolRunner(options: {
     const tenantId = data.principal.tenantId ?? options.tenantId;
     const getToken = async (ask: OAuthAsk): Promise<string> => {
       if (broker === undefined || tenantId === undefined) {
-        throw new Error('this endpoint has no token broker (options broker and tenantId)');
+        throw new Error('this endpoint has no token broker (option broker)');
       }
       const outcome = await broker.requestToken(ask, {
         tenantId,

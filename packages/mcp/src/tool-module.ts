@@ -115,6 +115,17 @@ export interface ModuleTool<Input extends StandardSchemaWithJSON = StandardSchem
 export type McpToolModule = ToolModule<ModuleTool<any>>;
 
 /**
+ * A tool module as `createMcpEndpoint` takes it: `sourcePath` is needed only when claim codes scope modules
+ * by it (webhook-kit, which reads it, takes the full {@link McpToolModule}).
+ *
+ * @example
+ * ```ts
+ * const served: McpServedModule = { toolModuleId: 'notes', displayName: 'Notes', tools: [] };
+ * ```
+ */
+export type McpServedModule = Omit<McpToolModule, 'sourcePath'> & { readonly sourcePath?: string };
+
+/**
  * Types a tool module's tools one by one (each handler's `args` inferred from its schema) and returns the
  * module unchanged.
  *

@@ -1,13 +1,20 @@
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, type ManualClock } from '@keyhold/core';
+import { createManualClock, type ManualClock, StorageUnavailableError } from '@keyhold/core';
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  createMemoryStorage,
+  createStaticTenants,
+  type ProtectedResource,
+} from '@keyhold/oauth-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import {
   type BrokerElicitation,
@@ -16,7 +23,6 @@ import {
   type McpEndpoint,
   type McpEndpointOptions,
   type McpTokenBroker,
-  type McpTokenVerifier,
   type McpToolModule,
 } from '../src/index.js';
 import { toMcpNodeListener } from '../src/node.js';
@@ -43,25 +49,126 @@ export const TOKENS: Record<string, { sub?: string; scopes: string[]; client: st
   'alice-other-client-token': { sub: 'alice', scopes: ['mcp:tools'], client: 'client-c' },
   'parent-scope-token': { sub: 'carol', scopes: ['mcp'], client: 'client-a' },
   'no-scope-token': { sub: 'dave', scopes: ['profile'], client: 'client-a' },
+  'files-token': { sub: 'frank', scopes: ['files:read'], client: 'client-a' },
   'machine-token': { sub: 'client:svc', scopes: ['mcp:tools'], client: 'svc', machine: true },
 };
 
-export function fakeVerifier(clock: { now(): number }): McpTokenVerifier {
-  return {
-    async verifyAccessToken(token) {
-      if (token === 'outage-token') throw new Error('database down');
-      const known = TOKENS[token];
-      if (known === undefined)
-        throw Object.assign(new Error('the token is not known'), { code: 'invalid_token' });
-      const info: AuthInfo = {
-        token,
-        clientId: known.client,
-        scopes: known.scopes,
-        expiresAt: Math.floor(clock.now() / 1000) + 600,
-        extra: { sub: known.sub, subjectType: known.machine ? 'client' : 'user', tenantId: 'demo' },
-      };
-      return info;
+const KEY_SECRET = new Uint8Array(32).fill(7);
+const ISSUER_BASE = 'http://127.0.0.1:8787';
+
+function base64url(value: string | Uint8Array): string {
+  return Buffer.from(value).toString('base64url');
+}
+
+/** An HS256 access token as the test tenant's authorization server signs them. */
+export function signTestToken(claims: Record<string, unknown>): string {
+  const header = base64url(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: 'test-key' }));
+  const payload = base64url(JSON.stringify(claims));
+  const signature = createHmac('sha256', KEY_SECRET).update(`${header}.${payload}`).digest('base64url');
+  return `${header}.${payload}.${signature}`;
+}
+
+/** Options of {@link testAuthorizationServer}. */
+export interface TestServerOptions {
+  readonly resourceScopes?: readonly string[];
+  /** Tokens whose revocation check meets a storage outage (503). */
+  readonly outageTokens?: readonly string[];
+  /** More tenants signing with the same key, with their resource scopes. */
+  readonly extraTenants?: Record<string, { readonly resourceScopes?: readonly string[] }>;
+}
+
+/**
+ * A real authorization server (oauth-core) with one tenant, `demo`, whose key the tests sign with: every
+ * rule of the bearer policy the endpoint applies is oauth-core's.
+ */
+export function testAuthorizationServer(
+  clock: { now(): number },
+  options: TestServerOptions = {},
+): AuthorizationServer {
+  const storage = createMemoryStorage();
+  const outage = new Set(options.outageTokens ?? []);
+  const revoked = storage.revokedAccessTokens;
+  return createAuthorizationServer({
+    baseUrl: ISSUER_BASE,
+    tenants: createStaticTenants({
+      demo: {
+        signingKeys: [{ kid: 'test-key', alg: 'HS256', secret: KEY_SECRET }],
+        singleUserId: 'owner',
+        ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
+      },
+      ...Object.fromEntries(
+        Object.entries(options.extraTenants ?? {}).map(([slug, extra]) => [
+          slug,
+          {
+            signingKeys: [{ kid: 'test-key', alg: 'HS256' as const, secret: KEY_SECRET }],
+            singleUserId: 'owner',
+            ...extra,
+          },
+        ]),
+      ),
+    }),
+    storage: {
+      ...storage,
+      revokedAccessTokens: {
+        ...revoked,
+        isRevoked: async (tenant, jti, now) => {
+          if (outage.has(jti)) throw new StorageUnavailableError('postgres', { retryAfterSeconds: 3 });
+          return revoked.isRevoked(tenant, jti, now);
+        },
+        revoke: (...args: Parameters<typeof revoked.revoke>) => revoked.revoke(...args),
+      },
     },
+    clock: { now: () => clock.now() },
+  });
+}
+
+/**
+ * The `demo` tenant's resource at `url` with the opaque test token names of {@link TOKENS} standing for
+ * real tokens signed on first use (so a clock moved past their expiry expires them). `outage-token` meets
+ * a storage outage while it is checked.
+ */
+export function testResource(
+  clock: { now(): number },
+  url: string,
+  options: TestServerOptions & { readonly allowMachineSubjects?: boolean } = {},
+): ProtectedResource {
+  const server = testAuthorizationServer(clock, {
+    ...options,
+    outageTokens: ['outage-token', ...(options.outageTokens ?? [])],
+  });
+  const resource = server.protectedResource('demo', {
+    url,
+    ...(options.allowMachineSubjects ? { allowMachineSubjects: true } : {}),
+  });
+  const minted = new Map<string, string>();
+  const tokenFor = (name: string): string => {
+    const known =
+      name === 'outage-token' ? { sub: 'erin', scopes: ['mcp:tools'], client: 'client-a' } : TOKENS[name];
+    if (known === undefined) return name;
+    let token = minted.get(name);
+    if (token === undefined) {
+      const now = Math.floor(clock.now() / 1000);
+      token = signTestToken({
+        iss: `${ISSUER_BASE}/tenant/demo`,
+        sub: known.sub ?? `client:${known.client}`,
+        aud: resource.url,
+        client_id: known.client,
+        scope: known.scopes.join(' '),
+        jti: name,
+        iat: now,
+        exp: now + 600,
+      });
+      minted.set(name, token);
+    }
+    return token;
+  };
+  return {
+    ...resource,
+    metadata: () => resource.metadata(),
+    verify: (authorization) =>
+      resource.verify(
+        authorization?.replace(/^Bearer (\S+)$/i, (_, name: string) => `Bearer ${tokenFor(name)}`),
+      ),
   };
 }
 
@@ -154,13 +261,9 @@ export async function startEndpoint(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   const endpoint = createMcpEndpoint({
-    publicUrl: url,
+    resource: testResource(clock, url),
     serverInfo: { name: 'test-host', version: '1.0.0' },
     toolModules: [notes, github],
-    authentication: {
-      verifier: fakeVerifier(clock),
-      resourceMetadataUrl: `${url.replace('/mcp', '')}/.well-known/oauth-protected-resource/mcp`,
-    },
     broker,
     requestStateSecret: SECRET,
     clock,

@@ -1,6 +1,6 @@
 import { createManualClock, type ManualClock } from '@keyhold/core';
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from '../src/index.js';
-import { fakeBroker, fakeVerifier, github, notes, SECRET } from './fixtures.js';
+import { fakeBroker, github, notes, SECRET, testResource } from './fixtures.js';
 
 export const PUBLIC_URL = 'http://127.0.0.1:8787/mcp';
 
@@ -11,13 +11,9 @@ export function inProcessEndpoint(overrides: Partial<McpEndpointOptions> = {}): 
 } {
   const clock = createManualClock(Date.now());
   const endpoint = createMcpEndpoint({
-    publicUrl: PUBLIC_URL,
+    resource: testResource(clock, PUBLIC_URL),
     serverInfo: { name: 'test-host', version: '1.0.0' },
     toolModules: [notes, github],
-    authentication: {
-      verifier: fakeVerifier(clock),
-      resourceMetadataUrl: 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp',
-    },
     broker: fakeBroker(),
     requestStateSecret: SECRET,
     clock,

@@ -32,14 +32,9 @@ async function setup(allowMachineSubjects: boolean, method: Authentication) {
   });
   const key = generateSigningKey('ES256', 'k1');
   const endpoint = createMcpEndpoint({
-    publicUrl: RESOURCE,
+    resource: server.protectedResource('demo', { allowMachineSubjects }),
     serverInfo: { name: 'test-host', version: '1.0.0' },
     toolModules: [notes, github],
-    authentication: {
-      verifier: server.tokenVerifier('demo'),
-      resourceMetadataUrl: `${BASE}/.well-known/oauth-protected-resource/tenant/demo/mcp`,
-      allowMachineSubjects,
-    },
     broker: fakeBroker(),
     requestStateSecret: SECRET,
   });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toMcpNodeListener } from '../src/node.js';
-import { fakeVerifier } from './fixtures.js';
+import { testResource } from './fixtures.js';
 import { inProcessEndpoint, listToolsRequest } from './helpers.js';
 
 // The endpoint behind a real node:http server on the port its public URL names (127.0.0.1:<port>/mcp), with
@@ -19,17 +19,17 @@ beforeAll(async () => {
   server.on('connection', (socket) => sockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  const verifier = fakeVerifier({ now: () => Date.now() });
+  const resource = testResource({ now: () => Date.now() }, `http://127.0.0.1:${port}/mcp`);
+  // The tenant's keys are imported on its first lookup: done here, so the raw half-closed requests below
+  // do not race a cold import (the retiring Node entry drops a request whose client half-closed meanwhile).
+  await resource.metadata();
   const { endpoint } = inProcessEndpoint({
-    publicUrl: `http://127.0.0.1:${port}/mcp`,
-    authentication: {
-      verifier: {
-        verifyAccessToken(token) {
-          verifications += 1;
-          return verifier.verifyAccessToken(token);
-        },
+    resource: {
+      ...resource,
+      verify(authorization) {
+        verifications += 1;
+        return resource.verify(authorization);
       },
-      resourceMetadataUrl: `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`,
     },
   });
   const logger = {

@@ -3,7 +3,7 @@ import type { Logger } from '@keyhold/core';
 import { createMemoryOnceStore, StorageUnavailableError } from '@keyhold/core';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modernClient, startEndpoint, type TestEndpoint } from './fixtures.js';
+import { modernClient, startEndpoint, type TestEndpoint, testResource } from './fixtures.js';
 import { inProcessEndpoint, listToolsRequest, PUBLIC_URL } from './helpers.js';
 
 function recordingLogger(): { logger: Logger; warnings: Record<string, unknown>[] } {
@@ -43,17 +43,16 @@ function callTool(name: string, args: Record<string, unknown>): Request {
 }
 
 describe('outage: authentication that cannot reach storage answers 503 JSON-RPC, never 401', () => {
-  it('a verifier throwing StorageUnavailableError: 503, Retry-After, no challenge, one warn line', async () => {
+  it('a resource throwing StorageUnavailableError: 503, Retry-After, no challenge, one warn line', async () => {
     const { logger, warnings } = recordingLogger();
+    const resource = testResource({ now: () => Date.now() }, PUBLIC_URL);
     const { endpoint } = inProcessEndpoint({
       logger,
-      authentication: {
-        verifier: {
-          verifyAccessToken: async () => {
-            throw outage();
-          },
+      resource: {
+        ...resource,
+        verify: async () => {
+          throw outage();
         },
-        resourceMetadataUrl: 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp',
       },
     });
     await expectServiceUnavailable(await endpoint.fetch(listToolsRequest()));
@@ -63,10 +62,10 @@ describe('outage: authentication that cannot reach storage answers 503 JSON-RPC,
     expect(JSON.stringify(warnings)).not.toContain('alice-token');
   });
 
-  it('any other verifier failure is still a 500, and a refused token still a 401', async () => {
+  it('the bearer policy meeting an outage answers 503, and a refused token still a 401', async () => {
     const { endpoint } = inProcessEndpoint();
-    expect((await endpoint.fetch(listToolsRequest({ authorization: 'Bearer outage-token' }))).status).toBe(
-      500,
+    await expectServiceUnavailable(
+      await endpoint.fetch(listToolsRequest({ authorization: 'Bearer outage-token' })),
     );
     expect((await endpoint.fetch(listToolsRequest({ authorization: 'Bearer unknown' }))).status).toBe(401);
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { BrokerElicitation } from '../src/index.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
-import { fakeBroker, fakeVerifier, legacyClient, textOf } from './fixtures.js';
+import { fakeBroker, legacyClient, testResource, textOf } from './fixtures.js';
 import { closeServer, listenOnLoopback } from './mounting/harness.js';
 
 type UrlElicitation = { mode: 'url'; elicitationId: string; url: string; message: string };
@@ -107,14 +107,7 @@ beforeAll(async () => {
   });
   url = await listenOnLoopback(server);
   const clock = createManualClock(Date.now());
-  gate = createMcpRequestGate({
-    publicUrl: url,
-    authentication: {
-      verifier: fakeVerifier(clock),
-      resourceMetadataUrl: new URL('/.well-known/oauth-protected-resource/mcp', url).href,
-    },
-    clock,
-  });
+  gate = createMcpRequestGate({ resource: testResource(clock, url) });
 });
 
 afterAll(() => closeServer(server));
@@ -184,7 +177,7 @@ describe('SDK v1 hosts: createMcpRequestGate in front of a v1 McpServer (statele
   });
 
   it('shows why the message is set again: v1 construction alone reaches the client prefixed twice', async () => {
-    const client = await legacyClient(url, 'parent-scope-token');
+    const client = await legacyClient(url, 'alice-token');
     const error = await client
       .callTool({ name: 'list_repos_unfixed', arguments: { owner: 'acme' } })
       .catch((caught: unknown) => caught);

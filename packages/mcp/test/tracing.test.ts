@@ -12,7 +12,6 @@ describe('tracing: one span per HTTP request of the MCP endpoint', () => {
   it('starts a span per request named by its method and ends it with the status', async () => {
     const spans: { name: string; tenant: string; outcome?: RequestOutcome }[] = [];
     host = await startEndpoint(() => ({
-      tenantId: 'demo',
       tracing: {
         start(name, tenant) {
           const span: { name: string; tenant: string; outcome?: RequestOutcome } = { name, tenant };

@@ -1,7 +1,7 @@
 import type { FetchHandler, Handler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-import { bearerChallenge, checkBearer, presentsBearer } from './bearer.js';
+import { bearerChallenge, checkBearer, policyFor, presentsBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
 import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
@@ -22,6 +22,11 @@ import type { AuthEventAttributes } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
 import type { AuthorizationServerOptions, ServerContext } from './options.js';
 import { resolveOptions } from './options.js';
+import {
+  createProtectedResource,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+} from './protected-resource.js';
 import {
   createAuthenticatedClientCheck,
   createRateLimitCheck,
@@ -128,16 +133,29 @@ export interface AuthorizationServer {
   ): Promise<AccessTokenCheck>;
   /**
    * A verifier in the MCP SDK's `OAuthTokenVerifier` shape for the tenant's protected resource (or
-   * `options.resource`): signature, issuer, expiry, audience and revocation. Scope and subject policy are
-   * left to the resource (`@keyhold/mcp` applies them); {@link AuthorizationServer.verifyAccessToken} does
-   * both for hosts that serve a resource themselves.
+   * `options.resource`): the token half of the bearer policy (signature, issuer, expiry, audience and
+   * revocation), for the SDK's own bearer middleware, which applies scopes itself. A Keyhold MCP endpoint
+   * takes {@link AuthorizationServer.protectedResource} instead, which applies the whole policy.
    *
    * @example
    * ```ts
-   * const endpoint = createMcpEndpoint({ authentication: { verifier: server.tokenVerifier('demo'), resourceMetadataUrl } });
+   * const info = await server.tokenVerifier('demo').verifyAccessToken(token);
    * ```
    */
   tokenVerifier(tenantSlug: string, options?: { readonly resource?: string }): OAuthTokenVerifier;
+  /**
+   * The tenant's protected resource as a resource server needs it: its URL (the token audience; default
+   * `{issuer}{resourcePath}`), its RFC 9728 metadata URL and document, realm and a `verify` applying the
+   * bearer policy with the tenant's `resourceScopes`. With `options.url` the resource lives where the host
+   * chooses (`https://example.com/mcp`): the tenant issues tokens for it from now on, and the host serves
+   * its metadata at `wellKnownUrl` (`createMcpEndpoint` does). Tenants are looked up when a request is verified.
+   *
+   * @example
+   * ```ts
+   * const endpoint = createMcpEndpoint({ resource: server.protectedResource('demo'), serverInfo, toolModules });
+   * ```
+   */
+  protectedResource(tenantSlug: string, options?: ProtectedResourceOptions): ProtectedResource;
   /**
    * A pending authorization as data with its `approve()` and `deny()`, for a host that serves its own
    * consent page (option `consent.pageUrl`). `userId` is the host's logged-in user (omit it in single-user
@@ -186,8 +204,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const validated = resolveOptions(options);
   // Client reads on the token endpoint come from a short-lived cache that every write through this server
   // invalidates (client-cache.ts); the administration below writes through the same wrapped store.
+  // Resources the host places at URLs of its choosing (protectedResource), read by the tenant lookup.
+  const resourceUrls = new Map<string, string[]>();
   const resolved: ServerContext = {
     ...validated,
+    resourceUrls,
     storage: {
       ...validated.storage,
       clients: createCachedClientStore(validated.storage.clients, {
@@ -312,8 +333,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   }
 
   /**
-   * A refused bearer token (presented, not missing) as a security event. Through `tokenVerifier` the resource
-   * (`@keyhold/mcp`) logs the event itself, so this line is only the detail, at debug.
+   * A refused bearer token (presented, not missing) as a security event (`verifyAccessToken` and
+   * `protectedResource().verify`). Through `tokenVerifier` the SDK's middleware answers the client, so this
+   * line is only the detail, at debug.
    */
   function logBearerFailure(tenantSlug: string, detail: string, level: 'info' | 'debug' = 'info'): void {
     context.logger[level](
@@ -353,6 +375,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     userinfo: endpoint('userinfo', false, userinfoHandler),
   };
 
+  const resourceServices = {
+    context,
+    resolveTenant: (slug: string) => resolveTenant(context, keyCache, slug),
+    logBearerFailure: (slug: string, detail: string) => logBearerFailure(slug, detail),
+    logStorageOutage,
+    placed: resourceUrls,
+  };
   const routed = createOAuthFetch(context, handlers);
   return {
     ...handlers,
@@ -372,7 +401,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
             }),
           };
         }
-        const check = await checkBearer(context, tenant, authorizationHeader, verifyOptions);
+        const check = await checkBearer(
+          context,
+          tenant,
+          authorizationHeader,
+          policyFor(tenant, verifyOptions),
+        );
         if (!check.ok && presentsBearer(authorizationHeader)) {
           logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
         }
@@ -397,6 +431,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         }
       },
     }),
+    protectedResource: (tenantSlug, resourceOptions) =>
+      createProtectedResource(resourceServices, tenantSlug, resourceOptions),
     async consentRequest(tenantSlug, requestId, userId) {
       const tenant = await resolveTenant(context, keyCache, tenantSlug);
       if (!tenant) return { ok: false, reason: 'unknown_tenant' };

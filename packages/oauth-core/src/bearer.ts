@@ -116,7 +116,10 @@ export function presentsBearer(authorization: string | undefined): authorization
   return authorization !== undefined && /^Bearer(?: |$)/i.test(authorization.trimStart());
 }
 
-/** The scopes an operation needs: the tenant's resource scopes for its own resource, plus the extra ones. */
+/**
+ * The scopes an operation needs: the tenant's resource scopes for its own resource (always, for a
+ * `protectedResource`), plus the extra ones; for another `resource` only the extra ones.
+ */
 export function requiredScopesFor(tenant: Tenant, options: VerifyAccessTokenOptions): string[] {
   const resource = options.resource ?? tenant.resource;
   const scopes = [
@@ -126,14 +129,67 @@ export function requiredScopesFor(tenant: Tenant, options: VerifyAccessTokenOpti
   return [...new Set(scopes)].filter((scope) => scope !== 'offline_access');
 }
 
-/** Verifies the bearer token of a protected-resource request for a resolved tenant. */
+/**
+ * What one protected resource demands of a bearer token: the audience, the scopes (exact matches of opaque
+ * scope strings, RFC 6749 §3.3) and whether machine subjects are served, plus where its challenges point.
+ */
+export interface BearerPolicy {
+  readonly resource: string;
+  readonly resourceMetadataUrl: string;
+  readonly requiredScopes: readonly string[];
+  readonly allowMachineSubjects: boolean;
+}
+
+/** A token that passed signature, issuer, expiry, audience and revocation, or why it did not. */
+export type TokenValidity =
+  | { readonly ok: true; readonly claims: AccessTokenClaims }
+  | { readonly ok: false; readonly description: string };
+
+/**
+ * The token half of the bearer policy: signature, issuer, expiry, audience and revocation. The SDK-shaped
+ * token verifier stops here (the SDK applies scopes itself); {@link checkBearer} goes on with subject and scope.
+ */
+export async function validateAccessToken(
+  context: ServerContext,
+  tenant: Tenant,
+  token: string,
+  resource: string,
+): Promise<TokenValidity> {
+  const now = context.clock.now();
+  const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
+  if (!verified.ok) return verified;
+  const claims = verified.claims;
+  if (!audiences(claims).includes(resource)) {
+    return { ok: false, description: 'the access token is not for this resource' };
+  }
+  if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
+    return { ok: false, description: 'the access token was revoked' };
+  }
+  return { ok: true, claims };
+}
+
+/** The policy `verifyAccessToken` applies for its options: the tenant's own resource unless told otherwise. */
+export function policyFor(tenant: Tenant, options: VerifyAccessTokenOptions): BearerPolicy {
+  return {
+    resource: options.resource ?? tenant.resource,
+    resourceMetadataUrl: tenant.resourceMetadataUrl,
+    requiredScopes: requiredScopesFor(tenant, options),
+    allowMachineSubjects: options.allowMachineSubjects === true,
+  };
+}
+
+/**
+ * THE bearer policy of every protected resource (`verifyAccessToken`, `protectedResource().verify` and so
+ * the MCP endpoint): the token (see {@link validateAccessToken}), then the machine-subject rule, then the
+ * scopes. One challenge format: realm = tenant slug, `resource_metadata`, `scope` naming every required scope.
+ */
 export async function checkBearer(
   context: ServerContext,
   tenant: Tenant,
   authorization: string | undefined,
-  options: VerifyAccessTokenOptions,
+  policy: BearerPolicy,
 ): Promise<AccessTokenCheck> {
-  const required = requiredScopesFor(tenant, options);
+  const required = policy.requiredScopes;
   // MCP asks servers to name the needed scopes in the 401 too, so a client requests them the first time.
   const scopeHint = required.length > 0 ? required.join(' ') : undefined;
   if (
@@ -147,20 +203,10 @@ export async function checkBearer(
       'required resource scopes are not all in scopesSupported: no token can be accepted',
     );
   }
-  const challengeBase = { realm: tenant.slug, resourceMetadataUrl: tenant.resourceMetadataUrl };
+  const challengeBase = { realm: tenant.slug, resourceMetadataUrl: policy.resourceMetadataUrl };
   const fail = (description: string): AccessTokenCheck => ({
     ok: false,
     result: bearerChallenge({ ...challengeBase, error: 'invalid_token', description, scope: scopeHint }),
-  });
-  const forbidden = (description: string): AccessTokenCheck => ({
-    ok: false,
-    result: bearerChallenge({
-      ...challengeBase,
-      status: 403,
-      error: 'insufficient_scope',
-      description,
-      scope: scopeHint,
-    }),
   });
   // No Bearer credentials at all (nothing, or another scheme such as DPoP): RFC 6750 §3.1 wants a
   // challenge without an error code; it still names the scopes so the first token asks for them.
@@ -169,16 +215,10 @@ export async function checkBearer(
   }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
   if (!match?.[1]) return fail('the Authorization header must be "Bearer <token>"');
-  const now = context.clock.now();
-  const verified = await verifyAccessTokenJwt(tenant.keys, match[1], tenant.issuer, now);
-  if (!verified.ok) return fail(verified.description);
-  const claims = verified.claims;
-  const resource = options.resource ?? tenant.resource;
-  if (!audiences(claims).includes(resource)) return fail('the access token is not for this resource');
-  if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
-    return fail('the access token was revoked');
-  }
-  if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && options.allowMachineSubjects !== true) {
+  const valid = await validateAccessToken(context, tenant, match[1], policy.resource);
+  if (!valid.ok) return fail(valid.description);
+  const claims = valid.claims;
+  if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && !policy.allowMachineSubjects) {
     // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
     // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.
     return {
@@ -191,7 +231,17 @@ export async function checkBearer(
       }),
     };
   }
-  const granted = scopeList(claims.scope);
-  if (!isWithin(required, granted)) return forbidden('the access token lacks a required scope');
+  if (!isWithin(required, scopeList(claims.scope))) {
+    return {
+      ok: false,
+      result: bearerChallenge({
+        ...challengeBase,
+        status: 403,
+        error: 'insufficient_scope',
+        description: 'the access token lacks a required scope',
+        scope: scopeHint,
+      }),
+    };
+  }
   return { ok: true, claims };
 }

@@ -1,11 +1,12 @@
 import { onceKey } from '@keyhold/core';
-import type { CryptoKey, JWTPayload } from 'jose';
-import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify } from 'jose';
+import type { CryptoKey } from 'jose';
+import { decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
 import { isHostAllowed } from './cimd/client-id-url.js';
 import type { ClientAssertionAlgorithm } from './client-keys.js';
 import { CLIENT_ASSERTION_ALGORITHMS, selectClientKey } from './client-keys.js';
 import type { ResolvedClient } from './clients.js';
 import { OAuthError } from './errors.js';
+import { type JwtVerification, verifyJwt } from './jwt-verification.js';
 import type { ServerContext } from './options.js';
 import type { ClientJwk } from './storage.js';
 import type { Tenant } from './tenant.js';
@@ -66,10 +67,11 @@ async function clientKeys(
   return { keys: resolution.keys, refetchable: true };
 }
 
-function describeJoseFailure(error: unknown): string | undefined {
-  if (error instanceof errors.JWTExpired) return 'the client assertion has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    switch (error.claim) {
+/** jose's error codes as the `invalid_client` descriptions name them: the rule, never the content. */
+function describeRefusal({ code, claim }: Extract<JwtVerification, { ok: false }>): string {
+  if (code === 'ERR_JWT_EXPIRED') return 'the client assertion has expired';
+  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
+    switch (claim) {
       case 'iss':
         return 'the client assertion iss must be the client_id';
       case 'sub':
@@ -77,14 +79,13 @@ function describeJoseFailure(error: unknown): string | undefined {
       case 'nbf':
         return 'the client assertion is not valid yet (nbf)';
       default:
-        return `the client assertion claim "${error.claim}" is missing or invalid`;
+        return `the client assertion claim "${String(claim)}" is missing or invalid`;
     }
   }
-  if (error instanceof errors.JWSSignatureVerificationFailed) {
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') {
     return 'the client assertion signature does not verify with the client key';
   }
-  if (error instanceof errors.JOSEError) return 'the client assertion is not a valid signed JWT';
-  return undefined;
+  return 'the client assertion is not a valid signed JWT';
 }
 
 /**
@@ -156,28 +157,33 @@ export async function verifyClientAssertion(
 
   const now = context.clock.now();
   const skew = settings.clockSkewSeconds;
-  let payload: JWTPayload;
+  let verification: JwtVerification | undefined;
   try {
-    ({ payload } = await jwtVerify(assertion, key, {
+    verification = await verifyJwt(assertion, key, {
       algorithms: [algorithm],
       issuer: client.clientId,
       subject: client.clientId,
       // `aud` is checked below: jose's `audience` also accepts an array that merely contains the value.
       requiredClaims: ['exp', 'jti'],
-      currentDate: new Date(now),
-      clockTolerance: skew,
-    }));
-  } catch (error) {
-    // Anything else jose throws here (a TypeError for an RSA key under 2048 bits, say) comes from what the
-    // client published, so it is the client's failure too, never a 500.
-    const description =
-      describeJoseFailure(error) ?? 'the client assertion cannot be verified with the client key';
+      nowMs: now,
+      clockToleranceSeconds: skew,
+    });
+  } catch {
+    // What jose throws that is not a verdict (a TypeError for an RSA key under 2048 bits, say) comes from
+    // what the client published, so it is the client's failure too, never a 500.
+    verification = undefined;
+  }
+  if (verification?.ok !== true) {
+    const description = verification
+      ? describeRefusal(verification)
+      : 'the client assertion cannot be verified with the client key';
     context.logger.debug(
       { tenant: tenant.slug, clientId: client.clientId, detail: description },
       'client assertion refused',
     );
     throw refuse(description);
   }
+  const { payload } = verification;
   if (payload.aud !== tenant.issuer) {
     throw refuse(
       Array.isArray(payload.aud)

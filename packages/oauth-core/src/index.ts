@@ -46,6 +46,7 @@ export { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
 export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
+export type { ProtectedResourceMetadata } from './handlers/metadata.js';
 export type {
   AsymmetricAlgorithm,
   SigningAlgorithm,
@@ -64,6 +65,11 @@ export type {
   TenantConfig,
   TenantLookup,
 } from './options.js';
+export type {
+  ProtectedResource,
+  ProtectedResourceOptions,
+  ResourceAccess,
+} from './protected-resource.js';
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
 export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 export { inferApplicationType } from './redirect-uri.js';

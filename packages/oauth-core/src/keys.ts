@@ -1,8 +1,8 @@
-import { sha256Base64url } from '@keyhold/core';
+import { base64urlEncode, sha256Base64url } from '@keyhold/core';
 import type { CryptoKey, JWK } from 'jose';
 import { compactVerify, exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
 import { OAuthCoreError, optionCheck } from './errors.js';
-import { createNativeJwsKey, loadNodeCrypto, type NativeJwsKey } from './native-jws.js';
+import { createNativeSigner, type NativeSigner, type NodeBuiltins, nodeBuiltins } from './native-signer.js';
 import { checkSigningKeySet, HMAC_MIN_BYTES } from './signing-key-check.js';
 import type { SigningAlgorithm, SigningKeyConfig } from './signing-key-config.js';
 
@@ -22,10 +22,11 @@ export interface ImportedSigningKey {
   /** The public JWK (with `kid`, `alg`, `use`) for asymmetric keys. */
   readonly publicJwk?: JWK;
   /**
-   * The same key as `node:crypto` `KeyObject`s, when the runtime has `node:crypto`: tokens are then signed
-   * and verified synchronously through it (byte-compatible with jose). Absent elsewhere: WebCrypto via jose.
+   * The same key as `node:crypto` `KeyObject`s, when the runtime hands out `node:crypto`: tokens are then
+   * signed synchronously through it (byte-compatible with jose). Absent elsewhere: jose signs. Verification
+   * is jose's everywhere.
    */
-  readonly native?: NativeJwsKey;
+  readonly nativeSigner?: NativeSigner;
 }
 
 /** A tenant's keys, imported once and cached. */
@@ -47,11 +48,9 @@ function publicPart(jwk: JWK): JWK {
   return copy as JWK;
 }
 
-type NodeCrypto = NonNullable<Awaited<ReturnType<typeof loadNodeCrypto>>>;
-
 async function importOne(
   config: SigningKeyConfig,
-  nodeCrypto: NodeCrypto | undefined,
+  node: NodeBuiltins | undefined,
 ): Promise<ImportedSigningKey> {
   // checkSigningKeySet has refused what this cannot import: a short secret, a wrong JWK, a malformed PEM.
   if (config.alg === 'HS256' || config.alg === 'HS384' || config.alg === 'HS512') {
@@ -63,10 +62,10 @@ async function importOne(
       false,
       ['sign', 'verify'],
     );
-    const native = nodeCrypto
-      ? await provenNative(
-          () =>
-            createNativeJwsKey(nodeCrypto, config.kid, { alg: config.alg, secret: new Uint8Array(bytes) }),
+    const nativeSigner = node
+      ? await provenSigner(
+          config.alg,
+          () => createNativeSigner(node, config.kid, { alg: config.alg, secret: new Uint8Array(bytes) }),
           key,
         )
       : undefined;
@@ -75,7 +74,7 @@ async function importOne(
       alg: config.alg,
       signingKey: key,
       verificationKey: key,
-      ...(native ? { native } : {}),
+      ...(nativeSigner ? { nativeSigner } : {}),
     };
   }
   // Unreachable after the check; narrows the config to its asymmetric variant.
@@ -93,14 +92,10 @@ async function importOne(
     const publicJwk: JWK = { ...publicPart(privateJwk), kid: config.kid, alg: config.alg, use: 'sig' };
     const verificationKey = (await importJWK(publicJwk, config.alg)) as CryptoKey;
     if (signingKey.type !== 'private') throw new Error('not a private key');
-    const native = nodeCrypto
-      ? await provenNative(
-          () =>
-            createNativeJwsKey(nodeCrypto, config.kid, {
-              alg: config.alg,
-              privateJwk,
-              publicJwk: publicPart(privateJwk),
-            }),
+    const nativeSigner = node
+      ? await provenSigner(
+          config.alg,
+          () => createNativeSigner(node, config.kid, { alg: config.alg, privateJwk }),
           verificationKey,
         )
       : undefined;
@@ -110,7 +105,7 @@ async function importOne(
       signingKey,
       verificationKey,
       publicJwk,
-      ...(native ? { native } : {}),
+      ...(nativeSigner ? { nativeSigner } : {}),
     };
   } catch (error) {
     if (error instanceof OAuthCoreError) throw error;
@@ -123,20 +118,21 @@ async function importOne(
 }
 
 /**
- * The `node:crypto` key, only when it demonstrably works: a probe it signs verifies through WebCrypto
- * (jose) and through itself. Runtimes that offer a partial `node:crypto` under Node's name (workerd with
- * `nodejs_compat`) keep the WebCrypto path instead of failing at the first token.
+ * The `node:crypto` signer, only when what it signs demonstrably verifies through jose with the key's
+ * public half. A runtime that offers a partial `node:crypto` under Node's name keeps jose's signing
+ * instead of issuing tokens nobody accepts. This chooses how to sign, never how to verify.
  */
-async function provenNative(
-  create: () => NativeJwsKey,
+async function provenSigner(
+  alg: SigningAlgorithm,
+  create: () => NativeSigner,
   verificationKey: CryptoKey,
-): Promise<NativeJwsKey | undefined> {
+): Promise<NativeSigner | undefined> {
   try {
-    const native = create();
-    const probe = native.sign('keyhold-probe', { probe: true });
-    await compactVerify(probe, verificationKey);
-    const cut = probe.lastIndexOf('.');
-    return native.verify(probe.slice(0, cut), probe.slice(cut + 1)) ? native : undefined;
+    const signer = create();
+    await compactVerify(signer.sign('keyhold-probe', { probe: true }), verificationKey, {
+      algorithms: [alg],
+    });
+    return signer;
   } catch {
     return undefined;
   }
@@ -144,11 +140,11 @@ async function provenNative(
 
 async function importKeySet(
   configs: readonly SigningKeyConfig[],
-  nativeCrypto: boolean,
+  nativeSigning: boolean,
 ): Promise<TenantKeySet> {
   const marked = configs.filter((config) => config.active === true);
-  const nodeCrypto = nativeCrypto ? await loadNodeCrypto() : undefined;
-  const imported = await Promise.all(configs.map((config) => importOne(config, nodeCrypto)));
+  const node = nativeSigning ? nodeBuiltins() : undefined;
+  const imported = await Promise.all(configs.map((config) => importOne(config, node)));
   const byKid = new Map<string, ImportedSigningKey>();
   for (const key of imported) byKid.set(key.kid, key);
   const activeKid = (marked[0] ?? configs[0])?.kid;
@@ -172,7 +168,8 @@ function fingerprint(configs: readonly SigningKeyConfig[]): string {
               secret:
                 typeof config.secret === 'string'
                   ? config.secret
-                  : Buffer.from(config.secret).toString('base64'),
+                  : // Tagged, so that bytes never share a digest with the string that spells their encoding.
+                    { bytes: base64urlEncode(config.secret) },
             }
           : config,
       ),
@@ -198,10 +195,11 @@ export interface KeyCache {
 /** Options of {@link createKeyCache}. */
 export interface KeyCacheOptions {
   /**
-   * Sign and verify through `node:crypto` when the runtime has it (default true). `false` keeps every key on
-   * the WebCrypto path through jose, as on runtimes without `node:crypto` (tests compare the two).
+   * Sign through `node:crypto` when the runtime hands it out (default true). `false` signs through jose, as
+   * on runtimes without `node:crypto` (tests and the `signing` bench compare the two). Verification is
+   * jose's either way.
    */
-  readonly nativeCrypto?: boolean;
+  readonly nativeSigning?: boolean;
 }
 
 /**
@@ -214,7 +212,7 @@ export interface KeyCacheOptions {
  * ```
  */
 export function createKeyCache(options: KeyCacheOptions = {}): KeyCache {
-  const nativeCrypto = options.nativeCrypto !== false;
+  const nativeSigning = options.nativeSigning !== false;
   const byIdentity = new WeakMap<readonly SigningKeyConfig[], Promise<TenantKeySet>>();
   const byDigest = new Map<string, Promise<TenantKeySet>>();
   return {
@@ -230,7 +228,7 @@ export function createKeyCache(options: KeyCacheOptions = {}): KeyCache {
       const digest = fingerprint(configs);
       let pending = byDigest.get(digest);
       if (!pending) {
-        pending = importKeySet(configs, nativeCrypto);
+        pending = importKeySet(configs, nativeSigning);
         byDigest.set(digest, pending);
         pending.catch(() => {
           byDigest.delete(digest);

@@ -301,6 +301,11 @@ export interface ServerContext {
   readonly cimdResolver?: CimdResolver;
   readonly singleUserMode: boolean;
   readonly resourcePath: string;
+  /**
+   * Resources at URLs of the host's choosing, per tenant slug (`server.protectedResource(slug, { url })`):
+   * the tenant issues tokens for them (RFC 8707), and for them alone when its config lists no `resources`.
+   */
+  readonly resourceUrls?: ReadonlyMap<string, readonly string[]>;
   readonly authorizationCodeTtlMs: number;
   readonly accessTokenTtlSeconds: number;
   readonly idTokenTtlSeconds: number;

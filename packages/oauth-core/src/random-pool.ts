@@ -1,11 +1,11 @@
-import { randomFillSync } from 'node:crypto';
+import { base64urlEncode } from '@keyhold/core';
 import { optionCheck } from './errors.js';
 
-// Each randomBytes call crosses into OpenSSL and costs as much as a tenth of an HMAC signature; a token
+// Each CSPRNG call crosses into OpenSSL (or the platform's generator) and costs as much as a tenth of an HMAC signature; a token
 // handler needs two or three values per request. Drawing them from a pool refilled 4 KiB at a time (what
 // Node's own randomUUID does) removes that cost without weakening the values: every byte is used once.
 const POOL_BYTES = 4096;
-const pool = Buffer.alloc(POOL_BYTES);
+const pool = new Uint8Array(POOL_BYTES);
 let offset = POOL_BYTES;
 
 /**
@@ -15,10 +15,10 @@ let offset = POOL_BYTES;
 export function pooledRandomToken(byteLength = 32): string {
   optionCheck.integerInRange('byteLength', byteLength, 32, { min: 16, max: 256 });
   if (offset + byteLength > POOL_BYTES) {
-    randomFillSync(pool);
+    crypto.getRandomValues(pool);
     offset = 0;
   }
-  const value = pool.toString('base64url', offset, offset + byteLength);
+  const value = base64urlEncode(pool.subarray(offset, offset + byteLength));
   // Zero what was handed out so the pool never holds a live secret.
   pool.fill(0, offset, offset + byteLength);
   offset += byteLength;

@@ -139,6 +139,19 @@ export function checkTenantConfig(slug: string, config: TenantConfig): void {
   }
 }
 
+// The tenant's `resources` first (the first is the default audience), then those the host placed at URLs of
+// its choosing; with neither, the resource under the issuer. A host resource replaces that default rather
+// than joining it, so a single-tenant app's `/mcp` is the audience a token gets when no `resource` is asked.
+function tenantResources(
+  configured: readonly string[] | undefined,
+  placed: readonly string[] | undefined,
+  underIssuer: string,
+): readonly string[] {
+  const own = configured !== undefined && configured.length > 0 ? configured : [];
+  if (placed === undefined || placed.length === 0) return own.length > 0 ? own : [underIssuer];
+  return [...new Set([...own, ...placed])];
+}
+
 /** Looks a tenant up; `undefined` for a malformed or unknown slug. Throws for a broken tenant config. */
 export async function resolveTenant(
   context: ServerContext,
@@ -165,7 +178,7 @@ export async function resolveTenant(
     issuer,
     resource,
     resourceMetadataUrl,
-    resources: config.resources && config.resources.length > 0 ? config.resources : [resource],
+    resources: tenantResources(config.resources, context.resourceUrls?.get(slug), resource),
     loginUrl,
     keys,
     firstPartyClientIds: new Set(config.firstPartyClientIds ?? []),

@@ -1,9 +1,9 @@
-import { MACHINE_SUBJECT_PREFIX } from './bearer.js';
+import { MACHINE_SUBJECT_PREFIX, validateAccessToken } from './bearer.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { scopeList } from './scopes.js';
 import type { Tenant } from './tenant.js';
-import { audiences, verifyAccessTokenJwt } from './tokens.js';
+import type { AccessTokenClaims } from './tokens.js';
 
 /**
  * What a verified access token says, in the MCP SDK's `AuthInfo` shape (v1 and v2 alike), so the
@@ -40,36 +40,25 @@ export interface OAuthTokenVerifier {
    * malformed, badly signed, expired, for another resource or revoked (any other error is an outage:
    * `@keyhold/core`'s `StorageUnavailableError` when storage could not be asked, which a resource answers
    * with 503, never 401).
-   * Scope and subject policy are the resource's to apply (`@keyhold/mcp` does).
+   * This is the token half of the bearer policy; the SDK's bearer middleware applies scopes, and
+   * `server.protectedResource(tenant).verify` applies the whole policy (what `@keyhold/mcp` uses).
    */
   verifyAccessToken(token: string): Promise<AuthInfo>;
 }
 
-/** Verifies a token for a tenant's protected resource (or `resource`); see {@link OAuthTokenVerifier}. */
-export async function verifyForResource(
-  context: ServerContext,
-  tenant: Tenant | undefined,
+/** The SDK-shaped `AuthInfo` of verified claims for a tenant's resource. */
+export function authInfoOf(
+  tenant: Tenant,
   token: string,
-  resource: string | undefined,
-): Promise<AuthInfo> {
-  if (tenant === undefined) throw new OAuthError('invalid_token', 'unknown tenant');
-  const now = context.clock.now();
-  const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
-  if (!verified.ok) throw new OAuthError('invalid_token', verified.description);
-  const claims = verified.claims;
-  const audience = resource ?? tenant.resource;
-  if (!audiences(claims).includes(audience)) {
-    throw new OAuthError('invalid_token', 'the access token is not for this resource');
-  }
-  if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
-    throw new OAuthError('invalid_token', 'the access token was revoked');
-  }
+  claims: AccessTokenClaims,
+  resource: string,
+): AuthInfo {
   return {
     token,
     clientId: claims.client_id,
     scopes: scopeList(claims.scope),
     expiresAt: claims.exp,
-    resource: new URL(audience),
+    resource: new URL(resource),
     extra: {
       sub: claims.sub,
       subjectType: claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) ? 'client' : 'user',
@@ -78,4 +67,21 @@ export async function verifyForResource(
       ...(claims.act === undefined ? {} : { act: claims.act }),
     },
   };
+}
+
+/**
+ * Verifies a token for a tenant's protected resource (or `resource`) with the token half of the bearer
+ * policy (bearer.ts); see {@link OAuthTokenVerifier}.
+ */
+export async function verifyForResource(
+  context: ServerContext,
+  tenant: Tenant | undefined,
+  token: string,
+  resource: string | undefined,
+): Promise<AuthInfo> {
+  if (tenant === undefined) throw new OAuthError('invalid_token', 'unknown tenant');
+  const audience = resource ?? tenant.resource;
+  const valid = await validateAccessToken(context, tenant, token, audience);
+  if (!valid.ok) throw new OAuthError('invalid_token', valid.description);
+  return authInfoOf(tenant, token, valid.claims, audience);
 }

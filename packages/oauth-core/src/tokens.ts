@@ -1,8 +1,8 @@
 import type { JWTPayload } from 'jose';
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { verifyJwt } from './jwt-verification.js';
 import type { TenantKeySet } from './keys.js';
-import type { NativeJwsKey } from './native-jws.js';
 import { pooledRandomToken } from './random-pool.js';
 
 /**
@@ -70,8 +70,8 @@ export async function signAccessToken(
     ...(input.act ? { act: input.act } : {}),
   };
   const active = keys.active;
-  const token = active.native
-    ? active.native.sign(ACCESS_TOKEN_TYP, claims)
+  const token = active.nativeSigner
+    ? active.nativeSigner.sign(ACCESS_TOKEN_TYP, claims)
     : await new SignJWT(claims as unknown as JWTPayload)
         .setProtectedHeader({ alg: active.alg, kid: active.kid, typ: ACCESS_TOKEN_TYP })
         .sign(active.signingKey);
@@ -103,7 +103,7 @@ export async function signIdToken(keys: TenantKeySet, input: IdTokenInput): Prom
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
   };
   const active = keys.active;
-  if (active.native) return active.native.sign('JWT', claims);
+  if (active.nativeSigner) return active.nativeSigner.sign('JWT', claims);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: active.alg, kid: active.kid, typ: 'JWT' })
     .sign(active.signingKey);
@@ -145,80 +145,40 @@ export function isActor(value: unknown, depth = 0): value is ActorClaim {
 export const VERIFIED_TOKENS_MAX = 10_000;
 const verifiedTokens = new WeakMap<TenantKeySet, LRUCache<string, AccessTokenClaims>>();
 
-/** The checks that depend on the issuer asked for and on the time, in jose's order. */
+/**
+ * A remembered verification, replayed: the checks of jose's `jwtVerify` that depend on the issuer asked for
+ * and on the time (with the options below: `iss`, `nbf`, `exp`, no tolerance), in jose's order, on claims
+ * jose has already accepted for these exact bytes. Everything else jose checked is a function of the bytes
+ * and the keys, which the cache key fixes. Tests hold a hit to the answer a fresh `jwtVerify` gives.
+ */
 function recheck(claims: AccessTokenClaims, issuer: string, nowMs: number): AccessTokenVerification {
   if (claims.iss !== issuer) return INVALID;
   const now = Math.floor(nowMs / 1000);
   const notBefore = (claims as { readonly nbf?: unknown }).nbf;
   if (typeof notBefore === 'number' && notBefore > now) return INVALID;
-  if (claims.exp <= now) return { ok: false, description: 'the access token has expired' };
+  if (claims.exp <= now) return EXPIRED;
   return { ok: true, claims };
 }
 
 const REQUIRED_CLAIMS = ['sub', 'aud', 'jti', 'iat', 'exp', 'client_id'];
-/** What jose's `jwtVerify` requires with the options above (`issuer` adds `iss`). */
-const NATIVE_REQUIRED_CLAIMS = ['iss', ...REQUIRED_CLAIMS];
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const INVALID = { ok: false, description: 'the access token is invalid' } as const;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-/** jose's `typ` comparison: case-insensitive, `application/` implied. */
-function normalizeTyp(value: string): string {
-  const lower = value.toLowerCase();
-  return value.includes('/') ? lower : `application/${lower}`;
-}
+const EXPIRED = { ok: false, description: 'the access token has expired' } as const;
+const MALFORMED = { ok: false, description: 'the access token is malformed' } as const;
+const FOREIGN = { ok: false, description: 'the access token was not signed by this issuer' } as const;
 
 /**
- * The `node:crypto` twin of the `jwtVerify` call below: the signature through the key's `KeyObject`, then
- * the same checks in the same order with the same outcomes (invalid, or expired only when all else passed).
- * Tests hold the two to the same answers.
+ * jose's error codes as the bearer challenge describes them (RFC 6750 §3.1 `error_description`): an
+ * expired token says so, so that a client refreshes; every other refusal is the same "invalid", which tells
+ * a prober nothing about which check failed.
  */
-function verifyNatively(
-  native: NativeJwsKey,
-  header: Record<string, unknown>,
-  token: string,
-  issuer: string,
-  nowMs: number,
-):
-  | { readonly ok: true; readonly payload: Record<string, unknown> }
-  | { readonly ok: false; readonly description: string } {
-  // Our tokens carry neither; jose refuses unknown `crit` members and needs `b64: true` understood.
-  if (header.crit !== undefined || header.b64 !== undefined) return INVALID;
-  const firstDot = token.indexOf('.');
-  const secondDot = token.indexOf('.', firstDot + 1);
-  const encodedPayload = token.slice(firstDot + 1, secondDot);
-  if (!BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return INVALID;
-  if (!BASE64URL.test(token.slice(0, firstDot))) return INVALID;
-  if (!native.verify(token.slice(0, secondDot), token.slice(secondDot + 1))) return INVALID;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(strictUtf8.decode(Buffer.from(encodedPayload, 'base64url')));
-  } catch {
-    return INVALID;
-  }
-  if (!isPlainObject(payload)) return INVALID;
-  if (typeof header.typ !== 'string' || normalizeTyp(header.typ) !== normalizeTyp(ACCESS_TOKEN_TYP)) {
-    return INVALID;
-  }
-  for (const claim of NATIVE_REQUIRED_CLAIMS) if (!Object.hasOwn(payload, claim)) return INVALID;
-  if (payload.iss !== issuer) return INVALID;
-  const now = Math.floor(nowMs / 1000);
-  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) return INVALID;
-  if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > now)) return INVALID;
-  if (typeof payload.exp !== 'number') return INVALID;
-  if (payload.exp <= now) return { ok: false, description: 'the access token has expired' };
-  return { ok: true, payload };
+function describeRefusal(code: string): AccessTokenVerification {
+  return code === 'ERR_JWT_EXPIRED' ? EXPIRED : INVALID;
 }
 
 /**
- * Verifies the signature (against any listed key of the tenant), `typ`, `iss` and lifetime of one of this
- * server's access tokens. Revocation is checked by the caller, which has the store.
+ * Verifies the signature (against the tenant key its `kid` names), `typ`, `iss` and lifetime of one of this
+ * server's access tokens, through jose ({@link verifyJwt}) on every runtime. Revocation is checked by the
+ * caller, which has the store.
  */
 export async function verifyAccessTokenJwt(
   keys: TenantKeySet,
@@ -229,55 +189,36 @@ export async function verifyAccessTokenJwt(
   const cache = verifiedTokens.get(keys);
   const known = cache?.get(token);
   if (known !== undefined) return recheck(known, issuer, nowMs);
-  if (!looksLikeJwt(token)) return { ok: false, description: 'the access token is malformed' };
+  if (!looksLikeJwt(token)) return MALFORMED;
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
   } catch {
-    return { ok: false, description: 'the access token is malformed' };
+    return MALFORMED;
   }
-  try {
-    const key = typeof header.kid === 'string' ? keys.byKid.get(header.kid) : undefined;
-    if (!key || header.alg !== key.alg)
-      return { ok: false, description: 'the access token was not signed by this issuer' };
-    let payload: Record<string, unknown>;
-    if (key.native) {
-      const checked = verifyNatively(key.native, header, token, issuer, nowMs);
-      if (!checked.ok) return checked;
-      payload = checked.payload;
-    } else {
-      ({ payload } = await jwtVerify(token, key.verificationKey, {
-        issuer,
-        algorithms: [key.alg],
-        typ: ACCESS_TOKEN_TYP,
-        currentDate: new Date(nowMs),
-        requiredClaims: REQUIRED_CLAIMS,
-      }));
-    }
-    if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') {
-      return { ok: false, description: 'the access token is malformed' };
-    }
-    if (payload.scope !== undefined && typeof payload.scope !== 'string') {
-      return { ok: false, description: 'the access token is malformed' };
-    }
-    if (payload.act !== undefined && !isActor(payload.act)) {
-      return { ok: false, description: 'the access token is malformed' };
-    }
-    const claims = payload as unknown as AccessTokenClaims;
-    let verified = cache;
-    if (verified === undefined) {
-      verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_TOKENS_MAX });
-      verifiedTokens.set(keys, verified);
-    }
-    verified.set(token, claims);
-    return { ok: true, claims };
-  } catch (error) {
-    if (error instanceof errors.JWTExpired) return { ok: false, description: 'the access token has expired' };
-    if (error instanceof errors.JOSEError) {
-      return { ok: false, description: 'the access token is invalid' };
-    }
-    throw error;
+  // Choosing the key, not judging the token: jose then accepts only this key's alg.
+  const key = typeof header.kid === 'string' ? keys.byKid.get(header.kid) : undefined;
+  if (!key || header.alg !== key.alg) return FOREIGN;
+  const verification = await verifyJwt(token, key.verificationKey, {
+    algorithms: [key.alg],
+    typ: ACCESS_TOKEN_TYP,
+    issuer,
+    requiredClaims: REQUIRED_CLAIMS,
+    nowMs,
+  });
+  if (!verification.ok) return describeRefusal(verification.code);
+  const { payload } = verification;
+  if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') return MALFORMED;
+  if (payload.scope !== undefined && typeof payload.scope !== 'string') return MALFORMED;
+  if (payload.act !== undefined && !isActor(payload.act)) return MALFORMED;
+  const claims = payload as unknown as AccessTokenClaims;
+  let verified = cache;
+  if (verified === undefined) {
+    verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_TOKENS_MAX });
+    verifiedTokens.set(keys, verified);
   }
+  verified.set(token, claims);
+  return { ok: true, claims };
 }
 
 /** The audiences of a token as an array. */

@@ -146,3 +146,19 @@ describe('options are validated at creation', () => {
     expect(() => createAuthorizationServer({ ...base, baseUrl: 'http://127.0.0.1:8787' })).not.toThrow();
   });
 });
+
+describe('the key cache tells key sets apart by their contents', () => {
+  it('a secret given as bytes and a string secret that spells those bytes encoded are two keys', async () => {
+    const { createKeyCache } = await import('../src/keys.js');
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    const cache = createKeyCache();
+    for (const spelling of [
+      Buffer.from(bytes).toString('base64'),
+      Buffer.from(bytes).toString('base64url'),
+    ]) {
+      const fromBytes = await cache.get([{ kid: 'k1', alg: 'HS256', secret: bytes }]);
+      const fromString = await cache.get([{ kid: 'k1', alg: 'HS256', secret: spelling }]);
+      expect(fromString).not.toBe(fromBytes);
+    }
+  });
+});

@@ -5,7 +5,7 @@
 // Run: pnpm --filter @keyhold/core --filter @keyhold/adapter-node --filter @keyhold/registry-client build
 //      node packages/registry-client/bench/http-latency.mjs
 import { Agent, createServer, request } from 'node:http';
-import { createNodeListener } from '@keyhold/adapter-node';
+import { createNodeListener } from '@keyhold/adapter-node/legacy';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 

@@ -1,4 +1,4 @@
-import { createRouter } from '@keyhold/adapter-node';
+import { createRouter } from '@keyhold/adapter-node/legacy';
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../src/metadata.js';

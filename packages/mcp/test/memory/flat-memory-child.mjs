@@ -12,11 +12,14 @@
 //     tools/list with a claim code, tools/call echo ×2, tools/list.
 // The warm-up is the first WARMUP requests (the first WARMUP / 10 principals); the principals served after
 // it were never seen before, so anything kept per principal or per request shows up as growth.
+
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { createClaims, createMemoryClaimStore } from '@keyhold/claim-codes';
+import { createAuthorizationServer, createMemoryStorage, createStaticTenants } from '@keyhold/oauth-core';
 import * as z from 'zod';
 import { createMcpEndpoint, defineTool } from '../../dist/index.js';
 
@@ -62,28 +65,50 @@ const broker = {
   },
 };
 
-// Token `user-<n>` is principal `user-<n>`; nothing is cached, as a real verifier's cache is its own.
-const verifier = {
-  async verifyAccessToken(token) {
-    const match = /^user-(\d+)$/.exec(token);
-    if (match === null || Number(match[1]) >= PRINCIPALS) {
-      throw Object.assign(new Error('the token is not known'), { code: 'invalid_token' });
-    }
-    return {
-      token,
-      clientId: 'memory-client',
-      scopes: ['mcp:tools'],
-      expiresAt: Math.floor(Date.now() / 1000) + 600,
-      extra: { sub: token, subjectType: 'user', tenantId: 'demo' },
-    };
-  },
+// Token `user-<n>` is principal `user-<n>`: a real tenant (oauth-core) verifies tokens its key signed.
+const KEY = new Uint8Array(32).fill(9);
+const oauth = createAuthorizationServer({
+  baseUrl: 'http://127.0.0.1:8787',
+  tenants: createStaticTenants({
+    demo: { signingKeys: [{ kid: 'k', alg: 'HS256', secret: KEY }], singleUserId: 'owner' },
+  }),
+  storage: createMemoryStorage(),
+});
+const resource = oauth.protectedResource('demo', { url: PUBLIC_URL });
+const b64 = (value) => Buffer.from(value).toString('base64url');
+function sign(sub) {
+  const now = Math.floor(Date.now() / 1000);
+  const header = b64(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: 'k' }));
+  const payload = b64(
+    JSON.stringify({
+      iss: 'http://127.0.0.1:8787/tenant/demo',
+      sub,
+      aud: PUBLIC_URL,
+      client_id: 'memory-client',
+      scope: 'mcp:tools',
+      jti: sub,
+      iat: now,
+      exp: now + 3600,
+    }),
+  );
+  return `${header}.${payload}.${createHmac('sha256', KEY).update(`${header}.${payload}`).digest('base64url')}`;
+}
+const signed = Array.from({ length: PRINCIPALS }, (_, n) => sign(`user-${n}`));
+const testResource = {
+  ...resource,
+  verify: (authorization) =>
+    resource.verify(
+      authorization?.replace(/^Bearer user-(\d+)$/, (whole, n) =>
+        Number(n) < PRINCIPALS ? `Bearer ${signed[Number(n)]}` : whole,
+      ),
+    ),
 };
 
 const claims = createClaims({ store: createMemoryClaimStore() });
 const claimCode = (await claims.create({ scopeDir: join(root, 'workspace-a') })).code;
 
 const endpoint = createMcpEndpoint({
-  publicUrl: PUBLIC_URL,
+  resource: testResource,
   serverInfo: { name: 'memory-host', version: '1.0.0' },
   toolModules: [
     {
@@ -116,10 +141,6 @@ const endpoint = createMcpEndpoint({
       ],
     },
   ],
-  authentication: {
-    verifier,
-    resourceMetadataUrl: 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp',
-  },
   claimCodes: { claims },
   broker,
   requestStateSecret: 'a-request-state-secret-of-32-bytes-at-least!',

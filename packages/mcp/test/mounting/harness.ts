@@ -8,12 +8,12 @@ import { expect } from 'vitest';
 import { createMcpEndpoint, type McpEndpoint } from '../../src/index.js';
 import {
   fakeBroker,
-  fakeVerifier,
   github,
   legacyClient,
   modernClient,
   notes,
   SECRET,
+  testResource,
   textOf,
 } from '../fixtures.js';
 
@@ -32,13 +32,9 @@ export function buildEndpoint(url: string): MountedEndpoint {
   const clock = createManualClock(Date.now());
   const broker = fakeBroker();
   const endpoint = createMcpEndpoint({
-    publicUrl: url,
+    resource: testResource(clock, url),
     serverInfo: { name: 'mounted-host', version: '1.0.0' },
     toolModules: [notes, github],
-    authentication: {
-      verifier: fakeVerifier(clock),
-      resourceMetadataUrl: new URL('/.well-known/oauth-protected-resource/mcp', url).href,
-    },
     broker,
     requestStateSecret: SECRET,
     clock,

@@ -97,18 +97,35 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
   );
 }
 
+/**
+ * A protected resource metadata document (RFC 9728 §2).
+ *
+ * @example
+ * ```ts
+ * const document: ProtectedResourceMetadata | undefined = await server.protectedResource('demo').metadata();
+ * document?.scopes_supported;
+ * ```
+ */
+export interface ProtectedResourceMetadata {
+  readonly resource: string;
+  readonly authorization_servers: readonly string[];
+  readonly bearer_methods_supported: readonly string[];
+  readonly scopes_supported: readonly string[];
+}
+
+/** The RFC 9728 document of one of the tenant's resources: the scopes come from the tenant's configuration. */
+export function protectedResourceDocument(tenant: Tenant, resource: string): ProtectedResourceMetadata {
+  return {
+    resource,
+    authorization_servers: [tenant.issuer],
+    bearer_methods_supported: ['header'],
+    scopes_supported: resourceAdvertisedScopes(tenant),
+  };
+}
+
 /** Protected resource metadata (RFC 9728) for the tenant's MCP resource. */
 export function protectedResourceMetadata(tenant: Tenant): HandlerResult {
-  return jsonResult(
-    200,
-    {
-      resource: tenant.resource,
-      authorization_servers: [tenant.issuer],
-      bearer_methods_supported: ['header'],
-      scopes_supported: resourceAdvertisedScopes(tenant),
-    },
-    CACHE,
-  );
+  return jsonResult(200, protectedResourceDocument(tenant, tenant.resource), CACHE);
 }
 
 /** The tenant's JWKS: the public keys of every asymmetric signing key, active or not. */

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener } from '@keyhold/adapter-node';
+import { createNodeListener } from '@keyhold/adapter-node/legacy';
 import { sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';

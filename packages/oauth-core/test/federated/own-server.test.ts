@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import { sha256Base64url } from '@keyhold/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationServer } from '../../src/authorization-server.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/core';
 import type { AuthorizationServer, AuthorizationServerOptions, TenantConfig } from '../../src/index.js';

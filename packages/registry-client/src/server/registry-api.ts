@@ -113,7 +113,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { createNodeListener } from '@keyhold/adapter-node';
+ * import { createNodeListener } from '@keyhold/adapter-node/legacy';
  * const api = createRegistryApi({ providers: JSON.parse(readFileSync('providers.json', 'utf8')) });
  * createServer(createNodeListener(api)).listen(8080);
  * // or, on Deno: Deno.serve((request, info) => api.fetch(request, { ip: info.remoteAddr.hostname }));

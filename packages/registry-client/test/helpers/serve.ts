@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node';
+import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node/legacy';
 import type { Handler } from '@keyhold/core';
 
 export interface Running {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node';
+import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
 import type { OAuthAsk } from '@keyhold/core';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';

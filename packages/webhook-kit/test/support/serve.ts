@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node';
+import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node/legacy';
 import type { Handler, Logger } from '@keyhold/core';
 import { afterEach } from 'vitest';
 
