@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomToken, sha256Base64url } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import { createPostgresOAuthStorage, createPostgresPool } from '@keyhold/store-postgres';
-import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createPostgresPool, createPostgresStores } from '@keyhold/store-postgres';
+import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import { type Announcement, READY } from './servers/common.js';
 
 /** A server under test, running in a child process. */
@@ -100,7 +100,7 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
     await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     databaseUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     const pool = createPostgresPool(databaseUrl);
-    storage = await createPostgresOAuthStorage(pool);
+    storage = (await createPostgresStores(pool)).oauth;
     close = () => pool.end();
     dropSchema = async () => {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -108,7 +108,7 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
     };
   } else {
     const db = openSqliteDatabase(join(dataDir, 'keyhold.db'));
-    storage = createSqliteOAuthStorage(db);
+    storage = createSqliteStores(db).oauth;
     close = async () => {
       db.close();
     };

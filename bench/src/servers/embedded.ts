@@ -19,8 +19,8 @@ import {
   type OAuthStorage,
   type TenantConfig,
 } from '@keyhold/oauth-core';
-import { createPostgresOAuthStorage, createPostgresPool } from '@keyhold/store-postgres';
-import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createPostgresPool, createPostgresStores } from '@keyhold/store-postgres';
+import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import { announce } from './common.js';
 
 const store = process.env['BENCH_STORE'] ?? 'memory';
@@ -38,7 +38,7 @@ let batch: (work: () => Promise<void>) => Promise<void> = (work) => work();
 if (store === 'sqlite') {
   const dir = mkdtempSync(join(tmpdir(), 'keyhold-bench-'));
   const db = openSqliteDatabase(join(dir, 'keyhold.db'));
-  storage = createSqliteOAuthStorage(db);
+  storage = createSqliteStores(db).oauth;
   batch = async (work) => {
     db.exec('BEGIN');
     await work();
@@ -58,7 +58,7 @@ if (store === 'sqlite') {
   const pool = createPostgresPool(
     `${base}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
   );
-  storage = await createPostgresOAuthStorage(pool);
+  storage = (await createPostgresStores(pool)).oauth;
   cleanups.push(async () => {
     await pool.end();
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -27,7 +27,6 @@ import {
 import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
-import { createPostgresClaimStore } from '@keyhold/store-postgres';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
 import type { HostConfig } from './config.js';
@@ -224,10 +223,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const claims = createClaims({
     // With PostgreSQL the codes live in the database, where `keyhold claim` (with DATABASE_URL) puts them
     // and every instance reads them; on one machine, in the data directory's claims.json.
-    store:
-      'postgres' in database
-        ? await createPostgresClaimStore(database.postgres)
-        : createFileClaimStore({ dataDir: config.dataDir, logger }),
+    store: 'postgres' in database ? stores.claims : createFileClaimStore({ dataDir: config.dataDir, logger }),
     clock,
     logger,
   });
@@ -250,7 +246,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     },
     broker,
     requestStateSecret: secrets.mcpStateSecret,
-    ...(stores.requestStateStore ? { requestStateStore: stores.requestStateStore } : {}),
+    onceStore: stores.onceStore,
     allowedHosts: [...allowedHostsFor(baseUrl), ...hostOnlyLoopback(baseUrl), ...config.allowedHosts],
     allowedOrigins: [new URL(baseUrl).origin, ...config.allowedOrigins],
     clock,
@@ -262,7 +258,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     // The same tool modules MCP serves; the toolModuleId is the URL segment: /webhook/notes/…, /webhook/activity/….
     modules: toolModules,
     secret: config.webhookSecret,
-    ...(stores.replayCache ? { replayCache: stores.replayCache } : {}),
+    onceStore: stores.onceStore,
     clock,
     logger,
   });

@@ -1,35 +1,10 @@
 import { join } from 'node:path';
-import type { Logger, RateLimiter } from '@keyhold/core';
+import type { ClaimStore } from '@keyhold/claim-codes';
+import type { Logger, OnceStore, RateLimiter } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import {
-  checkPostgresReadiness,
-  createPostgresOAuthStorage,
-  createPostgresPool,
-  createPostgresTokenVaultStorage,
-  OAUTH_POSTGRES_SWEPT_TABLES,
-  type PostgresPool,
-  startPostgresExpirySweeper,
-  TOKEN_VAULT_POSTGRES_SWEPT_TABLES,
-} from '@keyhold/store-postgres';
-import {
-  checkRedisReadiness,
-  createRedisClient,
-  createRedisRateLimiter,
-  createRedisRefreshLock,
-  createRedisReplayCache,
-  createRedisRequestStateStore,
-  type RedisClient,
-} from '@keyhold/store-redis';
-import {
-  checkSqliteReadiness,
-  createSqliteOAuthStorage,
-  createSqliteTokenVaultStorage,
-  OAUTH_SQLITE_SWEPT_TABLES,
-  openSqliteDatabase,
-  type SqliteDatabase,
-  startSqliteExpirySweeper,
-  TOKEN_VAULT_SQLITE_SWEPT_TABLES,
-} from '@keyhold/store-sqlite';
+import { createPostgresStores, type PostgresPool } from '@keyhold/store-postgres';
+import { createRedisStores, type RedisStores } from '@keyhold/store-redis';
+import { createSqliteStores, openSqliteDatabase, type SqliteDatabase } from '@keyhold/store-sqlite';
 import type { TokenVaultStorage } from '@keyhold/token-vault';
 import type { HostConfig } from './config.js';
 
@@ -41,15 +16,19 @@ export interface StorageReadiness {
 /** Where the host keeps its state, and the shared coordination several instances need. */
 export interface HostStorage {
   readonly kind: 'sqlite' | 'postgres';
-  /** The open database, for the host's own tables (shared state, tool records) and the claim store. */
+  /** The open database, for the host's own tables (shared state, tool records). */
   readonly database: { readonly sqlite: SqliteDatabase } | { readonly postgres: PostgresPool };
   readonly oauth: OAuthStorage;
   readonly vault: TokenVaultStorage;
-  /** Present with Redis: shared across instances. Without it each instance limits and dedupes alone. */
+  /** The database's claim store (the host uses it with PostgreSQL; on one machine codes live in claims.json). */
+  readonly claims: ClaimStore;
+  /**
+   * The one spend-once store (client assertions, MCP requestState ids, webhook deliveries): Redis's when
+   * configured, else the database's, so every instance (or process on the SQLite file) refuses a key once spent.
+   */
+  readonly onceStore: OnceStore;
+  /** Present with Redis: shared across instances. Without it each instance limits alone. */
   readonly rateLimiter?: RateLimiter;
-  readonly replayCache?: ReturnType<typeof createRedisReplayCache>;
-  /** Present with Redis: spent MCP requestState ids, shared across instances (else each instance's memory). */
-  readonly requestStateStore?: ReturnType<typeof createRedisRequestStateStore>;
   /** Asks every configured store at once, each bounded by `timeoutMs`; never throws. */
   checkReadiness(timeoutMs: number): Promise<StorageReadiness>;
   close(): Promise<void>;
@@ -65,99 +44,77 @@ async function downOf(checks: Readonly<Record<string, ReadinessCheck>>): Promise
 }
 
 /**
- * The Redis stores, every one under `KEYHOLD_REDIS_PREFIX`, so deployments (and test runs) sharing one
- * Redis never touch each other's counters, leases, replay ids or request states.
- */
-function redisStores(redis: RedisClient, keyPrefix: string) {
-  const options = { keyPrefix };
-  return {
-    rateLimiter: createRedisRateLimiter(redis, options),
-    refreshLock: createRedisRefreshLock(redis, options),
-    replayCache: createRedisReplayCache(redis, options),
-    requestStateStore: createRedisRequestStateStore(redis, options),
-  };
-}
-
-/**
  * One machine: a SQLite file in the data directory (the default). Several instances: PostgreSQL
- * (`DATABASE_URL`) for records and Redis (`REDIS_URL`) for the refresh lock, rate limiter and replay cache.
- * With SQLite, `REDIS_URL` still gives the rate limits a shared counter store (several processes on one machine).
- * Every wait on a store is bounded (`config.storageTimeouts`), and the pool and the Redis client log their
- * connection state through the host's logger.
+ * (`DATABASE_URL`) for records and Redis (`REDIS_URL`, every key under `KEYHOLD_REDIS_PREFIX`) for the refresh
+ * lock, rate limiter and spend-once store. With SQLite, `REDIS_URL` still gives the rate limits a shared
+ * counter store (several processes on one machine). Every wait on a store is bounded
+ * (`config.storageTimeouts`), and the pool and the Redis client log their connection state through the
+ * host's logger.
  */
 export async function openHostStorage(config: HostConfig, logger: Logger): Promise<HostStorage> {
   const timeouts = config.storageTimeouts;
-  const redis =
+  const redis: RedisStores | undefined =
     config.redisUrl === undefined
       ? undefined
-      : createRedisClient(config.redisUrl, {
+      : createRedisStores(config.redisUrl, {
+          keyPrefix: config.redisKeyPrefix,
           ...(timeouts.redisCommandMs === undefined ? {} : { commandTimeoutMs: timeouts.redisCommandMs }),
           logger,
         });
-  const shared = redis ? redisStores(redis, config.redisKeyPrefix) : undefined;
   const redisCheck = (timeoutMs: number): Record<string, ReadinessCheck> =>
-    redis ? { redis: () => checkRedisReadiness(redis, { timeoutMs }) } : {};
+    redis ? { redis: () => redis.checkReadiness({ timeoutMs }) } : {};
+  const sweep = { intervalSeconds: config.sweepIntervalSeconds, logger };
 
   if (config.databaseUrl === undefined) {
     const db = openSqliteDatabase(join(config.dataDir, 'keyhold.db'), {
       ...(timeouts.sqliteBusyMs === undefined ? {} : { busyTimeoutMs: timeouts.sqliteBusyMs }),
     });
-    const oauth = createSqliteOAuthStorage(db);
-    const vault = createSqliteTokenVaultStorage(db);
-    // The same sweeper API as PostgreSQL's: expired rows (and unused dynamic clients) go in the background.
-    const sweeper = startSqliteExpirySweeper(db, {
-      tables: [...OAUTH_SQLITE_SWEPT_TABLES, ...TOKEN_VAULT_SQLITE_SWEPT_TABLES],
-      intervalSeconds: config.sweepIntervalSeconds,
-      logger,
-    });
+    const sqlite = createSqliteStores(db);
+    const sweeper = sqlite.startSweeper(sweep);
+    const onceStore = redis?.onceStore ?? sqlite.onceStore;
     return {
       kind: 'sqlite',
       database: { sqlite: db },
-      oauth,
-      vault,
-      ...(shared ? { rateLimiter: shared.rateLimiter, requestStateStore: shared.requestStateStore } : {}),
-      checkReadiness: (timeoutMs) =>
-        downOf({ sqlite: () => checkSqliteReadiness(db), ...redisCheck(timeoutMs) }),
+      oauth: { ...sqlite.oauth, onceStore },
+      vault: sqlite.vault,
+      claims: sqlite.claims,
+      onceStore,
+      ...(redis ? { rateLimiter: redis.rateLimiter } : {}),
+      checkReadiness: (timeoutMs) => downOf({ sqlite: sqlite.checkReadiness, ...redisCheck(timeoutMs) }),
       close: async () => {
         await sweeper.stop();
         db.close();
-        redis?.disconnect();
+        await redis?.close();
       },
     };
   }
-  const pool = createPostgresPool(config.databaseUrl, {
+  const postgres = await createPostgresStores(config.databaseUrl, {
     ...(timeouts.postgresConnectMs === undefined ? {} : { connectionTimeoutMs: timeouts.postgresConnectMs }),
     ...(timeouts.postgresStatementMs === undefined
       ? {}
       : { statementTimeoutMs: timeouts.postgresStatementMs }),
     ...(timeouts.postgresQueryMs === undefined ? {} : { queryTimeoutMs: timeouts.postgresQueryMs }),
     logger,
+  }).catch(async (error: unknown) => {
+    await redis?.close();
+    throw error;
   });
-  const oauth = await createPostgresOAuthStorage(pool);
-  const vault = await createPostgresTokenVaultStorage(pool);
-  const sweeper = startPostgresExpirySweeper(pool, {
-    tables: [...OAUTH_POSTGRES_SWEPT_TABLES, ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES],
-    intervalSeconds: config.sweepIntervalSeconds,
-    logger,
-  });
+  const sweeper = postgres.startSweeper(sweep);
+  const onceStore = redis?.onceStore ?? postgres.onceStore;
   return {
     kind: 'postgres',
-    database: { postgres: pool },
-    oauth,
-    vault: shared ? { ...vault, refreshLock: shared.refreshLock } : vault,
-    ...(shared
-      ? {
-          rateLimiter: shared.rateLimiter,
-          replayCache: shared.replayCache,
-          requestStateStore: shared.requestStateStore,
-        }
-      : {}),
+    database: { postgres: postgres.pool },
+    oauth: { ...postgres.oauth, onceStore },
+    vault: redis ? { ...postgres.vault, refreshLock: redis.refreshLock } : postgres.vault,
+    claims: postgres.claims,
+    onceStore,
+    ...(redis ? { rateLimiter: redis.rateLimiter } : {}),
     checkReadiness: (timeoutMs) =>
-      downOf({ postgres: () => checkPostgresReadiness(pool, { timeoutMs }), ...redisCheck(timeoutMs) }),
+      downOf({ postgres: () => postgres.checkReadiness({ timeoutMs }), ...redisCheck(timeoutMs) }),
     close: async () => {
       await sweeper.stop();
-      await pool.end();
-      redis?.disconnect();
+      await postgres.close();
+      await redis?.close();
     },
   };
 }

@@ -332,7 +332,7 @@ describe.skipIf(!available)(
 );
 
 describe.skipIf(!available)('openHostStorage puts every Redis key under KEYHOLD_REDIS_PREFIX', () => {
-  it('the refresh lock and the webhook replay cache too, beside the rate limiter and request states', async () => {
+  it('the refresh lock and the spend-once store too, beside the rate limiter', async () => {
     const schema = `keyhold_hosts_${randomBytes(5).toString('hex')}`;
     const keyPrefix = `keyhold-test:${randomBytes(6).toString('hex')}:`;
     const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -358,15 +358,15 @@ describe.skipIf(!available)('openHostStorage puts every Redis key under KEYHOLD_
         expect(await stores.vault.refreshLock.acquire('grant-key', now, now + 30_000)).toEqual(
           expect.any(String),
         );
-        expect(await stores.replayCache?.claim('webhook-1', now + 60_000, now)).toBe(true);
+        expect(await stores.onceStore.consume('webhook:1', now + 60_000, now)).toBe(true);
+        expect(await stores.oauth.onceStore?.consume('webhook:1', now + 60_000, now)).toBe(false);
         expect(await stores.rateLimiter?.increment('ip', now + 60_000, now)).toBe(1);
-        expect(await stores.requestStateStore?.consume('state-1', now + 60_000)).toBe(true);
       } finally {
         await stores.close();
       }
       const keys = await redis.keys(`${keyPrefix}*`);
       const namespaces = new Set(keys.map((key) => key.slice(keyPrefix.length).split(':')[0]));
-      expect([...namespaces].sort()).toEqual(['mcp-request-state', 'rate', 'refresh-lock', 'webhook-id']);
+      expect([...namespaces].sort()).toEqual(['once', 'rate', 'refresh-lock']);
       if (keys.length > 0) await redis.del(...keys);
     } finally {
       redis.disconnect();

@@ -1,8 +1,13 @@
 // `toNodeListener(endpoint)` gives the MCP endpoint what `toMcpNodeListener` of `@keyhold/mcp/node` gave it:
 // a refusal on headers before the body is read, SSE answers streamed, and a body express.json() parsed used.
-import { fileURLToPath } from 'node:url';
 import type { Area } from '@keyhold/core';
 import { createMcpEndpoint, defineTool, type McpEndpoint } from '@keyhold/mcp';
+import {
+  createAuthorizationServer,
+  createMemoryStorage,
+  createStaticTenants,
+  generateSigningKey,
+} from '@keyhold/oauth-core';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -16,29 +21,50 @@ afterEach(async () => {
   for (const endpoint of endpoints.splice(0)) await endpoint.close();
 });
 
-/** Today's endpoint as an area (the endpoint gets its own `ownsPath` and `info` in issue 27's other part). */
-function asArea(endpoint: () => McpEndpoint, seen: unknown[] = []): Area {
+/** The endpoint, through an area that records the parsed body it is handed. */
+function recording(endpoint: () => McpEndpoint, seen: unknown[] = []): Area {
   return {
     fetch: (request, info) => {
       seen.push(info?.parsedBody);
-      return endpoint().fetch(
-        request,
-        info?.parsedBody === undefined ? undefined : { parsedBody: info.parsedBody },
-      );
+      return endpoint().fetch(request, info);
     },
-    ownsPath: (path) => path === endpoint().path,
+    ownsPath: (path) => endpoint().ownsPath(path),
   };
 }
 
-function buildEndpoint(url: string): McpEndpoint {
+/**
+ * An authorization server whose tenant's resource is `{origin}/mcp`, with a machine client's token for it
+ * (the resource serves machine subjects, so no user flow is needed to get one).
+ */
+async function buildEndpoint(origin: string): Promise<{ endpoint: McpEndpoint; token: string }> {
+  const server = createAuthorizationServer({
+    baseUrl: origin,
+    tenants: createStaticTenants({ demo: { signingKeys: [await generateSigningKey('ES256', 'k1')] } }),
+    storage: createMemoryStorage(),
+  });
+  const resource = server.protectedResource('demo', { url: `${origin}/mcp`, allowMachineSubjects: true });
+  const client = await server.clients.provision('demo', {
+    grantTypes: ['client_credentials'],
+    scope: 'mcp:tools',
+  });
+  const issued = await server.fetch(
+    new Request(`${origin}/tenant/demo/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`,
+      },
+      body: `grant_type=client_credentials&scope=mcp%3Atools&resource=${encodeURIComponent(`${origin}/mcp`)}`,
+    }),
+  );
+  const { access_token: token } = (await issued.json()) as { access_token: string };
   const endpoint = createMcpEndpoint({
-    publicUrl: url,
+    resource,
     serverInfo: { name: 'adapter-test', version: '1.0.0' },
     toolModules: [
       {
         toolModuleId: 'notes',
         displayName: 'Notes',
-        sourcePath: fileURLToPath(import.meta.url),
         tools: [
           defineTool({
             name: 'echo',
@@ -48,46 +74,31 @@ function buildEndpoint(url: string): McpEndpoint {
         ],
       },
     ],
-    authentication: {
-      verifier: {
-        async verifyAccessToken(token) {
-          if (token !== 'alice-token')
-            throw Object.assign(new Error('unknown token'), { code: 'invalid_token' });
-          const expiresAt = Math.floor(Date.now() / 1000) + 600;
-          return {
-            token,
-            clientId: 'client-a',
-            scopes: ['mcp:tools'],
-            expiresAt,
-            extra: { sub: 'alice', subjectType: 'user' },
-          };
-        },
-      },
-      resourceMetadataUrl: new URL('/.well-known/oauth-protected-resource/mcp', url).href,
-    },
-    requestStateSecret: 'a-request-state-secret-of-32-bytes-at-least!',
   });
   endpoints.push(endpoint);
-  return endpoint;
+  return { endpoint, token };
 }
 
-/** Listens first (the endpoint's public URL names the port), then builds the endpoint the area serves. */
+/** Listens first (the resource URL names the port), then builds the endpoint the area serves. */
 async function mounted(make: (area: Area) => Parameters<typeof listen>[0], seen?: unknown[]) {
   let endpoint: McpEndpoint | undefined;
-  const { url, server } = await listen(make(asArea(() => endpoint!, seen)));
-  endpoint = buildEndpoint(`${url}/mcp`);
-  return { url: `${url}/mcp`, server };
+  const { url, server } = await listen(make(recording(() => endpoint!, seen)));
+  const built = await buildEndpoint(url);
+  endpoint = built.endpoint;
+  return { url: `${url}/mcp`, server, token: built.token };
 }
 
-const listTools = {
-  method: 'POST',
-  headers: {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: 'Bearer alice-token',
-  },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-};
+function listTools(token: string): RequestInit {
+  return {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  };
+}
 
 function toolNamesIn(sse: string): string[] {
   const data = sse
@@ -119,8 +130,8 @@ describe('the MCP endpoint behind toNodeListener: refused on headers before its 
 
 describe('the MCP endpoint behind toNodeListener: answers streamed', () => {
   it('streams a tools/list answer as SSE (chunked, no Content-Length)', async () => {
-    const { url } = await mounted((area) => toNodeListener(area));
-    const answer = await fetch(url, listTools);
+    const { url, token } = await mounted((area) => toNodeListener(area));
+    const answer = await fetch(url, listTools(token));
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toContain('text/event-stream');
     expect(answer.headers.get('content-length')).toBeNull();
@@ -131,7 +142,7 @@ describe('the MCP endpoint behind toNodeListener: answers streamed', () => {
 describe('the MCP endpoint behind toNodeListener in Express: a body express.json() parsed is used', () => {
   it('hands the parsed body to the endpoint as parsedBody, and the app keeps its own routes', async () => {
     const seen: unknown[] = [];
-    const { url } = await mounted((area) => {
+    const { url, token } = await mounted((area) => {
       const app = express();
       app.use(express.json());
       app.use(toNodeListener(area));
@@ -140,7 +151,7 @@ describe('the MCP endpoint behind toNodeListener in Express: a body express.json
       });
       return app;
     }, seen);
-    const answer = await fetch(url, listTools);
+    const answer = await fetch(url, listTools(token));
     expect(toolNamesIn(await answer.text())).toEqual(['echo']);
     expect(seen).toEqual([{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]);
     expect(await (await fetch(new URL('/health', url))).text()).toBe('ok');

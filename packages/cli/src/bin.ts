@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { claimCommand } from './commands/claim.js';
 import { clientsCommand } from './commands/clients.js';
+import { doctorCommand } from './commands/doctor.js';
 import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
@@ -16,5 +17,6 @@ const io: CliIo = {
 process.exitCode = await runCli(process.argv.slice(2), io, {
   claim: claimCommand,
   clients: clientsCommand,
+  doctor: doctorCommand,
   providers: providersCommand,
 });

@@ -9,6 +9,7 @@ const USAGE = `Usage: keyhold <command> [options]
 Commands:
   claim       create, list and revoke claim codes
   clients     provision, list and remove the host's OAuth clients
+  doctor      check which MCP clients can sign in to a deployment, and why not
   providers   list, get, search and add MCP providers from the registry
 
 Options:

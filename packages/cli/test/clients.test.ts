@@ -9,7 +9,7 @@ import {
   createClientAdministration,
   generateSigningKey,
 } from '@keyhold/oauth-core';
-import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 // The CLI runs as a real child process from its build output: build before testing
@@ -42,7 +42,7 @@ function hostDataDir(): string {
   const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'keyhold-clients-')));
   mkdirSync(join(cwd, '.keyhold'));
   const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
-  createSqliteOAuthStorage(db);
+  createSqliteStores(db);
   db.close();
   return cwd;
 }
@@ -113,7 +113,7 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
 
     const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
     try {
-      const storage = createSqliteOAuthStorage(db);
+      const storage = createSqliteStores(db).oauth;
       const stored = await createClientAdministration({ storage }).get('demo', client.clientId);
       expect(stored).toMatchObject({
         tokenEndpointAuthMethod: 'private_key_jwt',

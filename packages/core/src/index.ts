@@ -28,6 +28,8 @@ export type { Logger, LogMethod } from './logger.js';
 export { silentLogger } from './logger.js';
 export { mediaType } from './media-type.js';
 export type { OAuthAsk } from './oauth-ask.js';
+export type { MemoryOnceStoreOptions, OnceStore } from './once-store.js';
+export { createMemoryOnceStore, onceKey } from './once-store.js';
 export type { InvalidOptionsErrorClass, OptionValidators } from './option-validation.js';
 export { optionValidators } from './option-validation.js';
 export { randomToken } from './random.js';

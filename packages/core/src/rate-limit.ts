@@ -32,7 +32,7 @@ export interface MemoryRateLimiterOptions {
 
 /**
  * A {@link RateLimiter} in process memory: right for one instance; several instances behind one load
- * balancer need a shared store (`createRedisRateLimiter` from `@keyhold/store-redis`) so a client cannot
+ * balancer need a shared store (`createRedisStores(…).rateLimiter` from `@keyhold/store-redis`) so a client cannot
  * multiply its budget. Memory is bounded by `maxKeys`; time is only what callers pass as `nowMs`, so an
  * injected clock drives it.
  *

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyholdError } from './errors.js';
+import type { OnceStore } from './once-store.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /**
@@ -9,7 +10,7 @@ import type { RateLimiter } from './rate-limit.js';
  * @example
  * ```ts
  * import { describeRateLimiterConformance } from '@keyhold/core/testing';
- * describeRateLimiterConformance('redis', () => createRedisRateLimiter(redis, { keyPrefix: 'test:' }));
+ * describeRateLimiterConformance('redis', () => createRedisStores(redis, { keyPrefix: 'test:' }).rateLimiter);
  * ```
  */
 export function describeRateLimiterConformance(
@@ -66,11 +67,11 @@ export function describeRateLimiterConformance(
  * @example
  * ```ts
  * import { expectInvalidOptions } from '@keyhold/core/testing';
- * import { createMemoryReplayCache, WebhookError } from '@keyhold/webhook-kit';
+ * import { createWebhookHandler, WebhookError } from '@keyhold/webhook-kit';
  * import { expect } from 'vitest';
  *
- * const error = expectInvalidOptions(WebhookError, () => createMemoryReplayCache({ maxEntries: 0 }));
- * expect(error.message).toContain('maxEntries');
+ * const error = expectInvalidOptions(WebhookError, () => createWebhookHandler({ modules: [], basePath: 'x' }));
+ * expect(error.message).toContain('basePath');
  * ```
  */
 export function expectInvalidOptions<E extends KeyholdError<string>>(
@@ -86,4 +87,82 @@ export function expectInvalidOptions<E extends KeyholdError<string>>(
   expect(thrown, 'expected ERR_INVALID_OPTIONS at creation').toBeInstanceOf(ErrorClass);
   expect((thrown as E).code).toBe('ERR_INVALID_OPTIONS');
   return thrown as E;
+}
+
+/**
+ * The one conformance suite every {@link OnceStore} runs (memory, SQLite, PostgreSQL, Redis, yours): first
+ * use wins, keys are apart, an expired record counts as absent, `release` makes a key spendable again, and
+ * exactly one of many concurrent callers wins. It uses only the interface, with a fresh store per test and
+ * keys no other run uses (stores over one shared database stay apart), and needs vitest.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryOnceStore } from '@keyhold/core';
+ * import { describeOnceStoreConformance } from '@keyhold/core/testing';
+ * describeOnceStoreConformance('memory', () => createMemoryOnceStore());
+ * ```
+ */
+export function describeOnceStoreConformance(
+  name: string,
+  makeStore: () => OnceStore | Promise<OnceStore>,
+): void {
+  const now = 1_767_225_600_000;
+  const run = globalThis.crypto.randomUUID();
+  let counter = 0;
+  const unique = (label: string): string => `conformance:${run}:${label}:${++counter}`;
+
+  describe(`OnceStore conformance: ${name}`, () => {
+    it('answers true for the first consume of a key and false while its record is unexpired', async () => {
+      const store = await makeStore();
+      const key = unique('first');
+      expect(await store.consume(key, now + 60_000, now)).toBe(true);
+      expect(await store.consume(key, now + 60_000, now + 1)).toBe(false);
+      expect(await store.consume(key, now + 120_000, now + 59_999)).toBe(false);
+    });
+
+    it('keeps keys apart', async () => {
+      const store = await makeStore();
+      const key = unique('apart');
+      expect(await store.consume(`${key}:a`, now + 60_000, now)).toBe(true);
+      expect(await store.consume(`${key}:b`, now + 60_000, now)).toBe(true);
+    });
+
+    it('counts a record at or past its expiresAt as absent, and replaces it', async () => {
+      const store = await makeStore();
+      const key = unique('expiry');
+      expect(await store.consume(key, now + 1000, now)).toBe(true);
+      expect(await store.consume(key, now + 5000, now + 1000)).toBe(true);
+      expect(await store.consume(key, now + 9000, now + 4999)).toBe(false);
+    });
+
+    it('makes a key spendable again after release', async () => {
+      const store = await makeStore();
+      const key = unique('release');
+      await store.consume(key, now + 60_000, now);
+      await store.release(key);
+      expect(await store.consume(key, now + 60_000, now)).toBe(true);
+      expect(await store.consume(key, now + 60_000, now)).toBe(false);
+    });
+
+    it('releases a key never consumed without error', async () => {
+      const store = await makeStore();
+      await expect(store.release(unique('never'))).resolves.toBeUndefined();
+    });
+
+    it('takes keys of 200 characters, any characters', async () => {
+      const store = await makeStore();
+      const key = `${unique('long')}:é/ü%:`.padEnd(200, 'x');
+      expect(await store.consume(key, now + 60_000, now)).toBe(true);
+      expect(await store.consume(key, now + 60_000, now)).toBe(false);
+    });
+
+    it('lets exactly one of fifty concurrent consumers of one key win', async () => {
+      const store = await makeStore();
+      const key = unique('contended');
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => store.consume(key, now + 60_000, now)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
 }

@@ -1,8 +1,10 @@
 import {
   type Area,
   type Clock,
+  createMemoryOnceStore,
   type FetchRequestInfo,
   type Logger,
+  type OnceStore,
   optionValidators,
   type RequestTracing,
   StorageUnavailableError,
@@ -34,7 +36,6 @@ import { type OutageSlot, storageUnavailableResponse } from './outage.js';
 import { createRequestChecks, type Located } from './request-checks.js';
 import { createRequestStateSeal } from './request-state.js';
 import type { Authentication } from './resource-access.js';
-import { createMemoryRequestStateStore, type RequestStateStore } from './storage.js';
 import { createToolRunner, type RequestData } from './tool-calls.js';
 import type { McpServedModule, ModuleTool } from './tool-module.js';
 
@@ -75,8 +76,11 @@ export interface McpEndpointOptions {
   readonly requestStateSecret?: Uint8Array | string;
   /** How long a user has to authorize before the retry is refused. Default 600 (ten minutes). */
   readonly requestStateTtlSeconds?: number;
-  /** Spent `requestState` ids. Default: in memory (one instance); share one across instances. */
-  readonly requestStateStore?: RequestStateStore;
+  /**
+   * The spend-once store (`OnceStore` of `@keyhold/core`) where `requestState` ids are spent, as `state:<id>`.
+   * Default: in memory (one instance); share one across instances.
+   */
+  readonly onceStore?: OnceStore;
   /** How long a 2025-era capability id is honoured. Default 86 400 (a day). */
   readonly legacyCapabilityTtlSeconds?: number;
   /**
@@ -318,8 +322,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   if (options.broker !== undefined && typeof options.broker?.requestToken !== 'function') {
     throw check.invalid('broker must have requestToken (a TokenBroker of @keyhold/token-vault)');
   }
-  if (options.requestStateStore !== undefined && typeof options.requestStateStore?.consume !== 'function') {
-    throw check.invalid('requestStateStore must have consume');
+  if (options.onceStore !== undefined && typeof options.onceStore?.consume !== 'function') {
+    throw check.invalid('onceStore must have consume');
   }
   const { claimCodes } = options;
   if (
@@ -336,7 +340,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     );
   }
   const tools = registerModules(options.toolModules, claimCodes !== undefined);
-  const store = options.requestStateStore ?? createMemoryRequestStateStore({ clock });
+  const store = options.onceStore ?? createMemoryOnceStore();
   const seal = createRequestStateSeal(secret, stateTtlMs, clock, store);
   const capabilities = createLegacyCapabilities(secret, capabilityTtlMs, clock);
   const isInScope = options.claimCodes?.isInScope ?? isUnderDirectory;

@@ -7,8 +7,6 @@ export type { McpEndpoint, McpEndpointOptions } from './endpoint.js';
 export { createMcpEndpoint } from './endpoint.js';
 export type { KeyholdMcpErrorCode } from './errors.js';
 export { KeyholdMcpError } from './errors.js';
-export type { MemoryRequestStateStoreOptions, RequestStateStore } from './storage.js';
-export { createMemoryRequestStateStore } from './storage.js';
 export type {
   McpEra,
   McpServedModule,

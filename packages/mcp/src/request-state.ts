@@ -1,7 +1,6 @@
-import type { Clock } from '@keyhold/core';
-import { base64urlEncode } from '@keyhold/core';
+import type { Clock, OnceStore } from '@keyhold/core';
+import { base64urlEncode, onceKey } from '@keyhold/core';
 import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { RequestStateStore } from './storage.js';
 
 /**
  * What a 2026-07-28 `requestState` carries between the `input_required` answer and the client's retry.
@@ -56,7 +55,7 @@ export function createRequestStateSeal(
   secret: Uint8Array | string,
   ttlMs: number,
   clock: Clock,
-  store: RequestStateStore,
+  store: OnceStore,
 ): RequestStateSeal {
   const codec = createRequestStateCodec<RequestStatePayload>({
     key: secret,
@@ -87,7 +86,9 @@ export function createRequestStateSeal(
         throw new Error('malformed');
       }
       if (payload.exp <= clock.now()) throw new Error('expired');
-      if (!(await store.consume(payload.jti, payload.exp))) throw new Error('replayed');
+      if (!(await store.consume(onceKey('state', payload.jti), payload.exp, clock.now()))) {
+        throw new Error('replayed');
+      }
       return payload;
     },
     async matches(payload, tool, args) {

@@ -1,12 +1,7 @@
 import { createManualClock } from '@keyhold/core';
 import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  createMcpEndpoint,
-  createMemoryRequestStateStore,
-  KeyholdMcpError,
-  type McpEndpointOptions,
-} from '../src/index.js';
+import { createMcpEndpoint, KeyholdMcpError, type McpEndpointOptions } from '../src/index.js';
 import { toMcpNodeListener } from '../src/node.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
 import { fakeBroker, SECRET, testAuthorizationServer, testResource } from './fixtures.js';
@@ -58,11 +53,7 @@ describe('createMcpEndpoint validates its options once, at creation', () => {
       'serverInfo without a name, before the first request builds a server',
       { serverInfo: { version: '1' } },
     ],
-    [
-      'requestStateStore',
-      'a requestStateStore without consume, before the first retry',
-      { requestStateStore: {} },
-    ],
+    ['onceStore', 'an onceStore without consume, before the first retry', { onceStore: {} }],
     [
       'claimCodes',
       'claimCodes without claims.validate, before the first code is presented',
@@ -106,12 +97,6 @@ describe('createMcpRequestGate validates its options once, at creation', () => {
 
   it('refuses an allowedHosts entry that is not a host', () => {
     expectInvalidOptions(KeyholdMcpError, () => createMcpRequestGate({ resource, allowedHosts: ['a b'] }));
-  });
-});
-
-describe('createMemoryRequestStateStore validates its options once, at creation', () => {
-  it.each([0, -1, 2.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
-    expectInvalidOptions(KeyholdMcpError, () => createMemoryRequestStateStore({ maxEntries }));
   });
 });
 

@@ -1,9 +1,8 @@
 import { createClaimAttemptGate, createClaims, createMemoryClaimStore } from '@keyhold/claim-codes';
 import type { Logger } from '@keyhold/core';
-import { StorageUnavailableError } from '@keyhold/core';
+import { createMemoryOnceStore, StorageUnavailableError } from '@keyhold/core';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryRequestStateStore } from '../src/index.js';
 import { modernClient, startEndpoint, type TestEndpoint, testResource } from './fixtures.js';
 import { inProcessEndpoint, listToolsRequest, PUBLIC_URL } from './helpers.js';
 
@@ -144,14 +143,15 @@ describe('outage: the requestState single-use check that cannot reach its store 
     const lines: { level: string; fields: Record<string, unknown> }[] = [];
     const at = (level: string) => (fields: Record<string, unknown>) => lines.push({ level, fields });
     host = await startEndpoint(() => {
-      const store = createMemoryRequestStateStore();
+      const store = createMemoryOnceStore();
       return {
         logger: { debug: () => {}, info: () => {}, warn: at('warn'), error: at('error') },
-        requestStateStore: {
-          consume: async (jti: string, expiresAt: number) => {
+        onceStore: {
+          consume: async (key: string, expiresAt: number, now: number) => {
             if (down) throw outage();
-            return store.consume(jti, expiresAt);
+            return store.consume(key, expiresAt, now);
           },
+          release: (key: string) => store.release(key),
         },
       };
     });

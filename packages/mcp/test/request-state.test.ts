@@ -1,7 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryRequestStateStore } from '../src/index.js';
-import { describeRequestStateStoreConformance } from '../src/testing.js';
 import { modernClient, startEndpoint, type TestEndpoint, textOf } from './fixtures.js';
 
 let host: TestEndpoint | undefined;
@@ -122,5 +120,3 @@ describe('the requestState is integrity-protected, bound, expiring and single-us
     expect(textOf(result)).toContain('not given');
   });
 });
-
-describeRequestStateStoreConformance({ name: 'memory', create: () => createMemoryRequestStateStore() });

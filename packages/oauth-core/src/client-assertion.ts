@@ -1,3 +1,4 @@
+import { onceKey } from '@keyhold/core';
 import type { CryptoKey } from 'jose';
 import { decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
 import { isHostAllowed } from './cimd/client-id-url.js';
@@ -205,7 +206,11 @@ export async function verifyClientAssertion(
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) {
     throw refuse(`the client assertion jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
   }
-  const first = await settings.replays.consume(tenant.slug, client.clientId, jti, exp * 1000, now);
+  const first = await settings.onceStore.consume(
+    onceKey('assertion', tenant.slug, client.clientId, jti),
+    exp * 1000,
+    now,
+  );
   if (!first) {
     context.logger.warn(
       {

@@ -24,6 +24,13 @@ export type ConsentRecipient =
  */
 export interface ConsentDetails {
   readonly tenant: string;
+  /** The service the person is signed in to: the tenant's `displayName`, else its slug. */
+  readonly serviceName: string;
+  /**
+   * The signed-in person: the host's user id, and the `name` claim when the server has a `userClaims` hook
+   * that gives one.
+   */
+  readonly user: { readonly id: string; readonly name?: string };
   /** The pending authorization's id (`req`). */
   readonly requestId: string;
   readonly client: {
@@ -37,6 +44,12 @@ export interface ConsentDetails {
     readonly documentHost?: string;
   };
   readonly scopes: readonly string[];
+  /**
+   * The tenant's plain words for its scopes (`TenantConfig.scopeDescriptions`). The built-in page falls back
+   * to the built-in words of {@link ConsentStrings} (`openid`, `profile`, `email`, `offline_access`,
+   * `mcp:tools`), then to the raw name.
+   */
+  readonly scopeDescriptions: Readonly<Record<string, string>>;
   readonly redirectUri: string;
   readonly recipient: ConsentRecipient;
 }
@@ -73,8 +86,15 @@ export interface ConsentView extends ConsentDetails {
  */
 export interface ConsentStrings {
   readonly lang: string;
+  /** Placeholder `{service}`. */
   readonly title: string;
+  /**
+   * Placeholders `{service}` and `{name}` (the client's self-asserted name: the default leaves it to
+   * `clientClaim`, which labels it as a claim, rather than put an unverified name in the heading).
+   */
   readonly heading: string;
+  /** Placeholders `{service}`, `{user}`. */
+  readonly signedInAs: string;
   /** Placeholders `{name}`, `{website}` (empty, or `clientWebsite` filled in). */
   readonly clientClaim: string;
   /** Placeholder `{host}`. */
@@ -87,12 +107,24 @@ export interface ConsentStrings {
   readonly recipientApp: string;
   /** Placeholder `{uri}`. */
   readonly redirectAddress: string;
-  readonly warningLoopback: string;
+  /**
+   * The one note for a redirect to a program on this device (loopback, http or https), instead of separate
+   * loopback and unencrypted warnings: the code never leaves the device. Placeholder `{host}`.
+   */
+  readonly noteThisDevice: string;
   readonly warningUnencrypted: string;
   /** Placeholder `{scheme}`. */
   readonly warningScheme: string;
   readonly scopesIntro: string;
   readonly noScopes: string;
+  /** Built-in plain words for common scopes, used when the tenant gives none. */
+  readonly scopeOpenid: string;
+  readonly scopeProfile: string;
+  readonly scopeEmail: string;
+  readonly scopeOfflineAccess: string;
+  readonly scopeMcpTools: string;
+  /** The small print under a described scope. Placeholder `{scope}`. */
+  readonly scopeRawName: string;
   readonly approve: string;
   readonly deny: string;
   /** Accessible names of the lists and the recipient section. */
@@ -104,8 +136,9 @@ export interface ConsentStrings {
 /** The built-in English strings. */
 export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
   lang: 'en',
-  title: 'Authorize an application',
-  heading: 'Allow an application to access your account?',
+  title: 'Allow access to {service}',
+  heading: 'Allow an application to use your {service} account?',
+  signedInAs: 'You are signed in to {service} as {user}.',
   clientClaim:
     'The client says it is {name}{website}. The client supplied this itself; it has not been verified.',
   clientWebsite: ', and that its website is at {host}',
@@ -114,19 +147,41 @@ export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
   recipientApp:
     'After you approve, the application on this device that handles {scheme} addresses receives the authorization code.',
   redirectAddress: 'Redirect address: {uri}',
-  warningLoopback:
-    'The code goes to a program on this device (a loopback address), and any program on this device can listen there. Approve only if you just started this sign-in from an application on this device.',
+  noteThisDevice:
+    'The code goes to an application on this device ({host}) and never leaves it. Any program on this device could listen there, so approve only if you just started this sign-in from an application on this device.',
   warningUnencrypted: 'The code is sent over an unencrypted connection (http, not https).',
   warningScheme:
     'Any application on this device can register the {scheme} scheme. Approve only if you just started this sign-in from the application you expect.',
-  scopesIntro: 'It asks for these permissions:',
+  scopesIntro: 'If you allow it, it can:',
   noScopes: 'It asks for no specific permissions.',
+  scopeOpenid: 'confirm who you are',
+  scopeProfile: 'see your name and profile',
+  scopeEmail: 'see your email address',
+  scopeOfflineAccess: 'stay connected when you are away',
+  scopeMcpTools: 'use the tools of this service on your behalf',
+  scopeRawName: 'permission {scope}',
   approve: 'Allow',
   deny: 'Deny',
   scopesLabel: 'Requested permissions',
   warningsLabel: 'Warnings',
   recipientLabel: 'Who receives the authorization code',
 });
+
+const BUILT_IN_SCOPE_WORDS: Readonly<Record<string, keyof ConsentStrings>> = Object.freeze({
+  openid: 'scopeOpenid',
+  profile: 'scopeProfile',
+  email: 'scopeEmail',
+  offline_access: 'scopeOfflineAccess',
+  'mcp:tools': 'scopeMcpTools',
+});
+
+/** A scope in plain words: the tenant's description, else the built-in one, else undefined. */
+function scopeWords(view: ConsentView, strings: ConsentStrings, scope: string): string | undefined {
+  const own = Object.hasOwn(view.scopeDescriptions, scope) ? view.scopeDescriptions[scope] : undefined;
+  if (typeof own === 'string' && own !== '') return own;
+  const key = Object.hasOwn(BUILT_IN_SCOPE_WORDS, scope) ? BUILT_IN_SCOPE_WORDS[scope] : undefined;
+  return key === undefined ? undefined : strings[key];
+}
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -171,8 +226,10 @@ function fill(template: string, values: Readonly<Record<string, string>> = {}): 
  * The built-in consent page as a whole HTML document. Every value is escaped, and in what the client supplied
  * (name, hosts, client id, redirect URI, scopes) each control or bidirectional-formatting character is shown
  * as U+FFFD, so no value can reorder the text around it. What the client says about
- * itself is labelled as its claim; where the code goes is shown prominently, with warnings for loopback,
- * unencrypted and private-use-scheme redirect URIs.
+ * itself is labelled as its claim; the page names the service (the tenant's display name) and the signed-in
+ * person, describes each scope in plain words with its raw name in small print, and shows where the code goes:
+ * one note for a program on this device (loopback), warnings for unencrypted web and private-use-scheme
+ * redirect URIs.
  *
  * @example
  * ```ts
@@ -184,13 +241,22 @@ export function renderConsentPage(
   strings: ConsentStrings = DEFAULT_CONSENT_STRINGS,
 ): string {
   const { client, recipient } = view;
+  const service = `<strong class="service-name">${shown(view.serviceName)}</strong>`;
   const scopes =
     view.scopes.length === 0
       ? `<p>${fill(strings.noScopes)}</p>`
       : `<p>${fill(strings.scopesIntro)}</p>
-<ul aria-label="${escapeHtml(strings.scopesLabel)}">
-${view.scopes.map((scope) => `<li><code>${shown(scope)}</code></li>`).join('\n')}
+<ul class="scopes" aria-label="${escapeHtml(strings.scopesLabel)}">
+${view.scopes
+  .map((scope) => {
+    const words = scopeWords(view, strings, scope);
+    return words === undefined
+      ? `<li><code>${shown(scope)}</code></li>`
+      : `<li>${shown(words)}<br><small class="scope-name">${fill(strings.scopeRawName, { scope: `<code>${shown(scope)}</code>` })}</small></li>`;
+  })
+  .join('\n')}
 </ul>`;
+  const user = `<strong class="user-name">${shown(view.user.name ?? view.user.id)}</strong>`;
   const website =
     client.websiteHost === undefined
       ? ''
@@ -203,6 +269,7 @@ ${view.scopes.map((scope) => `<li><code>${shown(scope)}</code></li>`).join('\n')
         })}</p>`
       : '';
   const warnings: string[] = [];
+  let note = '';
   let who: string;
   if (recipient.kind === 'app') {
     warnings.push(fill(strings.warningScheme, { scheme: shown(recipient.scheme) }));
@@ -210,8 +277,12 @@ ${view.scopes.map((scope) => `<li><code>${shown(scope)}</code></li>`).join('\n')
       scheme: `<strong class="recipient-host">${shown(recipient.scheme)}</strong>`,
     });
   } else {
-    if (recipient.kind === 'loopback') warnings.push(fill(strings.warningLoopback));
-    if (recipient.unencrypted) warnings.push(fill(strings.warningUnencrypted));
+    // A desktop client on this device: one note, not a loopback and an http warning for the same fact.
+    if (recipient.kind === 'loopback') {
+      note = `<p class="note">${fill(strings.noteThisDevice, { host: shown(recipient.host) })}</p>`;
+    } else if (recipient.unencrypted) {
+      warnings.push(fill(strings.warningUnencrypted));
+    }
     who = fill(strings.recipientWeb, {
       host: `<strong class="recipient-host">${shown(recipient.host)}</strong>`,
     });
@@ -222,17 +293,19 @@ ${view.scopes.map((scope) => `<li><code>${shown(scope)}</code></li>`).join('\n')
       : `<ul class="warnings" aria-label="${escapeHtml(strings.warningsLabel)}">
 ${warnings.map((warning) => `<li>&#9888; ${warning}</li>`).join('\n')}
 </ul>`;
+  const name = `<strong class="client-name">${shown(client.name)}</strong>`;
   return htmlDocument(
-    strings.title,
-    `<h1>${fill(strings.heading)}</h1>
-<p>${fill(strings.clientClaim, { name: `<strong class="client-name">${shown(client.name)}</strong>`, website })}</p>
+    strings.title.replaceAll('{service}', view.serviceName.replace(DECEPTIVE_CHARACTERS, '\uFFFD')),
+    `<h1>${fill(strings.heading, { name, service })}</h1>
+<p class="signed-in">${fill(strings.signedInAs, { service, user })}</p>
+<p>${fill(strings.clientClaim, { name, website })}</p>
 ${identity}
+${scopes}
 <section class="recipient" aria-label="${escapeHtml(strings.recipientLabel)}">
 <p>${who}</p>
 <p>${fill(strings.redirectAddress, { uri: `<code>${shown(view.redirectUri)}</code>` })}</p>
-${warningList}
+${note}${warningList}
 </section>
-${scopes}
 <form method="post" action="${escapeHtml(view.form.action)}">
 <input type="hidden" name="req" value="${escapeHtml(view.form.fields.req)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(view.form.fields.csrf_token)}">

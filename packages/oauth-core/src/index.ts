@@ -86,7 +86,6 @@ export type {
   ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
-  ClientAssertionReplayStore,
   ClientJwk,
   ClientJwks,
   ClientListOptions,

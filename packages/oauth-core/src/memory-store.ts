@@ -1,3 +1,4 @@
+import { createMemoryOnceStore } from '@keyhold/core';
 import type {
   AuthorizationCodeRecord,
   ClientRecord,
@@ -47,9 +48,7 @@ export function createMemoryStorage(): OAuthStorage {
   const families = new Map<string, Set<string>>();
   const consents = new Map<string, Map<string, ConsentRecord>>();
   const revoked = new Map<string, number>();
-  const assertionJtis = new Map<string, number>();
   let consumes = 0;
-  let assertionConsumes = 0;
 
   return {
     clients: {
@@ -203,19 +202,7 @@ export function createMemoryStorage(): OAuthStorage {
         consents.delete(key(tenant, userId, clientId));
       },
     },
-    clientAssertionReplays: {
-      async consume(tenant, clientId, jti, expiresAt, now) {
-        assertionConsumes += 1;
-        if (assertionConsumes % PRUNE_EVERY === 0) {
-          for (const [k, until] of assertionJtis) if (until <= now) assertionJtis.delete(k);
-        }
-        const k = key(tenant, clientId, jti);
-        const until = assertionJtis.get(k);
-        if (until !== undefined && until > now) return false;
-        assertionJtis.set(k, expiresAt);
-        return true;
-      },
-    },
+    onceStore: createMemoryOnceStore(),
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {
         revoked.set(key(tenant, jti), expiresAt);

@@ -1,4 +1,4 @@
-import type { Clock, Logger, RequestTracing } from '@keyhold/core';
+import type { Clock, Logger, OnceStore, RequestTracing } from '@keyhold/core';
 import { originOf, silentLogger, systemClock } from '@keyhold/core';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
 import { createJwksResolver } from './cimd/jwks-resolver.js';
@@ -16,7 +16,7 @@ import type { AuthMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
-import type { ClientAssertionReplayStore, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+import type { OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
 import type { UserClaimsHook } from './user-claims.js';
 
 /**
@@ -25,6 +25,14 @@ import type { UserClaimsHook } from './user-claims.js';
 export interface TenantConfig {
   /** Several keys may be listed; verification accepts each, signing uses the active one. */
   readonly signingKeys: readonly SigningKeyConfig[];
+  /** The service's name as people know it, shown on the consent page ("Acme Docs"). Default: the slug. */
+  readonly displayName?: string;
+  /**
+   * Plain words for the tenant's scopes on the consent page (`{ 'docs:read': 'read your documents' }`), the
+   * raw name shown in small print beside them. Built-in words cover `openid`, `profile`, `email`,
+   * `offline_access` and `mcp:tools` (replaceable through `ConsentStrings`); other scopes show their name.
+   */
+  readonly scopeDescriptions?: Readonly<Record<string, string>>;
   /** Where a browser without a session is sent (with `return_to`). Default `{issuer}/login`. */
   readonly loginUrl?: string;
   /** The tenant owner; the subject in single-user mode. */
@@ -95,7 +103,7 @@ export interface TenantLookup {
 
 /**
  * How `private_key_jwt` client assertions (RFC 7523 §2.2) are checked. The method is offered when the
- * storage has `clientAssertionReplays`.
+ * storage has an `onceStore`.
  */
 export interface ClientAssertionOptions {
   /**
@@ -111,7 +119,7 @@ export interface ClientAssertionOptions {
 
 /** The resolved {@link ClientAssertionOptions} the handlers share (present when `private_key_jwt` is on). */
 export interface ClientAssertionSettings {
-  readonly replays: ClientAssertionReplayStore;
+  readonly onceStore: OnceStore;
   readonly jwks: JwksResolver;
   readonly maxLifetimeSeconds: number;
   readonly clockSkewSeconds: number;
@@ -229,7 +237,7 @@ export interface AuthorizationServerOptions {
   /** Per-request spans (`createOpenTelemetryTracing()` of `@keyhold/oauth-core/opentelemetry`). Default: none. */
   readonly tracing?: RequestTracing;
   /**
-   * `private_key_jwt` client authentication (RFC 7523), on when `storage.clientAssertionReplays` exists:
+   * `private_key_jwt` client authentication (RFC 7523), on when `storage.onceStore` exists:
    * where key sets come from, the longest assertion lifetime and the clock skew allowed.
    */
   readonly clientAssertions?: ClientAssertionOptions;
@@ -330,7 +338,7 @@ export interface ServerContext {
     readonly render: NonNullable<ConsentOptions['render']>;
     readonly pageUrl?: NonNullable<ConsentOptions['pageUrl']>;
   };
-  /** Present when `private_key_jwt` is offered (the storage has `clientAssertionReplays`). */
+  /** Present when `private_key_jwt` is offered (the storage has an `onceStore`). */
   readonly clientAssertions?: ClientAssertionSettings;
   readonly userClaims?: UserClaimsHook;
 }
@@ -432,10 +440,16 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     60,
     { min: 0, max: 600 },
   );
-  const replays = options.storage.clientAssertionReplays;
-  const clientAssertions: ClientAssertionSettings | undefined = replays
+  const onceStore = options.storage.onceStore;
+  if (
+    onceStore !== undefined &&
+    (typeof onceStore?.consume !== 'function' || typeof onceStore.release !== 'function')
+  ) {
+    throw optionCheck.invalid('storage.onceStore must have consume and release');
+  }
+  const clientAssertions: ClientAssertionSettings | undefined = onceStore
     ? {
-        replays,
+        onceStore,
         jwks:
           assertionOptions.jwksResolver ??
           options.cimdResolver?.jwks ??

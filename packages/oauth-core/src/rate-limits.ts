@@ -5,7 +5,7 @@ import { OAuthError, optionCheck } from './errors.js';
 /**
  * The rate limits of the authorization server's endpoints (option `rateLimits` of
  * `createAuthorizationServer`). Every counter goes through one {@link RateLimiter}: `createMemoryRateLimiter()`
- * from `@keyhold/core` for one process, `createRedisRateLimiter(redis)` from `@keyhold/store-redis` for several.
+ * from `@keyhold/core` for one process, `createRedisStores(redis).rateLimiter` from `@keyhold/store-redis` for several.
  * A rule left out (or given without numbers) takes its {@link DEFAULT_RATE_LIMITS} entry; `false` turns it off.
  *
  * | rule | counted per | default |

@@ -37,7 +37,8 @@ export function htmlDocument(title: string, content: string, lang = 'en'): strin
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
 h1{font-size:1.4rem}ul{padding-left:1.25rem}code{background:#f2f2f2;padding:0 .25rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
-button{font-size:1rem;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #555;cursor:pointer}
+button{font-size:1rem;min-height:44px;min-width:44px;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #555;cursor:pointer}
+.actions button{min-width:7rem}small{color:#555}.note{background:#eef3ff;border-radius:.25rem;padding:.5rem 1rem}
 button[value=approve]{background:#1a4fd6;color:#fff;border-color:#1a4fd6}
 button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .recipient{border:2px solid #1a4fd6;border-radius:.4rem;padding:.25rem 1rem;margin:1rem 0}
@@ -52,6 +53,13 @@ ${content}
 </html>`;
 }
 
+// Starting again sends the same client id, so a client the server no longer knows (a host restarted on
+// memory storage, a registration expired unused) only recovers when the person makes it register anew.
+const NEXT_STEP: Readonly<Record<string, string>> = {
+  invalid_client:
+    'This server no longer knows the application. In the application, remove this connection (or server), then add it again: it will register afresh. Starting the sign-in again alone sends the same unknown details.',
+};
+
 /**
  * An error shown to the user instead of redirecting (before the redirect URI is trusted, or when the
  * consent request cannot be found). The text is escaped.
@@ -60,6 +68,9 @@ export function errorPage(
   status: number,
   error: OAuthError | { code: string; message: string },
 ): HandlerResult {
+  const next = Object.hasOwn(NEXT_STEP, error.code)
+    ? NEXT_STEP[error.code]!
+    : 'Return to the application and start again.';
   return htmlResult(
     status,
     htmlDocument(
@@ -67,7 +78,7 @@ export function errorPage(
       `<h1>This authorization request cannot continue</h1>
 <p role="alert">${escapeHtml(error.message)}</p>
 <p>Error code: <code>${escapeHtml(error.code)}</code></p>
-<p>Return to the application and start again.</p>`,
+<p class="next-step">${escapeHtml(next)}</p>`,
     ),
   );
 }

@@ -1,3 +1,5 @@
+import type { OnceStore } from '@keyhold/core';
+
 /**
  * How a client authenticates at the token endpoint (RFC 7591 §2). `none` marks a public client;
  * `private_key_jwt` (RFC 7523 §2.2) signs a JWT assertion with a key from the client's `jwks_uri` or `jwks`.
@@ -386,26 +388,6 @@ export interface RevokedAccessTokenStore {
 }
 
 /**
- * The `jti` values of `private_key_jwt` client assertions already accepted (RFC 7523 §3 item 7), so each
- * assertion is used once. `consume` is the one atomic operation: "first use wins".
- *
- * @example
- * ```ts
- * const first = await store.clientAssertionReplays.consume('demo', clientId, claims.jti, claims.exp * 1000, now);
- * if (!first) throw new OAuthError('invalid_client', 'the client assertion was already used');
- * ```
- */
-export interface ClientAssertionReplayStore {
-  /**
-   * Records `jti` for the client until `expiresAt` (epoch ms) and answers `true`, or answers `false` when
-   * the same (tenant, client, jti) is already recorded with an `expiresAt` after `now`. Of any number of
-   * concurrent callers with one unexpired jti, exactly one gets `true`. An expired record counts as absent
-   * (and is replaced).
-   */
-  consume(tenant: string, clientId: string, jti: string, expiresAt: number, now: number): Promise<boolean>;
-}
-
-/**
  * Everything the authorization server stores. Every method is tenant-scoped; a store may partition by it.
  *
  * @example
@@ -421,9 +403,10 @@ export interface OAuthStorage {
   readonly consents: ConsentStore;
   readonly revokedAccessTokens: RevokedAccessTokenStore;
   /**
-   * Single use of `private_key_jwt` assertions. Without it the server does not offer `private_key_jwt`
-   * (every client authenticating that way is refused). The memory, SQLite and PostgreSQL stores provide
-   * one; `@keyhold/store-redis` has one to put here when several instances share Redis.
+   * The spend-once store (`OnceStore` of `@keyhold/core`) behind single-use ids: each `private_key_jwt`
+   * assertion's `jti` is spent under the key `assertion:<tenant>:<client>:<jti>` until it expires. Without it
+   * the server does not offer `private_key_jwt` (every client authenticating that way is refused). The
+   * memory storage and the SQLite, PostgreSQL and Redis factories (`createSqliteStores`…) provide one.
    */
-  readonly clientAssertionReplays?: ClientAssertionReplayStore;
+  readonly onceStore?: OnceStore;
 }

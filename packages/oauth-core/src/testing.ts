@@ -1,7 +1,7 @@
+import { describeOnceStoreConformance } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import type {
   AuthorizationCodeRecord,
-  ClientAssertionReplayStore,
   ClientRecord,
   OAuthStorage,
   PendingAuthorizationRecord,
@@ -613,12 +613,12 @@ export function describeOAuthStorageConformance(
       });
     });
 
-    describeClientAssertionReplayStoreConformance(name, async () => {
+    describeOnceStoreConformance(name, async () => {
       const store = await makeStorage();
-      if (!store.clientAssertionReplays) {
-        throw new Error('the storage has no clientAssertionReplays store (private_key_jwt needs one)');
+      if (!store.onceStore) {
+        throw new Error('the storage has no onceStore (private_key_jwt needs one)');
       }
-      return store.clientAssertionReplays;
+      return store.onceStore;
     });
 
     describe('revoked access tokens', () => {
@@ -629,57 +629,6 @@ export function describeOAuthStorageConformance(
         expect(await store.revokedAccessTokens.isRevoked('t1', 'jti-2', NOW)).toBe(false);
         expect(await store.revokedAccessTokens.isRevoked('t2', 'jti-1', NOW)).toBe(false);
       });
-    });
-  });
-}
-
-/**
- * The conformance suite of a {@link ClientAssertionReplayStore} (single use of `private_key_jwt` assertion
- * `jti` values, RFC 7523 §3). {@link describeOAuthStorageConformance} runs it on `clientAssertionReplays`;
- * call it directly for a standalone store (Redis). `makeStore` is called once per test.
- *
- * @example
- * ```ts
- * import { describeClientAssertionReplayStoreConformance } from '@keyhold/oauth-core/testing';
- * describeClientAssertionReplayStoreConformance('redis', () => createRedisClientAssertionReplayStore(redis));
- * ```
- */
-export function describeClientAssertionReplayStoreConformance(
-  name: string,
-  makeStore: () => ClientAssertionReplayStore | Promise<ClientAssertionReplayStore>,
-): void {
-  describe(`ClientAssertionReplayStore conformance (RFC 7523 §3: a jti is used once): ${name}`, () => {
-    it('the first consume of a jti wins; the next ones lose until it expires', async () => {
-      const store = await makeStore();
-      const jti = unique('jti');
-      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
-      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW + 1)).toBe(false);
-      expect(await store.consume('t1', 'client-1', jti, NOW + 120_000, NOW + 59_999)).toBe(false);
-    });
-
-    it('scopes a jti by tenant and by client', async () => {
-      const store = await makeStore();
-      const jti = unique('jti');
-      expect(await store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
-      expect(await store.consume('t2', 'client-1', jti, NOW + 60_000, NOW)).toBe(true);
-      expect(await store.consume('t1', 'client-2', jti, NOW + 60_000, NOW)).toBe(true);
-    });
-
-    it('an expired record counts as absent and is replaced', async () => {
-      const store = await makeStore();
-      const jti = unique('jti');
-      expect(await store.consume('t1', 'client-1', jti, NOW + 1000, NOW)).toBe(true);
-      expect(await store.consume('t1', 'client-1', jti, NOW + 5000, NOW + 1000)).toBe(true);
-      expect(await store.consume('t1', 'client-1', jti, NOW + 9000, NOW + 4999)).toBe(false);
-    });
-
-    it('exactly one of 50 concurrent consumers of one jti wins', async () => {
-      const store = await makeStore();
-      const jti = unique('jti');
-      const results = await Promise.all(
-        Array.from({ length: 50 }, () => store.consume('t1', 'client-1', jti, NOW + 60_000, NOW)),
-      );
-      expect(results.filter((won) => won)).toHaveLength(1);
     });
   });
 }

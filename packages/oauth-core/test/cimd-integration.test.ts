@@ -191,7 +191,7 @@ describe('metadata-document clients: the token endpoint auth method is negotiate
 
   async function negotiate(document: Partial<ClientMetadataDocument>, withReplayStore = true) {
     const fake = fakeResolver(document);
-    const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
+    const { onceStore: _, ...withoutReplays } = createMemoryStorage();
     const t = await createTestServer({
       cimdResolver: fake.resolver,
       tenant: { allowedCimdDomains: ['app.example'] },

@@ -427,7 +427,7 @@ describe('RFC 7523 §2.2: private_key_jwt authenticates a client with a signed J
 
   it('without a replay store the server refuses private_key_jwt (it cannot keep jtis single use)', async () => {
     const key = await keyPair('ES256', 'k1');
-    const { clientAssertionReplays: _, ...storage } = createMemoryStorage();
+    const { onceStore: _, ...storage } = createMemoryStorage();
     const t = await createTestServer({ options: { storage } });
     const created = await t.server.clients.provision('demo', {
       grantTypes: ['client_credentials'],

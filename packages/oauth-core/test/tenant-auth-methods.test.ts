@@ -60,7 +60,7 @@ describe('TenantConfig.tokenEndpointAuthMethods (RFC 8414 token_endpoint_auth_me
   });
 
   it('advertises private_key_jwt only when the server offers it (a replay store), even when listed', async () => {
-    const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
+    const { onceStore: _, ...withoutReplays } = createMemoryStorage();
     const { server } = await createTestServer({
       tenant: { tokenEndpointAuthMethods: [...CONFIDENTIAL_ONLY] },
       options: { storage: withoutReplays },

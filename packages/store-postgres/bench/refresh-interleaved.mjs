@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
-import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import pg from 'pg';
-import { createPostgresOAuthStorage } from '../dist/index.js';
+import { createPostgresStores } from '../dist/index.js';
 
 const CHAINS = 16;
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 300), 5000);
@@ -133,18 +133,18 @@ const dir = mkdtempSync(join(tmpdir(), 'keyhold-bench-'));
 
 const stores = {
   memory: await chainsOver(createMemoryStorage()),
-  'SQLite (WAL file)': await chainsOver(createSqliteOAuthStorage(openSqliteDatabase(join(dir, 'bench.db')))),
-  'PostgreSQL (pool of 10)': await chainsOver(await createPostgresOAuthStorage(pools[0])),
+  'SQLite (WAL file)': await chainsOver(createSqliteStores(openSqliteDatabase(join(dir, 'bench.db'))).oauth),
+  'PostgreSQL (pool of 10)': await chainsOver((await createPostgresStores(pools[0])).oauth),
   'PostgreSQL, 2 statements': await chainsOver(
-    twoStatementRotation(await createPostgresOAuthStorage(pools[1]), pools[1]),
+    twoStatementRotation((await createPostgresStores(pools[1])).oauth, pools[1]),
   ),
 };
 // Store level, one request at a time: the latency of redeeming one token (the old one consumed, its
 // successor written) with the one-statement rotation and with the two statements it replaced, alternated.
 const rotations = { 'one statement': [], 'two statements': [] };
 {
-  const oneStatement = await createPostgresOAuthStorage(pools[0]);
-  const twoStatements = twoStatementRotation(await createPostgresOAuthStorage(pools[1]), pools[1]);
+  const oneStatement = (await createPostgresStores(pools[0])).oauth;
+  const twoStatements = twoStatementRotation((await createPostgresStores(pools[1])).oauth, pools[1]);
   const variants = [
     ['one statement', oneStatement],
     ['two statements', twoStatements],

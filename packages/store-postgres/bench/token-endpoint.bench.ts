@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
-import { createSqliteOAuthStorage, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import { afterAll, bench, describe } from 'vitest';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
 import { createIsolatedPool, requirePostgres } from '../test/postgres.js';
@@ -89,12 +89,11 @@ const memory = await chainsOver(createMemoryStorage());
 // Strict rotation: no successor is sealed onto the old token; shows what the reuse window costs a refresh.
 const memoryStrict = await chainsOver(createMemoryStorage(), 0);
 const sqlite = await chainsOver(
-  createSqliteOAuthStorage(
-    openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'keyhold-bench-')), 'bench.db')),
-  ),
+  createSqliteStores(openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'keyhold-bench-')), 'bench.db')))
+    .oauth,
 );
 // SQLite without the file: what the WAL's fsync costs (the store-sqlite README quotes this row).
-const sqliteInMemory = await chainsOver(createSqliteOAuthStorage(openSqliteDatabase(':memory:')));
+const sqliteInMemory = await chainsOver(createSqliteStores(openSqliteDatabase(':memory:')).oauth);
 const pg = postgres && (await chainsOver(await createPostgresOAuthStorage(postgres.pool)));
 const pgAsync = postgresAsync && (await chainsOver(await createPostgresOAuthStorage(postgresAsync.pool)));
 

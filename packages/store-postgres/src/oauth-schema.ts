@@ -1,5 +1,6 @@
 import { OAUTH_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import type { PostgresMigration } from './migrations.js';
+import { ONCE_POSTGRES_TABLE_SQL } from './once-store.js';
 import type { PostgresSweptTable } from './sweeper.js';
 
 /**
@@ -119,6 +120,21 @@ CREATE INDEX keyhold_oauth_client_assertion_jtis_expires_at ON keyhold_oauth_cli
     // nullable column without a default: a catalogue-only change, no table rewrite.
     sql: `
 ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
+`,
+  },
+  {
+    version: 6,
+    name: 'client assertion jtis move to the spend-once table',
+    // Accepted jtis are now spent in the one spend-once table (`assertion:<tenant>:<client>:<jti>`). Live
+    // records move over, so an assertion accepted before the upgrade is still refused after it; a key that
+    // would be longer than the store's bound is left out (it would be hashed now, and expires within minutes).
+    sql: `${ONCE_POSTGRES_TABLE_SQL}
+INSERT INTO keyhold_once (key, expires_at)
+  SELECT 'assertion:' || tenant || ':' || client_id || ':' || jti, expires_at
+  FROM keyhold_oauth_client_assertion_jtis
+  WHERE length('assertion:' || tenant || ':' || client_id || ':' || jti) <= 200
+  ON CONFLICT (key) DO NOTHING;
+DROP TABLE keyhold_oauth_client_assertion_jtis;
 `,
   },
 ];

@@ -3,6 +3,7 @@ import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
+import { createPostgresOnceStore } from './once-store.js';
 import type { Row } from './row-mapping.js';
 import { postgresColumns, postgresWriter } from './row-mapping.js';
 import { preparedStatements } from './statements.js';
@@ -35,6 +36,7 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  */
 export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OAuthStorage> {
   await migratePostgres(pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS);
+  const onceStore = await createPostgresOnceStore(pool);
   const statement = preparedStatements(pool, 'oauth');
   const q = {
     getClient: statement(
@@ -132,15 +134,6 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (tenant, jti) DO UPDATE
        SET expires_at = GREATEST(keyhold_oauth_revoked_access_tokens.expires_at, excluded.expires_at)`,
-    ),
-    // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
-    // One statement: the primary key serialises concurrent callers, so exactly one gets a row.
-    consumeAssertionJti: statement(
-      'consume_assertion_jti',
-      `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
-       WHERE keyhold_oauth_client_assertion_jtis.expires_at <= $5
-       RETURNING 1`,
     ),
     isRevoked: statement(
       'is_revoked',
@@ -260,11 +253,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         await q.deleteConsents([tenant, userId, clientId]);
       },
     },
-    clientAssertionReplays: {
-      async consume(tenant, clientId, jti, expiresAt, now) {
-        return (await q.consumeAssertionJti([tenant, clientId, jti, expiresAt, now])).rowCount === 1;
-      },
-    },
+    onceStore,
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {
         await q.revokeAccessToken([tenant, jti, expiresAt]);

@@ -121,3 +121,23 @@ describe.skipIf(!available)('oauth migration 5 on PostgreSQL (forward-only)', ()
     await expectVersion4RefreshTokensWork(storage, NOW);
   });
 });
+
+describe.skipIf(!available)(
+  'oauth migration 6 on PostgreSQL: accepted assertion jtis move to the spend-once table',
+  () => {
+    const db = useIsolatedPool();
+
+    it('a jti accepted before the upgrade is still spent after it, and the old table is gone', async () => {
+      await migratePostgres(db.pool, 'oauth', OAUTH_POSTGRES_MIGRATIONS.slice(0, 5));
+      await db.pool.query(
+        'INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES ($1, $2, $3, $4)',
+        ['t1', 'signed', 'j1', NOW + 60_000],
+      );
+      const storage = await createPostgresOAuthStorage(db.pool);
+      expect(await storage.onceStore?.consume('assertion:t1:signed:j1', NOW + 60_000, NOW)).toBe(false);
+      expect(await storage.onceStore?.consume('assertion:t1:signed:j2', NOW + 60_000, NOW)).toBe(true);
+      const old = await db.pool.query("SELECT to_regclass('keyhold_oauth_client_assertion_jtis') AS t");
+      expect(old.rows[0]?.t).toBeNull();
+    });
+  },
+);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPostgresPool, PostgresStoreError, startPostgresExpirySweeper } from '../src/index.js';
+import { createPostgresPool, PostgresStoreError } from '../src/index.js';
+import { startPostgresExpirySweeper } from '../src/sweeper.js';
 
 const invalidOption = (name: string) =>
   expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', message: expect.stringContaining(name) });

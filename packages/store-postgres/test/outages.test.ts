@@ -3,13 +3,9 @@ import { type Logger, StorageUnavailableError } from '@keyhold/core';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-proxy.js';
-import {
-  checkPostgresReadiness,
-  createPostgresClaimStore,
-  createPostgresPool,
-  type PostgresPool,
-  withTransaction,
-} from '../src/index.js';
+import { checkPostgresReadiness } from '../src/availability.js';
+import { createPostgresClaimStore } from '../src/claim-store.js';
+import { createPostgresPool, type PostgresPool, withTransaction } from '../src/index.js';
 import { POSTGRES_URL, requirePostgres } from './postgres.js';
 
 const available = await requirePostgres();

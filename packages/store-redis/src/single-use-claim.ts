@@ -11,7 +11,7 @@ return 1`;
 
 /**
  * Claims `key` until `expiresAt` unless it holds an unexpired claim: of concurrent callers on any instance,
- * exactly one gets `true`. The single-use rule behind the webhook replay cache and client-assertion `jti`s.
+ * exactly one gets `true`. The single-use rule of the once store.
  */
 export async function claimUntilExpiry(
   redis: RedisClient,

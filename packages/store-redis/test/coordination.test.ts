@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisClient } from '../src/connection.js';
 import { createRedisRateLimiter } from '../src/rate-limiter.js';
 import { createRedisRefreshLock } from '../src/refresh-lock.js';
-import { createRedisReplayCache } from '../src/replay-cache.js';
+import { createRedisStores } from '../src/stores.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from './redis.js';
 
 const available = await requireRedis();
@@ -63,17 +63,20 @@ describe.skipIf(!available)('createRedisRateLimiter: shared fixed windows', () =
   });
 });
 
-describe.skipIf(!available)('createRedisReplayCache: a webhook id is accepted once', () => {
-  it('lets exactly one of 20 concurrent deliveries of one id through', async () => {
-    const cache = createRedisReplayCache(redis!, { keyPrefix: uniquePrefix() });
-    const claims = await Promise.all(Array.from({ length: 20 }, () => cache.claim('msg_1', 86_400_000, 0)));
-    expect(claims.filter(Boolean)).toHaveLength(1);
-  });
-
-  it('accepts the id again after release', async () => {
-    const cache = createRedisReplayCache(redis!, { keyPrefix: uniquePrefix() });
-    expect(await cache.claim('msg_2', 60_000, 0)).toBe(true);
-    await cache.release('msg_2');
-    expect(await cache.claim('msg_2', 60_000, 0)).toBe(true);
+describe.skipIf(!available)('createRedisStores: every Redis store on one client', () => {
+  it('shares the spend-once store across two sets of stores over one Redis, and leaves a passed client open', async () => {
+    const keyPrefix = uniquePrefix();
+    const first = createRedisStores(redis!, { keyPrefix });
+    const second = createRedisStores(REDIS_URL, { keyPrefix });
+    try {
+      expect(await first.onceStore.consume('state:abc', Date.now() + 60_000, Date.now())).toBe(true);
+      expect(await second.onceStore.consume('state:abc', Date.now() + 60_000, Date.now())).toBe(false);
+      expect(await first.checkReadiness({ timeoutMs: 2000 })).toEqual({ ok: true });
+    } finally {
+      await second.close();
+      await first.close();
+    }
+    expect(second.client.status).toBe('end');
+    expect(redis!.status).toBe('ready');
   });
 });

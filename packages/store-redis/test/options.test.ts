@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createRedisClient,
-  createRedisClientAssertionReplayStore,
-  createRedisRateLimiter,
-  createRedisRefreshLock,
-  createRedisReplayCache,
-  createRedisRequestStateStore,
-  type RedisClient,
-  RedisStoreError,
-} from '../src/index.js';
+import { createRedisClient, createRedisStores, type RedisClient, RedisStoreError } from '../src/index.js';
+import { createRedisOnceStore } from '../src/once-store.js';
+import { createRedisRateLimiter } from '../src/rate-limiter.js';
+import { createRedisRefreshLock } from '../src/refresh-lock.js';
 
 const invalidOptions = (message: RegExp) =>
   expect.objectContaining({
@@ -45,9 +39,8 @@ describe('every Redis factory checks its options once, at creation, with RedisSt
     for (const create of [
       createRedisRefreshLock,
       createRedisRateLimiter,
-      createRedisReplayCache,
-      createRedisClientAssertionReplayStore,
-      createRedisRequestStateStore,
+      createRedisOnceStore,
+      createRedisStores,
     ]) {
       expect(() => create(redis, options)).toThrow(invalidOptions(/keyPrefix/));
     }

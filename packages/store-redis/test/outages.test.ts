@@ -2,16 +2,11 @@ import { type Logger, StorageUnavailableError } from '@keyhold/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-proxy.js';
-import {
-  checkRedisReadiness,
-  createRedisClient,
-  createRedisClientAssertionReplayStore,
-  createRedisRateLimiter,
-  createRedisRefreshLock,
-  createRedisReplayCache,
-  createRedisRequestStateStore,
-  type RedisClient,
-} from '../src/index.js';
+import { checkRedisReadiness } from '../src/availability.js';
+import { createRedisClient, type RedisClient } from '../src/index.js';
+import { createRedisOnceStore } from '../src/once-store.js';
+import { createRedisRateLimiter } from '../src/rate-limiter.js';
+import { createRedisRefreshLock } from '../src/refresh-lock.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from './redis.js';
 
 const available = await requireRedis();
@@ -51,24 +46,14 @@ function everyStore(redis: RedisClient, keyPrefix: string) {
   const now = Date.now();
   const limiter = createRedisRateLimiter(redis, { keyPrefix });
   const lock = createRedisRefreshLock(redis, { keyPrefix });
-  const replay = createRedisReplayCache(redis, { keyPrefix });
-  const requestState = createRedisRequestStateStore(redis, { keyPrefix });
-  const assertions = createRedisClientAssertionReplayStore(redis, { keyPrefix });
+  const once = createRedisOnceStore(redis, { keyPrefix });
   return [
     { component: 'redis:limiter', call: () => limiter.increment('ip', now + 60_000, now) },
     { component: 'redis:limiter', call: () => limiter.reset('ip') },
     { component: 'redis:lock', call: () => lock.acquire('grant', now, now + 30_000) },
     { component: 'redis:lock', call: () => lock.release('grant', 'token') },
-    { component: 'redis:replay', call: () => replay.claim(`wh-${Math.random()}`, now + 60_000, now) },
-    { component: 'redis:replay', call: () => replay.release('wh') },
-    {
-      component: 'redis:request-state',
-      call: () => requestState.consume(`rs-${Math.random()}`, now + 60_000),
-    },
-    {
-      component: 'redis:assertion-replay',
-      call: () => assertions.consume('t', 'c', `jti-${Math.random()}`, now + 60_000, now),
-    },
+    { component: 'redis:once', call: () => once.consume(`key-${Math.random()}`, now + 60_000, now) },
+    { component: 'redis:once', call: () => once.release('key') },
   ];
 }
 
@@ -175,7 +160,7 @@ describe.skipIf(!available)('a Redis client survives its server and bounds every
   });
 
   it('every store writes only under its keyPrefix', async () => {
-    // Every call but the two deletions (the limiter's reset, the replay cache's release) leaves a key.
+    // Every call but the two deletions (the limiter's reset, the once store's release) leaves a key.
     const writers = everyStore(redis, keyPrefix).filter((_, index) => index !== 1 && index !== 5);
     for (const { call } of writers) await call();
     const plain = new Redis(REDIS_URL);
@@ -188,13 +173,7 @@ describe.skipIf(!available)('a Redis client survives its server and bounds every
         keys.push(...batch);
       } while (cursor !== '0');
       const namespaces = new Set(keys.map((key) => key.slice(keyPrefix.length).split(':')[0]));
-      expect([...namespaces].sort()).toEqual([
-        'client-assertion-jti',
-        'mcp-request-state',
-        'rate',
-        'refresh-lock',
-        'webhook-id',
-      ]);
+      expect([...namespaces].sort()).toEqual(['once', 'rate', 'refresh-lock']);
       if (keys.length > 0) await plain.del(...keys);
     } finally {
       plain.disconnect();

@@ -23,7 +23,12 @@ export type {
   WrittenColumnKind,
 } from './row-writer.js';
 export { columnNames, createRowWriter, tableShape } from './row-writer.js';
-export { CLAIMS_SWEPT_TABLES, OAUTH_SWEPT_TABLES, TOKEN_VAULT_SWEPT_TABLES } from './swept-tables.js';
+export {
+  CLAIMS_SWEPT_TABLES,
+  OAUTH_SWEPT_TABLES,
+  ONCE_SWEPT_TABLES,
+  TOKEN_VAULT_SWEPT_TABLES,
+} from './swept-tables.js';
 export type { TokenVaultRowMappers } from './token-vault-rows.js';
 export { createTokenVaultRowMappers } from './token-vault-rows.js';
 export { TOKEN_VAULT_TABLE_SHAPES } from './token-vault-tables.js';

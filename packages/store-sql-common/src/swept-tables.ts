@@ -17,7 +17,6 @@ export const OAUTH_SWEPT_TABLES: readonly SweptTable[] = [
   { table: 'keyhold_oauth_refresh_tokens' },
   { table: 'keyhold_oauth_consents' },
   { table: 'keyhold_oauth_revoked_access_tokens' },
-  { table: 'keyhold_oauth_client_assertion_jtis' },
   { table: 'keyhold_oauth_login_transactions' },
 ];
 
@@ -45,3 +44,13 @@ export const TOKEN_VAULT_SWEPT_TABLES: readonly SweptTable[] = [
  * ```
  */
 export const CLAIMS_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_claims' }];
+
+/**
+ * The spend-once table (`OnceStore` of `@keyhold/core`): a key's record goes once it has expired.
+ *
+ * @example
+ * ```ts
+ * startSqliteExpirySweeper(db, { tables: [...OAUTH_SWEPT_TABLES, ...ONCE_SWEPT_TABLES] });
+ * ```
+ */
+export const ONCE_SWEPT_TABLES: readonly SweptTable[] = [{ table: 'keyhold_once' }];

@@ -1,5 +1,6 @@
 import { OAUTH_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import type { SqliteMigration } from './migrations.js';
+import { ONCE_SQLITE_TABLE_SQL } from './once-store.js';
 import type { SqliteSweptTable } from './sweeper.js';
 
 /**
@@ -115,6 +116,20 @@ CREATE INDEX keyhold_oauth_client_assertion_jtis_expires_at ON keyhold_oauth_cli
     // the old token's holder can derive (NULL: rotated with the window off, or not rotated yet).
     sql: `
 ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN sealed_successor TEXT;
+`,
+  },
+  {
+    version: 6,
+    name: 'client assertion jtis move to the spend-once table',
+    // Accepted jtis are now spent in the one spend-once table (`assertion:<tenant>:<client>:<jti>`). Live
+    // records move over, so an assertion accepted before the upgrade is still refused after it; a key that
+    // would be longer than the store's bound is left out (it would be hashed now, and expires within minutes).
+    sql: `${ONCE_SQLITE_TABLE_SQL}
+INSERT OR IGNORE INTO keyhold_once (key, expires_at)
+  SELECT 'assertion:' || tenant || ':' || client_id || ':' || jti, expires_at
+  FROM keyhold_oauth_client_assertion_jtis
+  WHERE length('assertion:' || tenant || ':' || client_id || ':' || jti) <= 200;
+DROP TABLE keyhold_oauth_client_assertion_jtis;
 `,
   },
 ];

@@ -9,6 +9,7 @@ import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
+import { createSqliteOnceStore } from './once-store.js';
 import type { Row } from './row-mapping.js';
 import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
@@ -84,13 +85,6 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     revokeAccessToken: db.prepare(
       `INSERT INTO keyhold_oauth_revoked_access_tokens (tenant, jti, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (tenant, jti) DO UPDATE SET expires_at = max(expires_at, excluded.expires_at)`,
-    ),
-    // An insert, or the replacement of an expired record; a live record makes it a no-op (no row returned).
-    consumeAssertionJti: db.prepare(
-      `INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (tenant, client_id, jti) DO UPDATE SET expires_at = excluded.expires_at
-       WHERE keyhold_oauth_client_assertion_jtis.expires_at <= ?
-       RETURNING 1 AS consumed`,
     ),
     isRevoked: db.prepare(
       'SELECT 1 AS revoked FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
@@ -216,11 +210,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         q.deleteConsents.run(tenant, userId, clientId);
       },
     },
-    clientAssertionReplays: {
-      async consume(tenant, clientId, jti, expiresAt, now) {
-        return q.consumeAssertionJti.get(tenant, clientId, jti, expiresAt, now) !== undefined;
-      },
-    },
+    onceStore: createSqliteOnceStore(db),
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {
         q.revokeAccessToken.run(tenant, jti, expiresAt);

@@ -1,4 +1,5 @@
 import type { AuthorizationCodeRecord, ClientRecord } from '@keyhold/oauth-core';
+import { ONCE_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';
 import { migrateSqlite } from '../src/migrations.js';
@@ -150,20 +151,35 @@ describe('oauth migration 4 (private_key_jwt keys, application_type, assertion j
     });
     await storage.clients.create('t1', signed);
     expect(await storage.clients.get('t1', 'signed')).toEqual(signed);
-    expect(await storage.clientAssertionReplays?.consume('t1', 'signed', 'j1', NOW + 60_000, NOW)).toBe(true);
-    expect(await storage.clientAssertionReplays?.consume('t1', 'signed', 'j1', NOW + 60_000, NOW)).toBe(
-      false,
-    );
+    expect(await storage.onceStore?.consume('assertion:t1:signed:j1', NOW + 60_000, NOW)).toBe(true);
+    expect(await storage.onceStore?.consume('assertion:t1:signed:j1', NOW + 60_000, NOW)).toBe(false);
   });
 
-  it('the sweep reclaims expired assertion jtis', async () => {
+  it('the sweep reclaims expired spent keys', async () => {
     const db = databases.memory();
     const storage = createSqliteOAuthStorage(db);
-    await storage.clientAssertionReplays?.consume('t1', 'c', 'old', NOW - 1, NOW - 60_000);
-    await storage.clientAssertionReplays?.consume('t1', 'c', 'live', NOW + 60_000, NOW);
-    expect(sweepExpiredSqlite(db, OAUTH_SQLITE_SWEPT_TABLES, NOW)).toBe(1);
-    const left = db.prepare('SELECT jti FROM keyhold_oauth_client_assertion_jtis').all();
-    expect(left).toEqual([{ jti: 'live' }]);
+    await storage.onceStore?.consume('assertion:t1:c:old', NOW - 1, NOW - 60_000);
+    await storage.onceStore?.consume('assertion:t1:c:live', NOW + 60_000, NOW);
+    expect(sweepExpiredSqlite(db, ONCE_SWEPT_TABLES, NOW)).toBe(1);
+    const left = db.prepare('SELECT key FROM keyhold_once').all();
+    expect(left).toEqual([{ key: 'assertion:t1:c:live' }]);
+  });
+});
+
+describe('oauth migration 6: accepted client-assertion jtis move to the spend-once table', () => {
+  it('a jti accepted before the upgrade is still spent after it, and the old table is gone', async () => {
+    const db = databases.memory();
+    migrateSqlite(db, 'oauth', OAUTH_SQLITE_MIGRATIONS.slice(0, 5));
+    db.prepare(
+      'INSERT INTO keyhold_oauth_client_assertion_jtis (tenant, client_id, jti, expires_at) VALUES (?, ?, ?, ?)',
+    ).run('t1', 'signed', 'j1', NOW + 60_000);
+    const storage = createSqliteOAuthStorage(db);
+    expect(await storage.onceStore?.consume('assertion:t1:signed:j1', NOW + 60_000, NOW)).toBe(false);
+    expect(await storage.onceStore?.consume('assertion:t1:signed:j2', NOW + 60_000, NOW)).toBe(true);
+    const old = db
+      .prepare("SELECT name FROM sqlite_schema WHERE name = 'keyhold_oauth_client_assertion_jtis'")
+      .all();
+    expect(old).toEqual([]);
   });
 });
 

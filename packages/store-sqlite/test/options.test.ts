@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  openSqliteDatabase,
-  SqliteStoreError,
-  startSqliteExpirySweeper,
-  sweepExpiredSqlite,
-} from '../src/index.js';
+import { openSqliteDatabase, SqliteStoreError } from '../src/index.js';
+import { startSqliteExpirySweeper, sweepExpiredSqlite } from '../src/sweeper.js';
 
 const invalidOption = (name: string) =>
   expect.objectContaining({ code: 'ERR_INVALID_OPTIONS', message: expect.stringContaining(name) });

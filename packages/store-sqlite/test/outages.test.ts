@@ -3,13 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StorageUnavailableError } from '@keyhold/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  checkSqliteReadiness,
-  createSqliteClaimStore,
-  createSqliteOAuthStorage,
-  openSqliteDatabase,
-  type SqliteDatabase,
-} from '../src/index.js';
+import { checkSqliteReadiness } from '../src/availability.js';
+import { createSqliteClaimStore } from '../src/claim-store.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../src/index.js';
+import { createSqliteOAuthStorage } from '../src/oauth-store.js';
 
 const BUSY_TIMEOUT_MS = 200;
 // Generous: the machine is shared with other test runs; the point is "bounded", not "fast".

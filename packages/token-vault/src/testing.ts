@@ -329,7 +329,7 @@ export function describeProviderAuthorizationStoreConformance(
  *
  * @example
  * ```ts
- * describeRefreshLockConformance('redis', () => createRedisRefreshLock(redis));
+ * describeRefreshLockConformance('redis', () => createRedisStores(redis).refreshLock);
  * ```
  */
 export function describeRefreshLockConformance(

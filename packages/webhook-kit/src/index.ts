@@ -4,8 +4,6 @@ export type { DocumentedMethod } from './doc-comments.js';
 export { readDocumentedMethods } from './doc-comments.js';
 export type { WebhookErrorCode } from './errors.js';
 export { WebhookError } from './errors.js';
-export type { MemoryReplayCacheOptions } from './memory-store.js';
-export { createMemoryReplayCache } from './memory-store.js';
 export type { WebhookMetadata, WebhookParams } from './metadata.js';
 export { DEFAULT_REDACTED_HEADERS, REDACTED } from './metadata.js';
 export type { WebhookErrorBodyCode, WebhookResponseBody } from './responses.js';
@@ -22,6 +20,5 @@ export type {
   StripeSignatureVerification,
 } from './signatures/types.js';
 export type { ReadSource } from './source-files.js';
-export type { ReplayCache } from './storage.js';
 export type { WebhookHandler, WebhookHandlerOptions } from './webhook-handler.js';
 export { createWebhookHandler } from './webhook-handler.js';

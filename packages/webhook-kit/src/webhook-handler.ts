@@ -6,12 +6,15 @@ import type {
   HandlerRequest,
   HandlerResult,
   Logger,
+  OnceStore,
   RequestTracing,
   ToolModule,
 } from '@keyhold/core';
 import {
   constantTimeEqual,
+  createMemoryOnceStore,
   isAllowedOrigin,
+  onceKey,
   originOf,
   PayloadTooLargeError,
   parseQuery,
@@ -25,14 +28,12 @@ import {
 import { bodyKind, parseBody } from './body.js';
 import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';
-import { createMemoryReplayCache } from './memory-store.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, type WebhookMetadata } from './metadata.js';
 import { check } from './option-checks.js';
 import { duplicateResult, errorResult, successResult } from './responses.js';
 import type { SignatureVerification, SignatureVerifier } from './signatures/types.js';
 import { createSignatureVerifier } from './signatures/verifier.js';
 import type { ReadSource } from './source-files.js';
-import type { ReplayCache } from './storage.js';
 
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
@@ -67,8 +68,12 @@ export interface WebhookHandlerOptions {
   basePath?: string;
   /** Header names (any case) whose values methods never see (default {@link DEFAULT_REDACTED_HEADERS}). */
   redactHeaders?: readonly string[];
-  /** Remembers accepted Standard Webhooks ids (default: a memory cache of this process). */
-  replayCache?: ReplayCache;
+  /**
+   * The spend-once store (`OnceStore` of `@keyhold/core`) where accepted deliveries are spent, as
+   * `webhook:<route>:<delivery id>`, and released again when their method fails (default: the memory store of
+   * this process; share one across instances).
+   */
+  onceStore?: OnceStore;
   /** Source of the receipt time and of signature tolerance checks (default the system clock). */
   clock?: Clock;
   /**
@@ -193,14 +198,14 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
   const prefix = `${basePath}/`;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  // The replay cache is first called by a signed delivery: its shape is checked here, not on that delivery.
+  // The once store is first called by a signed delivery: its shape is checked here, not on that delivery.
   if (
-    options.replayCache !== undefined &&
-    (typeof options.replayCache?.claim !== 'function' || typeof options.replayCache.release !== 'function')
+    options.onceStore !== undefined &&
+    (typeof options.onceStore?.consume !== 'function' || typeof options.onceStore.release !== 'function')
   ) {
-    throw invalid('replayCache must have claim and release');
+    throw invalid('onceStore must have consume and release');
   }
-  const replayCache = options.replayCache ?? createMemoryReplayCache();
+  const onceStore = options.onceStore ?? createMemoryOnceStore();
   const allowedOrigins = options.allowedOrigins ?? [];
   // An entry that is not an origin would never match, quietly refusing the page it was meant to allow.
   if (
@@ -314,7 +319,7 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
         return errorResult(401, 'invalid_signature', outcome.reason);
       }
       if (outcome.replay !== undefined) {
-        replayKey = `${route.key}#${outcome.replay.id}`;
+        replayKey = onceKey('webhook', route.key, outcome.replay.id);
         replayExpiresAt = outcome.replay.expiresAt;
       }
     }
@@ -323,7 +328,7 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
     const query = parseQuery(request.query, { maxParameters: 1000 });
     if (!query.ok) return errorResult(400, 'invalid_request', `query: ${query.message}`);
 
-    if (replayKey !== undefined && !(await replayCache.claim(replayKey, replayExpiresAt, receivedAt))) {
+    if (replayKey !== undefined && !(await onceStore.consume(replayKey, replayExpiresAt, receivedAt))) {
       logger.debug({ route: route.key }, 'duplicate webhook delivery dropped');
       return duplicateResult();
     }
@@ -342,7 +347,7 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
         // The method's own store is down: a 503 the sender retries (answered by answeringOutages below).
-        if (replayKey !== undefined) await replayCache.release(replayKey);
+        if (replayKey !== undefined) await onceStore.release(replayKey);
         throw error;
       }
       logger.error(
@@ -355,7 +360,7 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
         'webhook method threw',
       );
       // The delivery was not processed, so its retry must not be dropped as a duplicate.
-      if (replayKey !== undefined) await replayCache.release(replayKey);
+      if (replayKey !== undefined) await onceStore.release(replayKey);
       return errorResult(500, 'server_error', 'the webhook method failed');
     }
     try {

@@ -1,7 +1,6 @@
 import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import { WebhookError } from '../src/errors.js';
-import { createMemoryReplayCache } from '../src/memory-store.js';
 import { createGitHubVerifier } from '../src/signatures/github.js';
 import { createStandardWebhooksVerifier } from '../src/signatures/standard-webhooks.js';
 import { createStripeVerifier } from '../src/signatures/stripe.js';
@@ -12,7 +11,8 @@ const KEY = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 describe('createWebhookHandler checks, at creation, what it would otherwise meet on a delivery', () => {
   it.each([
-    ['a replayCache without claim', { replayCache: { release: async () => {} } }],
+    ['an onceStore without consume', { onceStore: { release: async () => {} } }],
+    ['an onceStore without release', { onceStore: { consume: async () => true } }],
     ['redactHeaders that is not an array of names', { redactHeaders: 'authorization' }],
     ['a readSource that is not a function', { readSource: '/srv/tools' }],
     ['signatures that are not an object', { signatures: [] }],
@@ -24,12 +24,6 @@ describe('createWebhookHandler checks, at creation, what it would otherwise meet
     expectInvalidOptions(WebhookError, () =>
       createWebhookHandlerWithHandle({ modules: [], ...override } as never),
     );
-  });
-});
-
-describe('createMemoryReplayCache validates maxEntries at creation', () => {
-  it.each([0, -1, 1.5, Number.NaN])('refuses maxEntries %s', (maxEntries) => {
-    expectInvalidOptions(WebhookError, () => createMemoryReplayCache({ maxEntries }));
   });
 });
 

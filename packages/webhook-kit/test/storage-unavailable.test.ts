@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createManualClock, StorageUnavailableError } from '@keyhold/core';
+import { createManualClock, createMemoryOnceStore, StorageUnavailableError } from '@keyhold/core';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createMemoryReplayCache } from '../src/memory-store.js';
 import { createWebhookHandlerWithHandle } from '../src/webhook-handler.js';
 import { recordingModule } from './support/recording-module.js';
 import { postJson, recordingLogger, serve } from './support/serve.js';
@@ -43,8 +42,8 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
       modules: [module],
       clock,
       logger,
-      replayCache: {
-        claim: async () => {
+      onceStore: {
+        consume: async () => {
           throw new StorageUnavailableError('redis:replay', { retryAfterSeconds: 4 });
         },
         release: async () => {},
@@ -65,7 +64,7 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
   });
 
   it('the method’s own store down: 503, and the delivery id is released so the retry is processed', async () => {
-    const replayCache = createMemoryReplayCache();
+    const onceStore = createMemoryOnceStore();
     const module = recordingModule();
     let down = true;
     const original = (module.instance as { handleEvent: (p: Record<string, unknown>) => Promise<unknown> })
@@ -79,7 +78,7 @@ describe('outage: a webhook whose storage is down answers 503 with Retry-After, 
     const handler = createWebhookHandlerWithHandle({
       modules: [module],
       clock,
-      replayCache,
+      onceStore,
       signatures: { 'events/handleEvent': { scheme: 'standard-webhooks', secrets: [SIGNING_SECRET] } },
     });
     const url = `${await serve(handler)}/webhook/events/handleEvent`;

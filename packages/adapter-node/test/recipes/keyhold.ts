@@ -1,15 +1,9 @@
 // What every recipe mounts: the authorization server (memory storage, one single-user tenant) composed with
 // an MCP endpoint, and the flow a client runs against it over real HTTP.
 import { createHash, randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { type Area, compose } from '@keyhold/core';
 import { createMcpEndpoint, defineTool, type McpEndpoint } from '@keyhold/mcp';
-import {
-  createAuthorizationServer,
-  createMemoryStorage,
-  generateSigningKey,
-  wellKnownUrl,
-} from '@keyhold/oauth-core';
+import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { expect } from 'vitest';
 import * as z from 'zod';
 
@@ -24,15 +18,13 @@ export async function createKeyhold(origin: string): Promise<{ keyhold: Area; cl
     tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
     storage: createMemoryStorage(),
   });
-  const mcpUrl = `${origin}/tenant/demo/mcp`;
   const endpoint: McpEndpoint = createMcpEndpoint({
-    publicUrl: mcpUrl,
+    resource: server.protectedResource('demo'),
     serverInfo: { name: 'recipe', version: '1.0.0' },
     toolModules: [
       {
         toolModuleId: 'notes',
         displayName: 'Notes',
-        sourcePath: fileURLToPath(import.meta.url),
         tools: [
           defineTool({
             name: 'echo',
@@ -42,19 +34,8 @@ export async function createKeyhold(origin: string): Promise<{ keyhold: Area; cl
         ],
       },
     ],
-    authentication: {
-      verifier: server.tokenVerifier('demo'),
-      resourceMetadataUrl: wellKnownUrl(mcpUrl, 'oauth-protected-resource'),
-    },
-    requestStateSecret: 'a-request-state-secret-of-32-bytes-at-least!',
   });
-  // Today's endpoint as an area (it gets its own `ownsPath` and `info` in issue 27's resource part).
-  const mcp: Area = {
-    fetch: (request, info) =>
-      endpoint.fetch(request, info?.parsedBody === undefined ? undefined : { parsedBody: info.parsedBody }),
-    ownsPath: (path) => path === endpoint.path,
-  };
-  return { keyhold: compose(server, mcp), close: () => endpoint.close() };
+  return { keyhold: compose(server, endpoint), close: () => endpoint.close() };
 }
 
 /**

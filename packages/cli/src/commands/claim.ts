@@ -226,10 +226,10 @@ async function withClaims<T>(
   if (databaseUrl === undefined || databaseUrl === '') {
     return use(service(createFileClaimStore({ dataDir: dataDirFrom(dataDirFlag, io) })));
   }
-  const { createPostgresClaimStore, createPostgresPool } = await import('@keyhold/store-postgres');
+  const { createPostgresPool, createPostgresStores } = await import('@keyhold/store-postgres');
   const pool = createPostgresPool(databaseUrl);
   try {
-    return await use(service(await createPostgresClaimStore(pool)));
+    return await use(service((await createPostgresStores(pool)).claims));
   } catch (error) {
     if (error instanceof ClaimCodesError) throw error;
     // Never echo the error: a database URL may carry a password.

@@ -325,17 +325,12 @@ async function openAdministration(
   const { createClientAdministration } = await import('@keyhold/oauth-core');
   const databaseUrl = context.io.env[DATABASE_URL_ENV];
   if (databaseUrl !== undefined && databaseUrl !== '') {
-    const { createPostgresOAuthStorage, createPostgresPool } = await import('@keyhold/store-postgres');
-    const pool = createPostgresPool(databaseUrl);
-    try {
-      const storage = await createPostgresOAuthStorage(pool);
-      return { admin: createClientAdministration({ storage }), close: () => pool.end() };
-    } catch (error) {
-      await pool.end();
-      throw error;
-    }
+    const { createPostgresStores } = await import('@keyhold/store-postgres');
+    // A failed start ends the pool it opened from the URL.
+    const stores = await createPostgresStores(databaseUrl);
+    return { admin: createClientAdministration({ storage: stores.oauth }), close: () => stores.close() };
   }
-  const { createSqliteOAuthStorage, openSqliteDatabase } = await import('@keyhold/store-sqlite');
+  const { createSqliteStores, openSqliteDatabase } = await import('@keyhold/store-sqlite');
   const { existsSync } = await import('node:fs');
   const file = join(dataDirFrom(dataDirFlag, context.io), 'keyhold.db');
   // Never create an empty database where the user mistyped the data directory.
@@ -345,7 +340,7 @@ async function openAdministration(
     });
   const db = openSqliteDatabase(file);
   return {
-    admin: createClientAdministration({ storage: createSqliteOAuthStorage(db) }),
+    admin: createClientAdministration({ storage: createSqliteStores(db).oauth }),
     close: async () => {
       db.close();
     },

@@ -172,8 +172,14 @@ export async function consentDetails(
       }
     }
   }
+  const { displayName, scopeDescriptions } = tenant.config;
+  const claims = await context.userClaims?.(tenant.slug, pending.userId, scopeList(pending.scope));
+  const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
   return {
     tenant: tenant.slug,
+    serviceName: typeof displayName === 'string' && displayName !== '' ? displayName : tenant.slug,
+    user: { id: pending.userId, ...(userName === undefined ? {} : { name: userName }) },
+    scopeDescriptions: { ...scopeDescriptions },
     requestId: pending.id,
     client: {
       id: pending.clientId,

@@ -192,6 +192,9 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
   it('renders a private-use-scheme recipient with its warning', () => {
     const html = renderConsentPage({
       tenant: 'demo',
+      serviceName: 'Demo',
+      user: { id: 'u1' },
+      scopeDescriptions: {},
       requestId: 'r1',
       client: { id: 'c1', name: 'Cursor', type: 'registered' },
       scopes: [],
@@ -232,6 +235,9 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
     const all = sneaky.join('');
     const html = renderConsentPage({
       tenant: 'demo',
+      serviceName: 'Demo',
+      user: { id: 'u1' },
+      scopeDescriptions: {},
       requestId: 'r1',
       client: {
         id: `https://docs.example/${all}client.json`,
@@ -253,6 +259,9 @@ describe('renderConsentPage: the built-in page as a function a host can call', (
     // Ordinary text, emoji joiners included, is left alone.
     const plain = renderConsentPage({
       tenant: 'demo',
+      serviceName: 'Demo',
+      user: { id: 'u1' },
+      scopeDescriptions: {},
       requestId: 'r1',
       client: { id: 'c1', name: 'Équipe 👩‍💻 日本語 עברית', type: 'registered' },
       scopes: [],

@@ -303,11 +303,13 @@ describe('GET /consent: who receives the code, and what the client only claims',
     expect(page.body).not.toContain('class="warnings"');
   });
 
-  it('warns when the code goes to a loopback address over http', async () => {
+  it('a loopback http redirect (a desktop client on this device) gets one combined note, not two warnings', async () => {
     const { page } = await pendingRequest('CLI', { redirectUri: 'http://127.0.0.1:43123/callback' });
     expect(page.body).toContain('<strong class="recipient-host">127.0.0.1:43123</strong> receives');
-    expect(page.body).toContain('loopback address');
-    expect(page.body).toContain('unencrypted connection');
+    expect(page.body?.match(/class="note"/g)).toHaveLength(1);
+    expect(page.body).toContain('an application on this device (127.0.0.1:43123) and never leaves it');
+    expect(page.body).not.toContain('class="warnings"');
+    expect(page.body).not.toContain('unencrypted connection');
   });
 
   it('warns for a private-use scheme, which any application on the device can claim', async () => {

@@ -57,7 +57,7 @@ describe('authorization server metadata (RFC 8414)', () => {
   });
 
   it('advertises private_key_jwt (RFC 7523) only when the storage keeps assertion jtis single use', async () => {
-    const { clientAssertionReplays: _, ...withoutReplays } = createMemoryStorage();
+    const { onceStore: _, ...withoutReplays } = createMemoryStorage();
     const { server } = await createTestServer({ options: { storage: withoutReplays } });
     const metadata = json(await server.authorizationServerMetadata(get('/'), 'demo'));
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);

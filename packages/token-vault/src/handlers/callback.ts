@@ -1,7 +1,7 @@
 import type { Handler } from '@keyhold/core';
 import { parseQuery } from '@keyhold/core';
 import type { ResolvedBrokerOptions } from '../options.js';
-import { page } from '../pages.js';
+import { connectedPage, page } from '../pages.js';
 import { isOpaqueState, stateHash } from '../state.js';
 import { providerText, requestTokens, tokenRequestLimits } from '../token-endpoint.js';
 
@@ -168,10 +168,6 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
         logger.error({ ...log, cause: String(cause) }, 'token-vault: onAuthorizationComplete failed');
       }
     }
-    return page(
-      200,
-      'Authorization complete',
-      `${provider.name} is connected. You can close this window and return to your client.`,
-    );
+    return connectedPage(provider.name);
   };
 }

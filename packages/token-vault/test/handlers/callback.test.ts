@@ -46,7 +46,9 @@ describe('Callback with a valid code and state: tokens exchanged with PKCE, encr
     const result = await harness.broker.callback(callback);
     expect(result.status).toBe(200);
     expect(result.headers['content-type']).toContain('text/html');
-    expect(result.body).toContain('return to your client');
+    expect(result.body).toContain('<h1>Acme is connected</h1>');
+    expect(result.body).toContain('<p class="next-step">Return to your client');
+    expect(result.body).toContain('confirm there that you have finished');
     expect(result.body).not.toContain('access-1');
     expect(log).toHaveLength(1);
     const params = log[0]!.params;

@@ -1,7 +1,7 @@
-import { describeReplayCacheConformance } from '@keyhold/webhook-kit/testing';
+import { describeOnceStoreConformance } from '@keyhold/core/testing';
 import { afterAll, describe } from 'vitest';
 import { createRedisClient } from '../src/connection.js';
-import { createRedisReplayCache } from '../src/replay-cache.js';
+import { createRedisOnceStore } from '../src/once-store.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from './redis.js';
 
 const available = await requireRedis();
@@ -10,8 +10,6 @@ afterAll(() => {
   redis?.disconnect();
 });
 
-describe.skipIf(!available)('Redis replay cache', () => {
-  describeReplayCacheConformance('redis', () =>
-    createRedisReplayCache(redis!, { keyPrefix: uniquePrefix() }),
-  );
+describe.skipIf(!available)('Redis once store', () => {
+  describeOnceStoreConformance('redis', () => createRedisOnceStore(redis!, { keyPrefix: uniquePrefix() }));
 });
