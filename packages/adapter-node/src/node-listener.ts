@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Area, FetchHandler, FetchRequestInfo, HandlerResult, Logger } from '@keyhold/core';
+import type { Area, FetchHandler, FetchRequestInfo, HandlerResult, Logger, RawHandler } from '@keyhold/core';
 import {
   jsonResult,
   PayloadTooLargeError,
+  rawHandlerOf,
   StorageUnavailableError,
   silentLogger,
   storageUnavailableResult,
@@ -10,6 +11,7 @@ import {
 import { clientIp, type TrustProxy } from './client-ip.js';
 import { BodyAlreadyConsumedError, BodyTimeoutError, optionCheck } from './errors.js';
 import { hostHeaderCount, isWellFormedHost } from './host-header.js';
+import { type NodeRawRequest, toRawRequest } from './raw-request.js';
 import { type ConvertedRequest, toWebRequest } from './web-request.js';
 import { writeAnswer } from './write-response.js';
 import { writeResult } from './write-result.js';
@@ -123,6 +125,61 @@ export function toNodeListener(
 ): NodeMiddleware {
   const { fetch, ownsPath } = targetOf(target);
   const { bodyTimeoutMs, trustProxy, userId, logger } = checkedOptions(options);
+  const area = typeof target === 'function' ? undefined : target;
+
+  function infoOf(request: IncomingMessage): FetchRequestInfo {
+    let pending: Promise<string | undefined> | undefined;
+    return {
+      ...withIp(clientIp(request, trustProxy)),
+      ...(userId === undefined
+        ? {}
+        : { userId: () => (pending ??= Promise.resolve().then(() => userId(request))) }),
+    };
+  }
+
+  /**
+   * An area's raw handler (`RAW_HANDLER` of `@keyhold/core`): the same code as its `fetch`, served without a web
+   * `Request` or `Response`, whose streams cost on Node about as much as a whole token request.
+   */
+  async function answerRaw(
+    request: IncomingMessage,
+    response: ServerResponse,
+    handler: RawHandler,
+    target: { readonly url: string; readonly path: string; readonly query: string },
+  ) {
+    const where = { method: request.method, path: target.path };
+    let raw: NodeRawRequest;
+    try {
+      raw = toRawRequest(request, target, infoOf(request), bodyTimeoutMs);
+    } catch (error) {
+      // A body a framework consumed without leaving a parse: a host set-up mistake, said in the answer and log.
+      const message = error instanceof Error ? error.message : String(error);
+      logger.error(where, message);
+      writeResult(response, jsonResult(500, { error: 'server_error', error_description: message }));
+      return;
+    }
+    let result: HandlerResult;
+    try {
+      result = await handler(raw.request);
+    } catch (error) {
+      result = failureResult(error, where);
+    } finally {
+      raw.dispose();
+    }
+    if (response.headersSent) return;
+    // A body left on the wire is not drained (it may be endless): the connection closes after the answer.
+    const final = raw.bodyLeftUnread()
+      ? { ...result, headers: { ...result.headers, connection: 'close' } }
+      : result;
+    try {
+      writeResult(response, final);
+    } catch (error) {
+      // A header Node refuses (control or non-latin1 characters) costs one 500, never the process.
+      logger.error({ err: error, ...where }, 'response could not be written');
+      if (!response.headersSent) writeResult(response, INTERNAL_ERROR());
+      else response.destroy();
+    }
+  }
 
   async function answer(request: IncomingMessage, response: ServerResponse, url: string, path: string) {
     const where = { method: request.method, path };
@@ -148,14 +205,9 @@ export function toNodeListener(
       return;
     }
     const body = converted.body;
-    let pending: Promise<string | undefined> | undefined;
-    const info: FetchRequestInfo = {
-      ...withIp(clientIp(request, trustProxy)),
-      ...(userId === undefined
-        ? {}
-        : { userId: () => (pending ??= Promise.resolve().then(() => userId(request))) }),
-      ...(converted.parsedBody === undefined ? {} : { parsedBody: converted.parsedBody }),
-    };
+    const base = infoOf(request);
+    const info: FetchRequestInfo =
+      converted.parsedBody === undefined ? base : { ...base, parsedBody: converted.parsedBody };
     let result: HandlerResult | undefined;
     let fetched: Response | undefined;
     try {
@@ -254,7 +306,16 @@ export function toNodeListener(
     }
     const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true;
     const url = `${encrypted ? 'https' : 'http'}://${host}${target}`;
-    answer(request, response, url, path).catch((error: unknown) => {
+    const raw = area === undefined ? undefined : rawHandlerOf(area, path);
+    const served =
+      raw === undefined
+        ? answer(request, response, url, path)
+        : answerRaw(request, response, raw, {
+            url,
+            path,
+            query: query === -1 ? '' : target.slice(query + 1),
+          });
+    served.catch((error: unknown) => {
       // Nothing above should throw; if it does, the connection goes, the process stays.
       logger.error({ err: error, method: request.method, path }, 'response could not be written');
       response.destroy();

@@ -1,6 +1,6 @@
 // The rules of `toNodeListener`, one describe each, over real node:http servers.
-import type { Area, FetchHandler, FetchRequestInfo } from '@keyhold/core';
-import { StorageUnavailableError, userIdOf } from '@keyhold/core';
+import type { Area, FetchHandler, FetchRequestInfo, RawArea, RawRequest } from '@keyhold/core';
+import { RAW_HANDLER, StorageUnavailableError, userIdOf } from '@keyhold/core';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeAdapterError } from '../src/errors.js';
@@ -483,5 +483,83 @@ describe('a one-chunk answer is written in one go with its Content-Length; a lon
     const answer = await fetch(url);
     expect(answer.headers.get('transfer-encoding')).toBe('chunked');
     expect(await answer.text()).toBe('one,two,three');
+  });
+});
+
+describe("an area's raw handler is served without web objects, with what fetch would have had", () => {
+  function rawArea(seen: RawRequest[], readBody = true): RawArea {
+    return {
+      fetch: async () => new Response('fetch was called', { status: 500 }),
+      ownsPath: (path) => path.startsWith('/raw/'),
+      [RAW_HANDLER]: () => async (request) => {
+        seen.push(request);
+        const body = readBody ? await request.readBody(1024) : '';
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            method: request.method,
+            path: request.path,
+            query: request.query,
+            url: request.url,
+            body,
+            user: await userIdOf(request.info),
+            ip: request.info.ip ?? null,
+            parsedBody: request.info.parsedBody ?? null,
+            auth: request.headers['authorization'] ?? null,
+          }),
+        };
+      },
+    };
+  }
+
+  it('passes method, path, query, URL, lower-cased headers, the body, the ip and the lazy user', async () => {
+    const seen: RawRequest[] = [];
+    const { url } = await listen(toNodeListener(rawArea(seen), { userId: () => 'alice' }));
+    const answer = await fetch(`${url}/raw/token?x=1`, {
+      method: 'POST',
+      headers: { ...form, Authorization: 'Basic abc' },
+      body: 'a=1',
+    });
+    expect(await answer.json()).toEqual({
+      method: 'POST',
+      path: '/raw/token',
+      query: 'x=1',
+      url: `${url}/raw/token?x=1`,
+      body: 'a=1',
+      user: 'alice',
+      ip: '127.0.0.1',
+      parsedBody: null,
+      auth: 'Basic abc',
+    });
+  });
+
+  it('refuses a body over the limit the handler asks for with 413 and closes the connection', async () => {
+    const { url } = await listen(toNodeListener(rawArea([])));
+    const answer = await fetch(`${url}/raw/token`, { method: 'POST', headers: form, body: 'x'.repeat(4096) });
+    expect(answer.status).toBe(413);
+  });
+
+  it('closes the connection when the handler left the body unread', async () => {
+    const { url } = await listen(toNodeListener(rawArea([], false)));
+    const answer = await rawExchange(
+      url,
+      'POST /raw/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+  });
+
+  it('uses a body express.json() parsed, as the body and as parsedBody', async () => {
+    const app = express();
+    app.use(express.json());
+    app.use(toNodeListener(rawArea([])));
+    const { url } = await listen(app);
+    const answer = await fetch(`${url}/raw/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(await answer.json()).toMatchObject({ body: '{"a":1}', parsedBody: { a: 1 } });
   });
 });

@@ -1,5 +1,5 @@
-export type { Area } from './area.js';
-export { compose } from './area.js';
+export type { Area, RawArea, RawHandler, RawRequest } from './area.js';
+export { compose, RAW_HANDLER, rawHandlerOf } from './area.js';
 export { base64urlDecode, base64urlDecodeToString, base64urlEncode } from './base64url.js';
 export type { BodyRead } from './bounded-read.js';
 export { discard, raceAbort, readCapped } from './bounded-read.js';

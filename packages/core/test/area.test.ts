@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type Area, compose, userIdOf } from '../src/index.js';
+import {
+  type Area,
+  compose,
+  RAW_HANDLER,
+  type RawArea,
+  type RawHandler,
+  rawHandlerOf,
+  userIdOf,
+} from '../src/index.js';
 
 function area(prefix: string, seen: string[]): Area {
   return {
@@ -49,5 +57,21 @@ describe('userIdOf: the host names the user, resolved only when asked', () => {
     expect(calls).toBe(1);
     expect(await userIdOf({ userId: () => '' })).toBeUndefined();
     expect(await userIdOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('compose forwards the raw handler of the area that owns a path', () => {
+  it("offers the owner's raw handler, and none for an owner without one or a path nobody owns", async () => {
+    const raw: RawHandler = async () => ({ status: 204, headers: {} });
+    const withRaw: RawArea = {
+      ...area('/a', []),
+      [RAW_HANDLER]: (path: string) => (path === '/a/raw' ? raw : undefined),
+    };
+    const both = compose(area('/b', []), withRaw);
+    expect(rawHandlerOf(both, '/a/raw')).toBe(raw);
+    expect(rawHandlerOf(both, '/a/other')).toBeUndefined();
+    expect(rawHandlerOf(both, '/b/x')).toBeUndefined();
+    expect(rawHandlerOf(both, '/nowhere')).toBeUndefined();
+    expect(rawHandlerOf(area('/a', []), '/a/raw')).toBeUndefined();
   });
 });

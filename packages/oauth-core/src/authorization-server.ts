@@ -1,5 +1,5 @@
-import type { FetchHandler, HandlerRequest, HandlerResult, RequestOutcome } from '@keyhold/core';
-import { StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
+import type { FetchHandler, HandlerRequest, HandlerResult, RawArea, RequestOutcome } from '@keyhold/core';
+import { RAW_HANDLER, StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer, policyFor, presentsBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
@@ -178,7 +178,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 }
 
 /** The server and its per-endpoint handlers (see {@link createAuthorizationServerWithEndpoints}). */
-export type AuthorizationServerWithEndpoints = AuthorizationServer & EndpointHandlers;
+export type AuthorizationServerWithEndpoints = AuthorizationServer & EndpointHandlers & RawArea;
 
 /**
  * The server together with its per-endpoint handlers (each takes a request already read and the tenant slug):
@@ -373,6 +373,8 @@ export function createAuthorizationServerWithEndpoints(
     ...handlers,
     fetch: routed.fetch,
     ownsPath: routed.ownsPath,
+    // Not on the public type: found by `toNodeListener` (through `compose`) to serve Node without web objects.
+    [RAW_HANDLER]: routed.rawHandler,
     async verifyAccessToken(tenantSlug, authorizationHeader, verifyOptions = {}) {
       try {
         const tenant = await resolveTenant(context, keyCache, tenantSlug);

@@ -1,10 +1,5 @@
-import type { FetchRequestInfo, HandlerRequest, HandlerResult } from '@keyhold/core';
-import {
-  PayloadTooLargeError,
-  payloadTooLargeResponse,
-  StorageUnavailableError,
-  toResponse,
-} from '@keyhold/core';
+import type { FetchRequestInfo, HandlerRequest, HandlerResult, RawHandler, RawRequest } from '@keyhold/core';
+import { jsonResult, PayloadTooLargeError, StorageUnavailableError, toResponse } from '@keyhold/core';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
 import { readRequestBody } from './request-body.js';
@@ -133,6 +128,12 @@ const NOT_FOUND: HandlerResult = {
   body: JSON.stringify({ error: 'not_found', error_description: 'No such endpoint.' }),
 };
 
+/** The 413 every Keyhold edge gives (`payloadTooLargeResponse` of core, as a result). */
+const PAYLOAD_TOO_LARGE: HandlerResult = jsonResult(413, {
+  error: 'invalid_request',
+  error_description: 'The request body is too large.',
+});
+
 /** The path and the query of an absolute URL, by one scan (a `Request`'s URL is already normalised). */
 function splitUrl(url: string): { readonly path: string; readonly query: string } {
   const start = url.indexOf('/', url.indexOf('//') + 2);
@@ -145,11 +146,31 @@ function splitUrl(url: string): { readonly path: string; readonly query: string 
     : { path: url.slice(start, mark), query: url.slice(mark + 1, end) };
 }
 
+/** The request line and headers of a web `Request`, and its body read on demand: one pass, no copy kept. */
+function rawOf(request: Request, info: FetchRequestInfo): RawRequest {
+  const { path, query } = splitUrl(request.url);
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return {
+    method: request.method,
+    url: request.url,
+    path,
+    query,
+    headers,
+    readBody: (limitBytes) => readRequestBody(request, limitBytes),
+    info,
+  };
+}
+
 /**
  * Builds the authorization server's `fetch`: routes every path it owns (see {@link oauthRoutes}), answers
  * CORS preflights on the JSON endpoints, 405 with `Allow` for a known path and another method, and 404 for
  * anything else. One pass per request: the path split once, one route match, one method check, the body read
  * once, the user resolved only where a user is used, one conversion to the handler's request and one back.
+ * The same code serves the raw handler (`RAW_HANDLER` of `@keyhold/core`) that Node's `toNodeListener` calls
+ * without building a web `Request` or `Response`.
  */
 export function createOAuthFetch(
   context: ServerContext,
@@ -157,74 +178,76 @@ export function createOAuthFetch(
 ): {
   readonly fetch: (request: Request, info?: FetchRequestInfo) => Promise<Response>;
   readonly ownsPath: (pathname: string) => boolean;
+  readonly rawHandler: (pathname: string) => RawHandler | undefined;
 } {
   const table = oauthRoutes(context, handlers);
   const basePath = new URL(context.baseUrl).pathname.replace(/\/+$/, '');
   const ownsPath = (pathname: string): boolean => matchRoute(table, basePath, pathname) !== undefined;
 
-  /** The host's user, asked for only by an endpoint that uses one; `info.userId` first, then the option. */
-  async function userOf(request: Request, info: FetchRequestInfo): Promise<string | undefined> {
-    const source = info.userId;
+  /**
+   * The host's user, asked for only by an endpoint that uses one: `info.userId` first, then the
+   * `resolveUserId` option (given a body-less `Request` with the headers, when the request came raw).
+   */
+  async function userOf(raw: RawRequest, request: Request | undefined): Promise<string | undefined> {
+    const source = raw.info.userId;
     const fromInfo = typeof source === 'function' ? await source() : source;
     if (typeof fromInfo === 'string' && fromInfo !== '') return fromInfo;
-    return context.resolveUserId === undefined ? undefined : await context.resolveUserId(request);
+    if (context.resolveUserId === undefined) return undefined;
+    return context.resolveUserId(request ?? new Request(raw.url, { headers: raw.headers }));
   }
 
-  const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
-    const { path, query } = splitUrl(request.url);
+  async function serve(raw: RawRequest, request?: Request): Promise<HandlerResult> {
+    const { path, query, method } = raw;
     const found = matchRoute(table, basePath, path);
-    if (found === undefined) return toResponse(NOT_FOUND);
+    if (found === undefined) return NOT_FOUND;
     const { route, tenant } = found;
-    // Request normalises the standard methods to upper case; an unusual one is compared as sent.
-    const method = request.method;
     if (method === 'OPTIONS' && route.cors !== 'none') {
       const corsOrigins = route.cors === 'registration' ? context.registrationOrigins : context.corsOrigins;
-      const origin = request.headers.get('origin');
+      const origin = raw.headers['origin'];
       const preflight: HandlerRequest = {
         method,
         path,
         query: '',
-        headers: origin === null ? {} : { origin },
+        headers: origin === undefined ? {} : { origin },
         body: '',
       };
-      return toResponse(
-        preflightResult(preflight, corsOrigins, Object.keys(route.methods), context.corsMaxAgeSeconds),
-      );
+      return preflightResult(preflight, corsOrigins, Object.keys(route.methods), context.corsMaxAgeSeconds);
     }
     const run = route.methods[method === 'HEAD' ? 'GET' : method];
-    if (run === undefined) return toResponse({ status: 405, headers: { allow: route.allow } });
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
+    if (run === undefined) return { status: 405, headers: { allow: route.allow } };
     let body = '';
     let userId: string | undefined;
     try {
-      if (method !== 'GET' && method !== 'HEAD')
-        body = await readRequestBody(request, context.bodyLimitBytes);
-      if (route.usesUser) userId = await userOf(request, info);
+      if (method !== 'GET' && method !== 'HEAD') body = await raw.readBody(context.bodyLimitBytes);
+      if (route.usesUser) userId = await userOf(raw, request);
     } catch (error) {
-      if (error instanceof PayloadTooLargeError) return payloadTooLargeResponse();
+      if (error instanceof PayloadTooLargeError) return PAYLOAD_TOO_LARGE;
       // The host's user lookup may read a session store: its outage is a 503 like any other.
       if (error instanceof StorageUnavailableError) {
         context.logger.warn(
           { event: 'storage_unavailable', component: error.component, endpoint: 'resolveUserId', tenant },
           'storage unavailable: answered 503',
         );
-        return toResponse(storageOutageResult(error, route.cors === 'none'));
+        return storageOutageResult(error, route.cors === 'none');
       }
       throw error;
     }
+    const info = raw.info;
     const handlerRequest: HandlerRequest = {
       method,
       path,
       query,
-      headers,
+      headers: raw.headers,
       body,
       ...(userId === undefined ? {} : { userId }),
       ...(info.ip === undefined ? {} : { ip: info.ip }),
     };
-    return toResponse(await run(handlerRequest, tenant));
-  };
-  return { fetch, ownsPath };
+    return run(handlerRequest, tenant);
+  }
+
+  const fetch = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> =>
+    toResponse(await serve(rawOf(request, info), request));
+  const rawHandler = (pathname: string): RawHandler | undefined =>
+    ownsPath(pathname) ? (raw) => serve(raw) : undefined;
+  return { fetch, ownsPath, rawHandler };
 }

@@ -1,4 +1,5 @@
-import { createManualClock } from '@keyhold/core';
+import type { HandlerResult } from '@keyhold/core';
+import { createManualClock, rawHandlerOf } from '@keyhold/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TenantConfig } from '../src/index.js';
@@ -188,5 +189,51 @@ describe('ownsPath: exactly the paths fetch serves', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("the raw handler (Node's path without web objects) answers exactly as fetch does", () => {
+  it('gives the same status, headers and body for discovery, 404, 405, a preflight, a bad token request and a refused registration', async () => {
+    const { server } = await countingServer();
+    const raw = (request: Request): Promise<HandlerResult> => {
+      const url = new URL(request.url);
+      const handler = rawHandlerOf(server, url.pathname);
+      if (handler === undefined) throw new Error(`no raw handler for ${url.pathname}`);
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return handler({
+        method: request.method,
+        url: request.url,
+        path: url.pathname,
+        query: url.search.slice(1),
+        headers,
+        readBody: () => request.clone().text(),
+        info: {},
+      });
+    };
+    const form = 'application/x-www-form-urlencoded';
+    const cases = [
+      () => new Request(`${BASE_URL}/.well-known/oauth-authorization-server/tenant/demo`),
+      () => new Request(`${BASE_URL}/tenant/demo/token`),
+      () =>
+        new Request(`${BASE_URL}/tenant/demo/token`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+        }),
+      () => post('/tenant/demo/token', form, 'grant_type=client_credentials&client_id=c&client_secret=s'),
+      () => post('/tenant/demo/register', 'application/json', '{"redirect_uris":"not a list"}'),
+    ];
+    for (const make of cases) {
+      const viaFetch = await server.fetch(make());
+      const viaRaw = await raw(make());
+      expect(viaRaw.status, make().url).toBe(viaFetch.status);
+      expect(viaRaw.body ?? '', make().url).toBe(await viaFetch.text());
+      for (const [name, value] of Object.entries(viaRaw.headers)) {
+        expect(viaFetch.headers.get(name), name).toBe(value);
+      }
+    }
+    expect(rawHandlerOf(server, '/not/ours')).toBeUndefined();
   });
 });
