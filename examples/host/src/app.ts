@@ -13,7 +13,6 @@ import {
   systemClock,
 } from '@keyhold/core';
 import { createMcpEndpoint } from '@keyhold/mcp';
-import { toMcpNodeListener } from '@keyhold/mcp/node';
 import {
   type AuthorizationServer,
   type CimdFetch,
@@ -252,7 +251,6 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     clock,
     logger,
   });
-  const mcpListener = toMcpNodeListener(mcp);
 
   const webhooks = createWebhookHandler({
     // The same tool modules MCP serves; the toolModuleId is the URL segment: /webhook/notes/…, /webhook/activity/….
@@ -274,7 +272,9 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     checkReadiness: () => stores.checkReadiness(READINESS_TIMEOUT_MS),
   });
   // Every area the host mounts, one `fetch`: a path goes to the first area that owns it, anything else is 404.
-  const keyhold = compose(oauth, broker, webhooks, registry, hostRoutes);
+  // The authorization server comes first: it serves the MCP resource's metadata; the endpoint, its path (and
+  // it checks Host and Origin, the bearer token and the claim code on every request itself).
+  const keyhold = compose(oauth, mcp, broker, webhooks, registry, hostRoutes);
 
   // Behind listed proxies the client is the first untrusted X-Forwarded-For hop, for every rate limit.
   const trustedProxies = new Set(config.trustedProxies);
@@ -291,22 +291,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       return sessions.read(typeof cookie === 'string' ? cookie : undefined, clock.now());
     },
   };
-  const keyholdListener = toNodeListener(keyhold, nodeOptions);
-  const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    const path = (request.url ?? '/').split('?', 1)[0];
-    // The authorization server serves the resource's metadata itself; the endpoint, its resource path.
-    if (!mcp.ownsPath(path ?? '/') || oauth.ownsPath(path ?? '/')) {
-      keyholdListener(request, response);
-      return;
-    }
-    // @keyhold/mcp checks Host and Origin, the bearer token and the claim code on every request itself.
-    mcpListener(request, response).catch((error: unknown) => {
-      // The listener answers its own failures; this is for one that escapes it, which must cost a log line,
-      // not the process.
-      logger.error({ err: error, path }, 'MCP listener failed');
-      if (!response.headersSent) response.writeHead(500).end();
-    });
-  };
+  const listener = toNodeListener(keyhold, nodeOptions);
   return {
     oauth,
     listener: withRequestTimeout(listener, { timeoutMs: config.requestTimeoutMs, logger }),

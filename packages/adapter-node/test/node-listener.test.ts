@@ -453,3 +453,35 @@ describe('options are checked once, when the listener is created', () => {
     expect(() => toNodeListener({ fetch: echo } as unknown as Area)).toThrow(NodeAdapterError);
   });
 });
+
+describe('a one-chunk answer is written in one go with its Content-Length; a longer body is streamed', () => {
+  it('sends a JSON answer with Content-Length, not chunked', async () => {
+    const { url } = await listen(toNodeListener(async () => Response.json({ ok: true })));
+    const answer = await rawExchange(url, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toContain('content-length: 11');
+    expect(head).not.toContain('transfer-encoding');
+    expect(answer.endsWith('{"ok":true}')).toBe(true);
+  });
+
+  it('streams a body of several chunks (chunked), in order and whole', async () => {
+    const parts = ['one,', 'two,', 'three'];
+    const { url } = await listen(
+      toNodeListener(
+        async () =>
+          new Response(
+            new ReadableStream<Uint8Array>({
+              start(controller) {
+                for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+                controller.close();
+              },
+            }),
+            { headers: { 'content-type': 'text/plain' } },
+          ),
+      ),
+    );
+    const answer = await fetch(url);
+    expect(answer.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await answer.text()).toBe('one,two,three');
+  });
+});
