@@ -28,14 +28,7 @@ export interface GuardHostsOptions {
   selfGuardedPaths?: readonly string[];
 }
 
-/**
- * The status of a request whose Host is not served here: RFC 9110 §15.5.20 Misdirected Request.
- *
- * @example
- * ```ts
- * if (response.status === MISDIRECTED_STATUS) console.warn('wrong Host for this server');
- * ```
- */
+/** The status of a request whose Host is not served here: RFC 9110 §15.5.20 Misdirected Request. */
 export const MISDIRECTED_STATUS = 421;
 
 /**
@@ -63,11 +56,7 @@ export function checkedAllowedHosts(list: readonly string[]): string[] {
  *
  * 421 rather than 403: the request is not forbidden to its sender, it was sent to a name this server does
  * not serve (RFC 9110 §15.5.20), and a browser or proxy may retry it on another connection.
- *
- * @example
- * ```ts
- * createServer(guardHosts(createNodeListener(router.handle), { allowedHosts: ['auth.example.com'] }));
- * ```
+ * `serve({ allowedHosts })` puts it in front of the listener; it is not exported from the package.
  */
 export function guardHosts(listener: NodeListener, options: GuardHostsOptions): NodeListener {
   const logger = options.logger ?? silentLogger;

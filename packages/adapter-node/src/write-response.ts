@@ -88,16 +88,3 @@ export async function writeAnswer(
     response.off('close', cancel);
   }
 }
-
-/**
- * Writes a web `Response` to a Node response: status, every header (each `Set-Cookie` separately), and
- * the body streamed with back-pressure.
- *
- * @example
- * ```ts
- * await writeResponse(res, new Response('ok'));
- * ```
- */
-export function writeResponse(response: ServerResponse, answer: Response): Promise<void> {
-  return writeAnswer(response, answer, false);
-}

@@ -1,9 +1,17 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonResult } from '@keyhold/core';
+import { type HandlerResult, jsonResult, toResponse } from '@keyhold/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardHosts } from '../src/host-guard.js';
-import { createNodeListener } from '../src/listener.js';
+import { type NodeMiddleware, type ToNodeListenerOptions, toNodeListener } from '../src/node-listener.js';
+
+/** The one Node adapter serving a handler that makes a `HandlerResult` of the request. */
+function listenerOf(
+  handler: (request: Request) => Promise<HandlerResult>,
+  options: ToNodeListenerOptions = {},
+): NodeMiddleware {
+  return toNodeListener(async (request) => toResponse(await handler(request)), options);
+}
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -49,9 +57,7 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
   it('refuses a request carrying two Host headers (RFC 9112 §3.2), even when the first is allowed', async () => {
     const handler = vi.fn(async () => jsonResult(200, { ok: true }));
     let bound = 0;
-    bound = await listen(
-      guardHosts(createNodeListener(handler), { allowedHosts: () => [`127.0.0.1:${bound}`] }),
-    );
+    bound = await listen(guardHosts(listenerOf(handler), { allowedHosts: () => [`127.0.0.1:${bound}`] }));
     const { connect } = await import('node:net');
     const status = await new Promise<string>((resolve, reject) => {
       const socket = connect(bound, '127.0.0.1', () => {
@@ -76,7 +82,7 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
     let bound = 0;
     // The port is known only after binding: a function reads it on each request, as serve() does.
     const port = await listen(
-      guardHosts(createNodeListener(handler), {
+      guardHosts(listenerOf(handler), {
         allowedHosts: () => [`127.0.0.1:${bound}`, `localhost:${bound}`],
         logger: { debug() {}, info() {}, warn, error() {} },
       }),
@@ -106,7 +112,7 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
 
   it('refuses a request with a malformed Host', async () => {
     const handler = vi.fn(async () => jsonResult(200, {}));
-    const port = await listen(guardHosts(createNodeListener(handler), { allowedHosts: ['127.0.0.1'] }));
+    const port = await listen(guardHosts(listenerOf(handler), { allowedHosts: ['127.0.0.1'] }));
     expect((await requestWithHost(port, '127.0.0.1@evil.example')).status).toBe(421);
     expect(handler).not.toHaveBeenCalled();
   });

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NodeAdapterError } from '../src/errors.js';
 import { guardHosts } from '../src/host-guard.js';
-import { createNodeListener } from '../src/listener.js';
-import { type ReadRequestOptions, readRequest } from '../src/request.js';
 import { serve } from '../src/serve.js';
-
-const handler = async () => ({ status: 204, headers: {} });
 
 function thrownBy(run: () => unknown): unknown {
   try {
@@ -21,34 +17,6 @@ function expectInvalidOptions(error: unknown, optionName: string): void {
   expect(error).toMatchObject({ code: 'ERR_INVALID_OPTIONS' });
   expect((error as Error).message).toContain(optionName);
 }
-
-const badReadOptions: ReadonlyArray<[string, ReadRequestOptions]> = [
-  ['bodyLimitBytes', { bodyLimitBytes: 0 }],
-  ['bodyLimitBytes', { bodyLimitBytes: 1.5 }],
-  ['bodyTimeoutMs', { bodyTimeoutMs: -1 }],
-  ['bodyTimeoutMs', { bodyTimeoutMs: Number.NaN }],
-  ['trustProxy', { trustProxy: 'yes' as unknown as boolean }],
-  ['resolveUserId', { resolveUserId: 'user-1' as unknown as () => string }],
-];
-
-describe('createNodeListener (legacy) checks its options once, when it is created', () => {
-  it.each(badReadOptions)(
-    'a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS at creation',
-    (name, options) => {
-      expectInvalidOptions(
-        thrownBy(() => createNodeListener(handler, options)),
-        name,
-      );
-    },
-  );
-});
-
-describe('readRequest rejects a bad option with NodeAdapterError ERR_INVALID_OPTIONS', () => {
-  it('before reading anything', async () => {
-    const error = await readRequest({} as never, { bodyLimitBytes: -5 }).catch((e: unknown) => e);
-    expectInvalidOptions(error, 'bodyLimitBytes');
-  });
-});
 
 describe('guardHosts checks its options when it is created', () => {
   it('an allowedHosts entry that is no host throws NodeAdapterError ERR_INVALID_OPTIONS', () => {

@@ -1,9 +1,17 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { jsonResult } from '@keyhold/core';
+import { type HandlerResult, jsonResult, toResponse } from '@keyhold/core';
 import { describe, expect, it, vi } from 'vitest';
-import { createNodeListener } from '../src/listener.js';
+import { type NodeMiddleware, type ToNodeListenerOptions, toNodeListener } from '../src/node-listener.js';
 import { serve } from '../src/serve.js';
+
+/** The one Node adapter serving a handler that makes a `HandlerResult` of the request. */
+function listenerOf(
+  handler: (request: Request) => Promise<HandlerResult>,
+  options: ToNodeListenerOptions = {},
+): NodeMiddleware {
+  return toNodeListener(async (request) => toResponse(await handler(request)), options);
+}
 
 const INVALID_OPTIONS = { name: 'NodeAdapterError', code: 'ERR_INVALID_OPTIONS' };
 
@@ -19,7 +27,7 @@ describe('serve: graceful shutdown', () => {
     });
     const events: string[] = [];
     const running = await serve(
-      createNodeListener(async () => {
+      listenerOf(async () => {
         reached();
         await gate;
         return jsonResult(200, { done: true });
@@ -64,7 +72,7 @@ describe('serve: graceful shutdown', () => {
   });
 
   it('makes close() idempotent', async () => {
-    const running = await serve(createNodeListener(async () => jsonResult(200, {})));
+    const running = await serve(listenerOf(async () => jsonResult(200, {})));
     await Promise.all([running.close(), running.close()]);
     await running.close();
     expect(running.server.listening).toBe(false);
@@ -88,7 +96,7 @@ function withHost(url: string, host: string): Promise<{ status: number; body: st
 
 describe('serve: Host validation is on by default', () => {
   it('bound to loopback (port 0), answers 127.0.0.1, localhost and [::1] with the bound port, and 421 to others', async () => {
-    const running = await serve(createNodeListener(async () => jsonResult(200, { ok: true })));
+    const running = await serve(listenerOf(async () => jsonResult(200, { ok: true })));
     try {
       const port = new URL(running.url).port;
       expect(running.allowedHosts).toEqual(
@@ -106,7 +114,7 @@ describe('serve: Host validation is on by default', () => {
 
   it('adds allowedHosts to the loopback names (a proxy in front)', async () => {
     const running = await serve(
-      createNodeListener(async () => jsonResult(200, {})),
+      listenerOf(async () => jsonResult(200, {})),
       {
         allowedHosts: ['auth.example.com'],
       },
@@ -129,7 +137,7 @@ describe('serve: Host validation is on by default', () => {
 
   it('uses exactly allowedHosts off loopback, and turns validation off with "any"', async () => {
     const listed = await serve(
-      createNodeListener(async () => jsonResult(200, {})),
+      listenerOf(async () => jsonResult(200, {})),
       {
         hostname: '0.0.0.0',
         allowedHosts: ['app.example.com'],
@@ -145,7 +153,7 @@ describe('serve: Host validation is on by default', () => {
       await listed.close();
     }
     const open = await serve(
-      createNodeListener(async () => jsonResult(200, {})),
+      listenerOf(async () => jsonResult(200, {})),
       { allowedHosts: 'any' },
     );
     try {
@@ -189,7 +197,7 @@ function trickle(
 describe('serve: slow senders are cut (header and request timeouts)', () => {
   it('cuts a client that trickles its headers one byte at a time, once headersTimeoutMs has passed', async () => {
     const handler = vi.fn(async () => jsonResult(200, {}));
-    const running = await serve(createNodeListener(handler), {
+    const running = await serve(listenerOf(handler), {
       headersTimeoutMs: 500,
       requestTimeoutMs: 1_000,
       connectionsCheckingIntervalMs: 100,
@@ -212,7 +220,13 @@ describe('serve: slow senders are cut (header and request timeouts)', () => {
 
   it('cuts a client that trickles its body, once requestTimeoutMs has passed', async () => {
     const running = await serve(
-      createNodeListener(async () => jsonResult(200, {}), { bodyTimeoutMs: 60_000 }),
+      listenerOf(
+        async (request) => {
+          await request.text();
+          return jsonResult(200, {});
+        },
+        { bodyTimeoutMs: 60_000 },
+      ),
       { headersTimeoutMs: 300, requestTimeoutMs: 800, connectionsCheckingIntervalMs: 100 },
     );
     try {

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
-import { StorageUnavailableError } from '@keyhold/core';
+import { StorageUnavailableError, userIdOf } from '@keyhold/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeListener } from '../src/listener.js';
 import { toNodeListener } from '../src/node-listener.js';
 
 let server: Server | undefined;
@@ -36,10 +35,10 @@ async function expectServiceUnavailable(response: Response): Promise<void> {
 }
 
 describe('last resort: a StorageUnavailableError that reaches the adapter is a 503 with Retry-After, never a 500', () => {
-  it('createNodeListener: a handler throwing it answers 503 and logs one warn line naming the component', async () => {
+  it('a fetch throwing it answers 503 and logs one warn line naming the component', async () => {
     const { logger, lines } = recordingLogger();
     const base = await serve(
-      createNodeListener(
+      toNodeListener(
         async () => {
           throw new StorageUnavailableError('redis:sessions', { retryAfterSeconds: 9 });
         },
@@ -60,18 +59,24 @@ describe('last resort: a StorageUnavailableError that reaches the adapter is a 5
     ]);
   });
 
-  it('createNodeListener: resolveUserId throwing it (a session store down) answers 503 too', async () => {
+  it('the userId option throwing it (a session store down) answers 503 too, when the area asks for the user', async () => {
     const base = await serve(
-      createNodeListener(async () => ({ status: 204, headers: {} }), {
-        resolveUserId: () => {
-          throw new StorageUnavailableError('redis:sessions', { retryAfterSeconds: 9 });
+      toNodeListener(
+        async (_request, info) => {
+          await userIdOf(info);
+          return new Response(null, { status: 204 });
         },
-      }),
+        {
+          userId: () => {
+            throw new StorageUnavailableError('redis:sessions', { retryAfterSeconds: 9 });
+          },
+        },
+      ),
     );
     await expectServiceUnavailable(await fetch(`${base}/x`));
   });
 
-  it('toNodeListener: a fetch handler throwing it answers 503', async () => {
+  it('a fetch throwing it on a request with a body answers 503', async () => {
     const base = await serve(
       toNodeListener(async () => {
         throw new StorageUnavailableError('postgres', { retryAfterSeconds: 9 });
@@ -82,7 +87,7 @@ describe('last resort: a StorageUnavailableError that reaches the adapter is a 5
 
   it('any other exception is still the generic 500', async () => {
     const base = await serve(
-      createNodeListener(async () => {
+      toNodeListener(async () => {
         throw new Error('boom');
       }),
     );

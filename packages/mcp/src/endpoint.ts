@@ -185,7 +185,7 @@ async function untilOutageKnown(response: Response, outage: OutageSlot): Promise
 const check = optionValidators(KeyholdMcpError);
 
 /** What the request line and headers decide: refused with a ready answer, or authenticated. */
-export type Admission =
+type Admission =
   | {
       readonly ok: true;
       readonly url: URL;
@@ -193,32 +193,6 @@ export type Admission =
       readonly authentication: Authentication & { ok: true };
     }
   | { readonly ok: false; readonly response: Response };
-
-/** What `@keyhold/mcp/node` needs beyond `fetch`; reachable only inside the package. */
-export interface EndpointInternals {
-  /** Path, Host/Origin and bearer checks, without reading the body. */
-  admit(request: Request): Promise<Admission>;
-}
-
-const internals = new WeakMap<McpEndpoint, EndpointInternals>();
-// The options object of a `fetch` call made by the Node entry after it admitted the request: `serve` then
-// skips the checks already made (the token is verified once). Only this module can add to it.
-const admitted = new WeakMap<object, Admission>();
-
-/** The internals of an endpoint made by {@link createMcpEndpoint}; `undefined` for any other object. */
-export function endpointInternals(endpoint: McpEndpoint): EndpointInternals | undefined {
-  return internals.get(endpoint);
-}
-
-/** `fetch` options carrying an admission already decided, so the endpoint does not decide it again. */
-export function admittedFetchOptions(
-  admission: Admission,
-  parsedBody: unknown,
-): { readonly parsedBody?: unknown } {
-  const options = parsedBody === undefined ? {} : { parsedBody };
-  admitted.set(options, admission);
-  return options;
-}
 
 interface RegisteredTool {
   readonly module: McpServedModule;
@@ -516,8 +490,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     request: Request,
     parsedBodyOption: { parsedBody?: unknown } | undefined,
   ): Promise<Response> {
-    const admission =
-      (parsedBodyOption === undefined ? undefined : admitted.get(parsedBodyOption)) ?? (await admit(request));
+    const admission = await admit(request);
     if (!admission.ok) return admission.response;
     const { url, authentication } = admission;
     const { principal } = authentication;
@@ -608,6 +581,5 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     },
     close: () => sdk.close(),
   };
-  internals.set(endpoint, { admit });
   return endpoint;
 }

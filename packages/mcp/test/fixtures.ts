@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { createManualClock, type ManualClock, StorageUnavailableError } from '@keyhold/core';
 import {
   type AuthorizationServer,
@@ -25,7 +26,6 @@ import {
   type McpTokenBroker,
   type McpToolModule,
 } from '../src/index.js';
-import { toMcpNodeListener } from '../src/node.js';
 
 export const SECRET = 'a-request-state-secret-of-32-bytes-at-least!';
 /** A real directory of tool-module sources: claim scopes resolve real paths. */
@@ -269,7 +269,7 @@ export async function startEndpoint(
     clock,
     ...overrides(url),
   });
-  listener = toMcpNodeListener(endpoint) as never;
+  listener = toNodeListener(endpoint) as never;
   return {
     url,
     endpoint,

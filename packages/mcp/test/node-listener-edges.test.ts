@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toMcpNodeListener } from '../src/node.js';
 import { testResource } from './fixtures.js';
 import { inProcessEndpoint, listToolsRequest } from './helpers.js';
 
-// The endpoint behind a real node:http server on the port its public URL names (127.0.0.1:<port>/mcp), with
+// The endpoint behind toNodeListener of @keyhold/adapter-node on a real node:http server on the port its public URL names (127.0.0.1:<port>/mcp), with
 // every server-side socket kept so a test can read how many bytes the server took from it.
 let server: Server;
 let port: number;
@@ -14,14 +14,14 @@ const warnings: string[] = [];
 let verifications = 0;
 
 beforeAll(async () => {
-  let listener!: ReturnType<typeof toMcpNodeListener>;
+  let listener!: ReturnType<typeof toNodeListener>;
   server = createServer((req, res) => void listener(req, res));
   server.on('connection', (socket) => sockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   const resource = testResource({ now: () => Date.now() }, `http://127.0.0.1:${port}/mcp`);
   // The tenant's keys are imported on its first lookup: done here, so the raw half-closed requests below
-  // do not race a cold import (the retiring Node entry drops a request whose client half-closed meanwhile).
+  // do not race a cold import.
   await resource.metadata();
   const { endpoint } = inProcessEndpoint({
     resource: {
@@ -40,7 +40,7 @@ beforeAll(async () => {
     },
     error() {},
   };
-  listener = toMcpNodeListener(endpoint, { logger: logger as never });
+  listener = toNodeListener(endpoint, { logger: logger as never });
 });
 
 afterAll(async () => {
@@ -51,7 +51,9 @@ afterAll(async () => {
 /** Sends raw bytes and returns everything the server wrote until it closed the connection. */
 function raw(request: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    // Written, not ended: every request here says `connection: close`, so the server hangs up after its
+    // answer, and a half-closed client (which a busy listener may take for a gone one) is not in play.
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
     let answer = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {

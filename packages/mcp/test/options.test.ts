@@ -2,7 +2,6 @@ import { createManualClock } from '@keyhold/core';
 import { expectInvalidOptions } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createMcpEndpoint, KeyholdMcpError, type McpEndpointOptions } from '../src/index.js';
-import { toMcpNodeListener } from '../src/node.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
 import { fakeBroker, SECRET, testAuthorizationServer, testResource } from './fixtures.js';
 
@@ -97,13 +96,5 @@ describe('createMcpRequestGate validates its options once, at creation', () => {
 
   it('refuses an allowedHosts entry that is not a host', () => {
     expectInvalidOptions(KeyholdMcpError, () => createMcpRequestGate({ resource, allowedHosts: ['a b'] }));
-  });
-});
-
-describe('toMcpNodeListener validates its options once, at creation', () => {
-  it.each([0, -1, 1.5])('refuses maxRequestBodyBytes %s', (maxRequestBodyBytes) => {
-    expectInvalidOptions(KeyholdMcpError, () =>
-      toMcpNodeListener(createMcpEndpoint(valid), { maxRequestBodyBytes }),
-    );
   });
 });

@@ -1,5 +1,4 @@
-import { createRouter } from '@keyhold/adapter-node/legacy';
-import { createManualClock } from '@keyhold/core';
+import { type Area, compose, createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../src/metadata.js';
 import { createWebhookHandlerWithHandle, type WebhookHandlerOptions } from '../src/webhook-handler.js';
@@ -455,13 +454,14 @@ describe('authentication: SVC_WEBHOOK_SECRET', () => {
   });
 });
 
-describe('mounting: the host mounts the handler at /webhook/* behind its own router', () => {
-  it('serves webhooks next to other routes of a createRouter() router', async () => {
+describe('mounting: the host composes the handler at /webhook/* with its own routes', () => {
+  it('serves webhooks next to the host’s other routes, composed with compose()', async () => {
     const webhooks = createWebhookHandlerWithHandle({ modules: [githubModule()] });
-    const router = createRouter()
-      .on('GET', '/health', async () => ({ status: 200, headers: {}, body: 'ok' }))
-      .on(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], '/webhook/*', (request) => webhooks(request));
-    const base = await serve(router.handle);
+    const health: Area = {
+      ownsPath: (path) => path === '/health',
+      fetch: async () => new Response('ok'),
+    };
+    const base = await serve(compose(health, webhooks));
     expect((await fetch(`${base}/health`)).status).toBe(200);
     expect((await postJson(`${base}/webhook/github/sync`, {})).status).toBe(200);
     const wrongMethod = await fetch(`${base}/webhook/github/sync`, { method: 'PUT' });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import { toNodeListener } from '@keyhold/adapter-node';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toMcpNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
   closeServer,
@@ -28,14 +28,18 @@ describe('mounting on Express 5 without body parsers', () => {
   let mounting: Mounting | undefined;
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toMcpNodeListener>;
+    let listener!: ReturnType<typeof toNodeListener>;
     const app = express();
-    // The README recipe: the listener reads the body from the request stream itself.
-    app.all('/mcp', (req, res) => listener(req, res));
+    // The README recipe: the listener reads the body from the request stream itself, and a path the
+    // endpoint does not own goes on to the app's routes.
+    app.use((req, res, next) => listener(req, res, next));
+    app.get('/health', (_req, res) => {
+      res.json({ ok: true });
+    });
     const server = createServer(app);
     const url = await listenOnLoopback(server);
     const mounted = buildEndpoint(url);
-    listener = toMcpNodeListener(mounted.endpoint);
+    listener = toNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));
@@ -51,6 +55,12 @@ describe('mounting on Express 5 without body parsers', () => {
   it('challenges a request without a token (RFC 6750 §3, RFC 9728 §5.1)', async () => {
     await expectBearerChallenge(mounting!.url);
   });
+
+  it("leaves a path the endpoint does not own to the app's own routes", async () => {
+    const response = await fetch(new URL('/health', mounting!.url));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
 });
 
 describe('mounting on Express 5 behind global express.json() and express.urlencoded()', () => {
@@ -59,20 +69,20 @@ describe('mounting on Express 5 behind global express.json() and express.urlenco
   const parsedMethods: string[] = [];
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toMcpNodeListener>;
+    let listener!: ReturnType<typeof toNodeListener>;
     const app = express();
     app.use(express.json());
     app.use(express.urlencoded({ extended: false }));
-    // The README recipe: hand the parsed body over as the third argument.
-    app.all('/mcp', (req, res) => {
+    // The README recipe: toNodeListener takes the body Express already parsed from `req.body`.
+    app.use((req, res, next) => {
       const body = req.body as { method?: unknown } | undefined;
       if (typeof body?.method === 'string') parsedMethods.push(body.method);
-      return listener(req, res, req.body);
+      listener(req, res, next);
     });
     const server = createServer(app);
     const url = await listenOnLoopback(server);
     const mounted = buildEndpoint(url);
-    listener = toMcpNodeListener(mounted.endpoint);
+    listener = toNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));
@@ -100,17 +110,17 @@ describe('mounting on an Express 5 Router under a path prefix', () => {
   let mounting: Mounting | undefined;
 
   beforeAll(async () => {
-    let listener!: ReturnType<typeof toMcpNodeListener>;
+    let listener!: ReturnType<typeof toNodeListener>;
     const app = express();
     const router = express.Router();
-    // A router sees `req.url` without its mount path; toMcpNodeListener serves `req.originalUrl`, the full
+    // A router sees `req.url` without its mount path; toNodeListener serves `req.originalUrl`, the full
     // path the public URL names.
-    router.all('/mcp', (req, res) => listener(req, res));
+    router.use((req, res, next) => listener(req, res, next));
     app.use('/tenant/demo', router);
     const server = createServer(app);
     const url = (await listenOnLoopback(server)).replace(/\/mcp$/, '/tenant/demo/mcp');
     const mounted = buildEndpoint(url);
-    listener = toMcpNodeListener(mounted.endpoint);
+    listener = toNodeListener(mounted.endpoint);
     mounting = { server, url, mounted };
   });
   afterAll(() => stop(mounting));

@@ -1,6 +1,6 @@
+import { toNodeListener } from '@keyhold/adapter-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toMcpNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
   exerciseLegacyEra,
@@ -12,23 +12,23 @@ import {
 let app: FastifyInstance;
 let url: string;
 let mounted: MountedEndpoint;
-/** Bodies Fastify's own JSON parser had parsed before the route ran. */
-const parsedMethods: string[] = [];
 
 beforeAll(async () => {
-  let listener!: ReturnType<typeof toMcpNodeListener>;
+  let listener!: ReturnType<typeof toNodeListener>;
   app = Fastify();
-  // The README recipe: Fastify parses JSON itself; hijack the reply and hand the raw pair plus the body over.
-  app.all('/mcp', async (req, reply) => {
-    const body = req.body as { method?: unknown } | undefined;
-    if (typeof body?.method === 'string') parsedMethods.push(body.method);
+  // The README recipe: hand the endpoint's paths over in an `onRequest` hook, before Fastify parses the body;
+  // every other path stays Fastify's.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!mounted.endpoint.ownsPath(request.url.split('?', 1)[0] ?? '/')) return done();
     reply.hijack();
-    await listener(req.raw, reply.raw, req.body);
+    listener(request.raw, reply.raw);
+    done();
   });
+  app.get('/health', async () => ({ ok: true }));
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   url = `${address}/mcp`;
   mounted = buildEndpoint(url);
-  listener = toMcpNodeListener(mounted.endpoint);
+  listener = toNodeListener(mounted.endpoint);
 });
 
 afterAll(async () => {
@@ -36,20 +36,22 @@ afterAll(async () => {
   await app.close();
 });
 
-describe('mounting on Fastify 5 (reply.hijack(), req.raw, reply.raw, req.body)', () => {
+describe('mounting on Fastify 5 (onRequest hook, reply.hijack(), req.raw, reply.raw)', () => {
   it('serves a 2026-07-28 client: list, echo, and the brokered tool through elicitation and retry', async () => {
-    parsedMethods.length = 0;
     await exerciseModernEra(url, mounted);
-    expect(parsedMethods).toContain('tools/call');
   });
 
   it('serves a 2025-11-25 client: list, echo, and the brokered tool through -32042 and retry', async () => {
-    parsedMethods.length = 0;
     await exerciseLegacyEra(url, mounted);
-    expect(parsedMethods).toContain('initialize');
   });
 
   it('challenges a request without a token (RFC 6750 §3, RFC 9728 §5.1)', async () => {
     await expectBearerChallenge(url);
+  });
+
+  it("leaves a path the endpoint does not own to Fastify's own routes", async () => {
+    const response = await fetch(new URL('/health', url));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toMcpNodeListener } from '../../src/node.js';
 import {
   buildEndpoint,
   closeServer,
@@ -16,12 +16,12 @@ let url: string;
 let mounted: MountedEndpoint;
 
 beforeAll(async () => {
-  let listener!: ReturnType<typeof toMcpNodeListener>;
+  let listener!: ReturnType<typeof toNodeListener>;
   // The README recipe: the listener is the whole request handler.
   server = createServer((req, res) => void listener(req, res));
   url = await listenOnLoopback(server);
   mounted = buildEndpoint(url);
-  listener = toMcpNodeListener(mounted.endpoint);
+  listener = toNodeListener(mounted.endpoint);
 });
 
 afterAll(async () => {
@@ -29,7 +29,7 @@ afterAll(async () => {
   await closeServer(server);
 });
 
-describe('mounting on node:http through toMcpNodeListener (@keyhold/mcp/node)', () => {
+describe('mounting on node:http through toNodeListener (@keyhold/adapter-node)', () => {
   it('serves a 2026-07-28 client: list, echo, and the brokered tool through elicitation and retry', async () => {
     await exerciseModernEra(url, mounted);
   });

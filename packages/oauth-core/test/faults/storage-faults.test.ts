@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener } from '@keyhold/adapter-node/legacy';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
@@ -74,7 +74,7 @@ describe('fault: the authorization code is taken once, whatever happens next (RF
     const { t, faults, client } = await setup();
     const { code, verifier } = await obtainCode(t, client.client_id);
     faults.fail('authorizationCodes.consume', 'before');
-    const server = createServer(createNodeListener((request) => t.server.token(request, 'demo')));
+    const server = createServer(toNodeListener(t.server));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const response = await fetch(

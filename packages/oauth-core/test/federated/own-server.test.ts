@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
+import { toNodeListener } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
@@ -9,7 +9,6 @@ import { createFederatedLogin, type FederatedLogin } from '../../src/federated/l
 import { createMemoryUserStore } from '../../src/federated/memory-store.js';
 import { generateSigningKey } from '../../src/keys.js';
 import { createMemoryStorage } from '../../src/memory-store.js';
-import { DISCOVERY_ROUTES } from '../flows/http-host.js';
 
 // The upstream identity provider is a tenant ("upstream") of Keyhold's own authorization server, on a real
 // node:http server. Its users are whoever the test's "browser" says (the x-upstream-user header stands in
@@ -48,17 +47,11 @@ beforeAll(async () => {
           : undefined,
     },
   });
-  const router = createRouter()
-    .on('GET', '/tenant/:tenant/authorize', (request, { tenant }) => oauth.authorize(request, tenant ?? ''))
-    .on('POST', '/tenant/:tenant/token', (request, { tenant }) => oauth.token(request, tenant ?? ''))
-    .on('GET', DISCOVERY_ROUTES.jwks, (request, { tenant }) => oauth.jwks(request, tenant ?? ''));
-  for (const path of DISCOVERY_ROUTES.authorizationServerMetadata) {
-    router.on('GET', path, (request, { tenant }) => oauth.authorizationServerMetadata(request, tenant ?? ''));
-  }
+  // The whole server through the one Node adapter: authorize, token, JWKS and every discovery form.
   server.on(
     'request',
-    createNodeListener(router.handle, {
-      resolveUserId: (request) => {
+    toNodeListener(oauth, {
+      userId: (request) => {
         const user = request.headers['x-upstream-user'];
         return typeof user === 'string' ? user : undefined;
       },

@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
-import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult } from '@keyhold/core';
+import { toNodeListener } from '@keyhold/adapter-node';
+import { type Area, compose, jsonResult, toResponse } from '@keyhold/core';
 import type { AuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import type { AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
@@ -31,18 +30,25 @@ export interface HttpHost {
 }
 
 /**
- * A minimal host in the shape of the example host: a real node:http server, the adapter's router, every
- * discovery form, and a protected `/tenant/:tenant/mcp`. The "session" is a `session` cookie naming the user.
+ * A minimal host in the shape of the example host: a real node:http server serving, through `toNodeListener`,
+ * the authorization server (every discovery form above included) composed with a protected
+ * `/tenant/:tenant/mcp`. The "session" is a `session` cookie naming the user.
  */
 export async function startHttpHost(
   tenantOverrides: Partial<TenantConfig> = {},
   options: Partial<AuthorizationServerOptions> = {},
 ): Promise<HttpHost> {
-  let handle: (request: HandlerRequest) => Promise<HandlerResult> = async () => jsonResult(503, {});
+  // The server needs the listening port for its baseUrl: the listener forwards to it once it exists.
+  let area: Area | undefined;
   const http: Server = createServer(
-    createNodeListener((request) => handle(request), {
-      resolveUserId: (req) => /(?:^|;\s*)session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1],
-    }),
+    toNodeListener(
+      {
+        ownsPath: () => true,
+        fetch: async (request, info) =>
+          area === undefined ? toResponse(jsonResult(503, {})) : area.fetch(request, info),
+      },
+      { userId: (req) => /(?:^|;\s*)session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1] },
+    ),
   );
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
@@ -58,29 +64,18 @@ export async function startHttpHost(
     storage: createMemoryStorage(),
     ...options,
   });
-  const router = createRouter();
-  const slug = (params: Readonly<Record<string, string>>): string => params.tenant ?? '';
-  router
-    .on('GET', '/tenant/:tenant/authorize', (req, p) => server.authorize(req, slug(p)))
-    .on('GET', '/tenant/:tenant/consent', (req, p) => server.consentPage(req, slug(p)))
-    .on('POST', '/tenant/:tenant/consent', (req, p) => server.consent(req, slug(p)))
-    .on('POST', '/tenant/:tenant/token', (req, p) => server.token(req, slug(p)))
-    .on('POST', '/tenant/:tenant/register', (req, p) => server.register(req, slug(p)))
-    .on('POST', '/tenant/:tenant/revoke', (req, p) => server.revoke(req, slug(p)))
-    .on('POST', '/tenant/:tenant/introspect', (req, p) => server.introspect(req, slug(p)))
-    .on('GET', DISCOVERY_ROUTES.jwks, (req, p) => server.jwks(req, slug(p)))
-    .on('GET', '/tenant/:tenant/mcp', async (req, p) => {
+  const resourcePath = /^\/tenant\/([^/]+)\/mcp$/;
+  const resource: Area = {
+    ownsPath: (path) => resourcePath.test(path),
+    async fetch(request) {
+      if (request.method !== 'GET') return toResponse(jsonResult(405, {}, { allow: 'GET' }));
+      const slug = resourcePath.exec(new URL(request.url).pathname)?.[1] ?? '';
       // The tenant's resourceScopes (['mcp'] here) are required by default.
-      const check = await server.verifyAccessToken(slug(p), req.headers.authorization);
-      return check.ok ? jsonResult(200, { sub: check.claims.sub }) : check.result;
-    });
-  for (const pattern of DISCOVERY_ROUTES.authorizationServerMetadata) {
-    router.on('GET', pattern, (req, p) => server.authorizationServerMetadata(req, slug(p)));
-  }
-  for (const pattern of DISCOVERY_ROUTES.protectedResourceMetadata) {
-    router.on('GET', pattern, (req, p) => server.protectedResourceMetadata(req, slug(p)));
-  }
-  handle = router.handle;
+      const check = await server.verifyAccessToken(slug, request.headers.get('authorization') ?? undefined);
+      return toResponse(check.ok ? jsonResult(200, { sub: check.claims.sub }) : check.result);
+    },
+  };
+  area = compose(server, resource);
   return {
     baseUrl,
     issuer: `${baseUrl}/tenant/demo`,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node/legacy';
-import type { Handler } from '@keyhold/core';
+import { type ToNodeListenerOptions, toNodeListener } from '@keyhold/adapter-node';
+import type { Area } from '@keyhold/core';
 
 export interface Running {
   readonly url: string;
@@ -23,9 +23,15 @@ async function listen(server: Server): Promise<Running> {
   };
 }
 
-/** Serves a Keyhold handler through the real node:http adapter on a free loopback port. */
-export function serveHandler(handler: Handler, options: NodeListenerOptions = {}): Promise<Running> {
-  return listen(createServer(createNodeListener(handler, options)));
+/** Serves a Keyhold area through the real node:http adapter on a free loopback port. */
+export function serveHandler(area: Area, options: ToNodeListenerOptions = {}): Promise<Running> {
+  // Only the area's face: the internal `WithHandle` factories return a callable, which toNodeListener would
+  // take for a bare fetch function.
+  const face: Area = {
+    fetch: (request, info) => area.fetch(request, info),
+    ownsPath: (p) => area.ownsPath(p),
+  };
+  return listen(createServer(toNodeListener(face, options)));
 }
 
 /** Serves a raw node:http listener (for servers that misbehave on purpose). */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, createRouter } from '@keyhold/adapter-node/legacy';
-import type { OAuthAsk } from '@keyhold/core';
+import { toNodeListener } from '@keyhold/adapter-node';
+import type { Area, OAuthAsk } from '@keyhold/core';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,13 +15,11 @@ afterAll(() => mock.close());
 
 const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
-async function listen(
-  handler: Parameters<typeof createNodeListener>[0],
-): Promise<{ server: Server; base: string }> {
+async function listen(area: Area): Promise<{ server: Server; base: string }> {
   const server = createServer(
-    createNodeListener(handler, {
+    toNodeListener(area, {
       // The host's session: a cookie naming the user, enough to exercise the phishing rule over HTTP.
-      resolveUserId: (request) => /(?:^|;\s*)session=([\w-]+)/.exec(request.headers.cookie ?? '')?.[1],
+      userId: (request) => /(?:^|;\s*)session=([\w-]+)/.exec(request.headers.cookie ?? '')?.[1],
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -31,10 +29,11 @@ async function listen(
 describe('The browser leg through a real node:http server (adapter-node)', () => {
   it('connect redirects the signed-in asker to the provider; the callback stores the grant', async () => {
     let brokerRef: ReturnType<typeof makeHarness>['broker'] | undefined;
-    const router = createRouter()
-      .on('GET', '/auth/oauth/connect', (request) => brokerRef!.connect(request))
-      .on('GET', '/auth/oauth/callback', (request) => brokerRef!.callback(request));
-    const { server, base } = await listen(router.handle);
+    // The broker needs the server's URL, so the area forwards to it once it exists.
+    const { server, base } = await listen({
+      ownsPath: (path) => brokerRef!.ownsPath(path),
+      fetch: (request, info) => brokerRef!.fetch(request, info),
+    });
     try {
       const harness = makeHarness({ baseUrl: base });
       brokerRef = harness.broker;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeListener, type NodeListenerOptions } from '@keyhold/adapter-node/legacy';
-import type { Handler, Logger } from '@keyhold/core';
+import { type ToNodeListenerOptions, toNodeListener } from '@keyhold/adapter-node';
+import type { Area, Logger } from '@keyhold/core';
 import { afterEach } from 'vitest';
 
 const servers: Server[] = [];
@@ -10,9 +10,15 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-/** Serves `handler` through the real node:http adapter on an ephemeral port; closed after each test. */
-export async function serve(handler: Handler, options: NodeListenerOptions = {}): Promise<string> {
-  const server = createServer(createNodeListener(handler, { bodyLimitBytes: 8 * 1024 * 1024, ...options }));
+/** Serves `area` through the real node:http adapter on an ephemeral port; closed after each test. */
+export async function serve(area: Area, options: ToNodeListenerOptions = {}): Promise<string> {
+  // Only the area's face: the internal `WithHandle` factories return a callable, which toNodeListener would
+  // take for a bare fetch function.
+  const face: Area = {
+    fetch: (request, info) => area.fetch(request, info),
+    ownsPath: (p) => area.ownsPath(p),
+  };
+  const server = createServer(toNodeListener(face, options));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
