@@ -4,7 +4,7 @@ import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
 import { OAuthError, optionCheck } from './errors.js';
 import type { TenantConfig, TenantLookup } from './options.js';
-import { pooledRandomToken } from './random-pool.js';
+import { newClientId, pooledRandomToken } from './random-pool.js';
 import type {
   ApplicationType,
   ClientJwks,
@@ -164,7 +164,7 @@ export function createClientAdministration(options: ClientAdministrationOptions)
           `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${accepted.join(', ')})`,
         );
       }
-      const clientId = pooledRandomToken(16);
+      const clientId = newClientId();
       const clientSecret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
       const record = clientRecord(metadata, {
         clientId,

@@ -24,3 +24,14 @@ export function pooledRandomToken(byteLength = 32): string {
   offset += byteLength;
   return value;
 }
+
+/**
+ * A new client id: 16 random bytes, base64url, never starting with `-`, which a command line (`keyhold
+ * clients remove <id>`) would read as an option. One id in 64 is drawn again.
+ */
+export function newClientId(): string {
+  for (;;) {
+    const id = pooledRandomToken(16);
+    if (!id.startsWith('-')) return id;
+  }
+}

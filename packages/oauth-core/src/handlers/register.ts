@@ -7,7 +7,7 @@ import { CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS, checkClientMetadata } from 
 import { hasControlCharacter } from '../control-characters.js';
 import { OAuthError, optionCheck } from '../errors.js';
 import type { ServerContext } from '../options.js';
-import { pooledRandomToken } from '../random-pool.js';
+import { newClientId, pooledRandomToken } from '../random-pool.js';
 import { RateLimitedError } from '../rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationDecision } from '../registration-policy.js';
 import { checkInitialAccessToken, gatedGrantTypes } from '../registration-policy.js';
@@ -170,7 +170,7 @@ export async function registerHandler(
           tenant.scopesSupported,
           tenant.config.allowedCimdDomains ?? [],
         );
-  const clientId = pooledRandomToken(16);
+  const clientId = newClientId();
   if (metadata.tokenEndpointAuthMethod === 'private_key_jwt' && !context.clientAssertions) {
     throw invalidMetadata('this server does not accept private_key_jwt client authentication');
   }
