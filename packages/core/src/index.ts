@@ -9,7 +9,13 @@ export { constantTimeEqual } from './constant-time.js';
 export type { CoreErrorCode } from './errors.js';
 export { CoreError, KeyholdError, PayloadTooLargeError, StorageUnavailableError } from './errors.js';
 export type { FetchHandler, FetchRequestInfo, UserIdSource } from './fetch-bridge.js';
-export { payloadTooLargeResponse, readHandlerRequest, toResponse, userIdOf } from './fetch-bridge.js';
+export {
+  payloadTooLargeResponse,
+  readHandlerRequest,
+  readRequestBody,
+  toResponse,
+  userIdOf,
+} from './fetch-bridge.js';
 export type { FormErrorCode, FormParseOptions, FormParseResult } from './form.js';
 export { formEncode, parseForm, parseQuery } from './form.js';
 export type { Handler, HandlerRequest, HandlerResult } from './handler.js';

@@ -1,8 +1,14 @@
 import type { FetchRequestInfo, HandlerRequest, HandlerResult, RawHandler, RawRequest } from '@keyhold/core';
-import { jsonResult, PayloadTooLargeError, StorageUnavailableError, toResponse } from '@keyhold/core';
+import {
+  jsonResult,
+  PayloadTooLargeError,
+  readRequestBody,
+  StorageUnavailableError,
+  toResponse,
+} from '@keyhold/core';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
-import { readRequestBody } from './request-body.js';
+
 import { storageOutageResult } from './responses.js';
 
 /** The unit of one endpoint: a request already read, and the tenant slug its path names. */
