@@ -52,6 +52,25 @@ export type NodeMiddleware = (
 
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
+/**
+ * The largest declared body left unread (refused on its headers or its length) that Node reads and throws
+ * away after the answer, the connection kept: closing with the body still arriving resets the connection,
+ * and the client loses the answer it has not read yet (no lingering close in Node). A larger body, one of
+ * unknown length, one begun, or one still incomplete after `bodyTimeoutMs` closes the connection.
+ */
+const DISCARD_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** Whether an unread body, never begun, is small enough for Node to read and discard after the answer. */
+function discardable(request: IncomingMessage, arrivedMs: number, bodyTimeoutMs: number): boolean {
+  const declared = Number(request.headers['content-length']);
+  return (
+    request.headers['transfer-encoding'] === undefined &&
+    Number.isSafeInteger(declared) &&
+    declared <= DISCARD_LIMIT_BYTES &&
+    Date.now() - arrivedMs < bodyTimeoutMs
+  );
+}
+
 function checkedOptions(options: ToNodeListenerOptions) {
   if (typeof options !== 'object' || options === null) throw optionCheck.invalid('options must be an object');
   const trustProxy = options.trustProxy ?? false;
@@ -147,6 +166,7 @@ export function toNodeListener(
     handler: RawHandler,
     target: { readonly url: string; readonly path: string; readonly query: string },
   ) {
+    const arrivedMs = Date.now();
     const where = { method: request.method, path: target.path };
     let raw: NodeRawRequest;
     try {
@@ -167,10 +187,11 @@ export function toNodeListener(
       raw.dispose();
     }
     if (response.headersSent) return;
-    // A body left on the wire is not drained (it may be endless): the connection closes after the answer.
-    const final = raw.bodyLeftUnread()
-      ? { ...result, headers: { ...result.headers, connection: 'close' } }
-      : result;
+    // A body left on the wire past DISCARD_LIMIT_BYTES is not drained (it may be endless): the connection closes.
+    const final =
+      raw.bodyLeftUnread() && (raw.bodyStarted() || !discardable(request, arrivedMs, bodyTimeoutMs))
+        ? { ...result, headers: { ...result.headers, connection: 'close' } }
+        : result;
     try {
       writeResult(response, final);
     } catch (error) {
@@ -182,6 +203,7 @@ export function toNodeListener(
   }
 
   async function answer(request: IncomingMessage, response: ServerResponse, url: string, path: string) {
+    const arrivedMs = Date.now();
     const where = { method: request.method, path };
     let converted: ConvertedRequest;
     try {
@@ -221,8 +243,11 @@ export function toNodeListener(
       fetched = undefined;
       result = timeoutResult(new BodyTimeoutError(bodyTimeoutMs));
     }
-    // A body left on the wire is not drained (it may be endless): the connection closes after the answer.
-    const closeConnection = body !== undefined && !body.finished();
+    // A body left on the wire past DISCARD_LIMIT_BYTES is not drained (it may be endless): the connection closes.
+    const closeConnection =
+      body !== undefined &&
+      !body.finished() &&
+      (body.started() || body.timedOut() || !discardable(request, arrivedMs, bodyTimeoutMs));
     try {
       if (fetched !== undefined) {
         try {

@@ -9,6 +9,8 @@ export interface NodeRawRequest {
   readonly request: RawRequest;
   /** Whether the request declared a body that was not read (the connection then closes after the answer). */
   readonly bodyLeftUnread: () => boolean;
+  /** Whether reading the body began (a body begun and left cannot be discarded by Node afterwards). */
+  readonly bodyStarted: () => boolean;
   /** Stops the body timer (the response is done). */
   readonly dispose: () => void;
 }
@@ -46,6 +48,7 @@ export function toRawRequest(
   }
   const withBody = pre === undefined && !request.readableEnded && declaresBody(request);
   let read = false;
+  let started = false;
   let finished = !withBody;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const readBody = (limitBytes: number): Promise<string> => {
@@ -61,6 +64,7 @@ export function toRawRequest(
     if (Number.isFinite(declared) && declared > limitBytes) {
       return Promise.reject(new PayloadTooLargeError(limitBytes));
     }
+    started = true;
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -106,6 +110,7 @@ export function toRawRequest(
       info: pre?.parsed === undefined ? info : { ...info, parsedBody: pre.parsed },
     },
     bodyLeftUnread: () => !finished,
+    bodyStarted: () => started,
     dispose: () => {
       if (timer !== undefined) clearTimeout(timer);
     },

@@ -540,14 +540,29 @@ describe("an area's raw handler is served without web objects, with what fetch w
     expect(answer.status).toBe(413);
   });
 
-  it('closes the connection when the handler left the body unread', async () => {
+  it('closes the connection when the handler left a large body unread', async () => {
     const { url } = await listen(toNodeListener(rawArea([], false)));
     const answer = await rawExchange(
       url,
-      'POST /raw/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello',
+      `POST /raw/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: ${3 * 1024 * 1024}\r\n\r\nhello`,
     );
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(answer.toLowerCase()).toContain('connection: close');
+  });
+
+  it('keeps the connection when a small unread body can be discarded, so the client reads the answer', async () => {
+    const { url } = await listen(toNodeListener(rawArea([], false)));
+    const first = await fetch(`${url}/raw/token`, {
+      method: 'POST',
+      headers: form,
+      body: 'x'.repeat(64 * 1024),
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('connection')).not.toBe('close');
+    await first.text();
+    expect((await fetch(`${url}/raw/token`, { method: 'POST', headers: form, body: 'a=1' })).status).toBe(
+      200,
+    );
   });
 
   it('uses a body express.json() parsed, as the body and as parsedBody', async () => {
