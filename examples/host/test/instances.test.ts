@@ -72,6 +72,7 @@ async function startPair(
   env: Record<string, string>,
   dataDirs: { a: string; b: string },
   own: { a?: Record<string, string>; b?: Record<string, string> } = {},
+  attempt = 1,
 ): Promise<Pair> {
   const balancer = await startSwitchingBalancer();
   const ports = { a: await freePort(), b: await freePort() };
@@ -88,6 +89,10 @@ async function startPair(
   if (!a || !b) {
     await stop();
     const failure = started.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    // freePort() hands out a port that another test may take before the host binds it: pick new ones.
+    if (attempt < 3 && String(failure.reason).includes('EADDRINUSE')) {
+      return startPair(env, dataDirs, own, attempt + 1);
+    }
     throw failure.reason;
   }
   return { a, b, ports, balancer, stop };
