@@ -294,7 +294,7 @@ const comparisons = [
   ]),
   compare(summaries, 'client_credentials ES256', host256, 'oidc-provider 9 (memory adapter)', {
     metric: 'rps',
-    atLeast: 2,
+    atLeast: 2.2,
   }),
   compare(
     summaries,

@@ -1,4 +1,4 @@
-// Keyhold embedded the way the README shows it: createAuthorizationServer's `fetch` behind
+// Keyhold embedded the way the README shows it: createAuthorizationServer behind
 // @keyhold/adapter-node's toNodeListener on a plain node:http server, one tenant, rate limits off, silent
 // logger. It exists next to the example host so that one thing changes at a time: the store (memory, SQLite
 // file, PostgreSQL) for the refresh grant, and the number of registered clients for the scale runs.
@@ -128,8 +128,9 @@ const oauth = createAuthorizationServer({
   storage,
   ...(clientCacheTtl === undefined ? {} : { clientCacheTtlSeconds: Number(clientCacheTtl) }),
 });
-// The authorization server's one face: token and introspection (and every other endpoint) through `fetch`.
-server.on('request', toNodeListener(oauth.fetch));
+// The authorization server's one face, mounted as the README shows: token and introspection (and every other
+// endpoint) through the one Node adapter.
+server.on('request', toNodeListener(oauth));
 
 async function stop(): Promise<void> {
   server.close();
