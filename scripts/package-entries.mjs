@@ -4,8 +4,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Each package under `packagesDir` with the `.d.ts` file behind every `exports` subpath that has types,
- * sorted by folder.
+ * Each published package under `packagesDir` (private ones, bundled into others, have no public API) with the
+ * `.d.ts` file behind every `exports` subpath that has types, sorted by folder.
  *
  * @param {string} packagesDir
  * @returns {{ folder: string, name: string, dir: string, entries: { specifier: string, file: string }[] }[]}
@@ -22,7 +22,8 @@ export function packageEntries(packagesDir) {
           specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
           file: join(dir, target.types),
         }));
-      return { folder: entry.name, name: manifest.name, dir, entries };
+      return { folder: entry.name, name: manifest.name, dir, entries, private: manifest.private === true };
     })
+    .filter((pkg) => !pkg.private)
     .sort((a, b) => a.folder.localeCompare(b.folder));
 }

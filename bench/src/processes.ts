@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createPostgresPool, createPostgresStores } from '@keyhold/store-postgres';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';

@@ -1,5 +1,6 @@
 import type { Clock, Logger, OnceStore, RequestTracing } from '@keyhold/core';
-import { originOf, silentLogger, systemClock } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { originOf } from '@keyhold/internal';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
 import { createJwksResolver } from './cimd/jwks-resolver.js';
 import type { CimdResolver } from './cimd/types.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constantTimeEqual } from '@keyhold/core';
+import { constantTimeEqual } from '@keyhold/internal';
 
 // RFC 7636 §4.1: 43–128 characters of the unreserved set. An S256 challenge is always 43 characters.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;

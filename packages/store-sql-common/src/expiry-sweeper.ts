@@ -1,4 +1,4 @@
-import type { OptionValidators } from '@keyhold/core';
+import type { OptionValidators } from '@keyhold/internal';
 
 /**
  * A table whose rows carry an expiry column (epoch ms) and may be deleted once it has passed. Rows whose
@@ -77,7 +77,7 @@ export interface ExpirySweepPlan {
  *
  * @example
  * ```ts
- * import { optionValidators } from '@keyhold/core';
+ * import { optionValidators } from '@keyhold/internal';
  * const plan = planExpirySweep(options, optionValidators(SqliteStoreError));
  * ```
  */

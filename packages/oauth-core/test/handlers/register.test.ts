@@ -1,5 +1,5 @@
 import type { HandlerRequest } from '@keyhold/core';
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import type { RegistrationDecision, RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
 import { CLIENT_METADATA_LIMITS, defaultRegistrationPolicy, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
