@@ -11,7 +11,7 @@
 //   node packages/store-postgres/bench/refresh-interleaved.mjs
 // BENCH_ROUNDS (default 300, at most 5000) rounds after BENCH_WARMUP (default 30). Needs the test PostgreSQL
 // (KEYHOLD_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test); it uses a schema of its own.
-import { createHash, randomBytes, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
