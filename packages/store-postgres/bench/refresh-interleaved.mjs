@@ -6,8 +6,7 @@
 // "PostgreSQL, 2 statements" redeems a token as before issue 17 (mark, then insert: two commits), for an
 // in-run before/after.
 // Uses the built packages (so it can also measure an older commit's build):
-//   pnpm --filter @keyhold/oauth-core --filter @keyhold/store-sql-common --filter @keyhold/store-sqlite \
-//        --filter @keyhold/store-postgres build
+//   pnpm --filter @keyhold/oauth-core --filter @keyhold/store-sqlite --filter @keyhold/store-postgres build
 //   node packages/store-postgres/bench/refresh-interleaved.mjs
 // BENCH_ROUNDS (default 300, at most 5000) rounds after BENCH_WARMUP (default 30). Needs the test PostgreSQL
 // (KEYHOLD_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test); it uses a schema of its own.

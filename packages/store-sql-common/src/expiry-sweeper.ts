@@ -12,7 +12,8 @@ export interface SweptTable {
 
 /**
  * Options of both stores' sweepers (`startSqliteExpirySweeper`, `startPostgresExpirySweeper`): the same
- * shape in SQLite and PostgreSQL, which each store exports under its own name.
+ * shape in SQLite and PostgreSQL. A host meets them, without `tables`, in `startSweeper` of a store's
+ * `createSqliteStores` / `createPostgresStores` result; they have no exported name.
  */
 export interface ExpirySweeperOptions {
   /** Tables to prune (a plain string is a table with an `expires_at` column). */
