@@ -7,11 +7,11 @@ import { randomToken, sha256Base64url } from '@keyhold/core';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createPostgresPool, createPostgresStores } from '@keyhold/store-postgres';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
-import { type Announcement, READY } from './servers/common.js';
+import { type Announcement, type Listening, READY } from './servers/common.js';
 
-/** A server under test, running in a child process. */
-export interface RunningTarget {
-  readonly announcement: Announcement;
+/** A server under test, running in a child process, with what it announced. */
+export interface RunningTarget<A extends Listening = Announcement> {
+  readonly announcement: A;
   stop(): Promise<void>;
 }
 
@@ -22,9 +22,9 @@ const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [
 /** The built example host, started as its README says. */
 export const HOST_MAIN: string = join(here, '../../examples/host/dist/main.js');
 
-async function waitFor(child: ChildProcess, match: (output: string) => Announcement | undefined) {
+async function waitFor<A extends Listening>(child: ChildProcess, match: (output: string) => A | undefined) {
   let output = '';
-  return new Promise<Announcement>((resolve, reject) => {
+  return new Promise<A>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const found = match(output);
@@ -51,8 +51,14 @@ function stopper(child: ChildProcess, after?: () => Promise<void> | void): () =>
   };
 }
 
-/** Starts one of this package's server scripts (`servers/<name>.js`) with extra environment. */
-export async function startServer(name: string, env: Record<string, string>): Promise<RunningTarget> {
+/**
+ * Starts one of this package's server scripts (`servers/<name>.js`) with extra environment; `A` is what that
+ * script announces (a token server's {@link Announcement} unless said otherwise).
+ */
+export async function startServer<A extends Listening = Announcement>(
+  name: string,
+  env: Record<string, string>,
+): Promise<RunningTarget<A>> {
   const child = spawn(process.execPath, [...nodeArgs, join(here, 'servers', `${name}.js`)], {
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +66,7 @@ export async function startServer(name: string, env: Record<string, string>): Pr
   const announcement = await waitFor(child, (output) => {
     const line = output.split('\n').find((candidate) => candidate.startsWith(READY));
     const complete = line !== undefined && output.indexOf('\n', output.indexOf(READY)) !== -1;
-    return complete ? (JSON.parse(line.slice(READY.length)) as Announcement) : undefined;
+    return complete ? (JSON.parse(line.slice(READY.length)) as A) : undefined;
   });
   return { announcement, stop: stopper(child) };
 }

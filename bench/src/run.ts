@@ -37,6 +37,7 @@ import {
   type Summary,
   summarise,
 } from './report.js';
+import type { Announcement, Listening } from './servers/common.js';
 
 const quick = process.env['BENCH_QUICK'] === '1';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 2));
@@ -59,16 +60,19 @@ const baseline = process.env['BENCH_BASELINE'];
 const baselineMain = baseline ? join(baseline, 'examples/host/dist/main.js') : undefined;
 const repoRoot = join(here, '../..');
 
-interface Target {
+/** A server of a scenario; `A` is what it announces (a token server's announcement unless said otherwise). */
+interface Target<A extends Listening = Announcement> {
   readonly name: string;
-  start(): Promise<RunningTarget>;
+  start(): Promise<RunningTarget<A>>;
   /** The request to send, built once the server announced itself. */
-  plan(running: RunningTarget): Promise<RequestPlan> | RequestPlan;
+  plan(running: RunningTarget<A>): Promise<RequestPlan> | RequestPlan;
 }
 
 interface Scenario {
   readonly name: string;
-  readonly targets: readonly Target[];
+  // Targets announcing different things side by side: each `plan` is only ever given what its own `start`
+  // returned, and TypeScript checks method parameters both ways, so one list holds them all.
+  readonly targets: readonly Target<Listening>[];
 }
 
 const REFRESH_SEEDS = 1024;
@@ -115,6 +119,19 @@ const oidcProvider: Target = {
   start: () => startServer('oidc', {}),
   plan: (running) => clientCredentials(running.announcement),
 };
+const oidcOpaque: Target = {
+  name: 'oidc-provider 9 (memory adapter), opaque',
+  start: () => startServer('oidc', {}),
+  plan: async (running) => {
+    // oidc-provider refuses to introspect JWT access tokens: its own opaque kind is what it can answer.
+    const token = await fetchToken(
+      running.announcement,
+      `&resource=${encodeURIComponent(`${running.announcement.url}/opaque`)}`,
+    );
+    await checkIntrospection(running.announcement, token);
+    return introspection(running.announcement, token);
+  },
+};
 
 const scaleTarget = (count: number, cache: boolean) =>
   `Keyhold embedded, ${count.toLocaleString('en-US')} registered clients, client cache ${cache ? 'on' : 'off'}`;
@@ -145,19 +162,7 @@ const scenarios: Scenario[] = [
     name: 'introspection',
     targets: [
       introspectHost('Keyhold example host (SQLite), ES256 JWT'),
-      {
-        name: 'oidc-provider 9 (memory adapter), opaque',
-        start: () => startServer('oidc', {}),
-        plan: async (running) => {
-          // oidc-provider refuses to introspect JWT access tokens: its own opaque kind is what it can answer.
-          const token = await fetchToken(
-            running.announcement,
-            `&resource=${encodeURIComponent(`${running.announcement.url}/opaque`)}`,
-          );
-          await checkIntrospection(running.announcement, token);
-          return introspection(running.announcement, token);
-        },
-      },
+      oidcOpaque,
       ...(baselineMain
         ? [introspectHost('Keyhold example host (SQLite), ES256 JWT, baseline', baselineMain)]
         : []),
@@ -226,8 +231,8 @@ for (const scenario of scenarios) {
   if (only && !only.some((prefix) => scenario.name.startsWith(prefix))) continue;
   console.log(`\n# ${scenario.name}`);
   const running: {
-    target: Target;
-    server: RunningTarget;
+    target: Target<Listening>;
+    server: RunningTarget<Listening>;
     plan: RequestPlan | undefined;
     rounds: RoundResult[];
   }[] = [];
