@@ -25,6 +25,7 @@ import {
   refresh,
   run,
 } from './load.js';
+import { checkMcpToolCall, mcpToolCall } from './mcp.js';
 import { HOST_MAIN, type RunningTarget, startHost, startServer } from './processes.js';
 import {
   type Comparison,
@@ -37,7 +38,7 @@ import {
   type Summary,
   summarise,
 } from './report.js';
-import type { Announcement, Listening } from './servers/common.js';
+import type { Announcement, Listening, McpAnnouncement } from './servers/common.js';
 
 const quick = process.env['BENCH_QUICK'] === '1';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 2));
@@ -133,6 +134,26 @@ const oidcOpaque: Target = {
   },
 };
 
+const mcpHost: Target<Announcement & McpAnnouncement> = {
+  name: 'Keyhold example host (SQLite)',
+  start: () => startHost({ alg: 'ES256', machineClients: true }),
+  plan: async (running) => {
+    // A client_credentials token of the machine client: what an SDK v2 client's ClientCredentialsProvider
+    // would hold, obtained once before the load.
+    const token = await fetchToken(running.announcement);
+    await checkMcpToolCall(running.announcement, running.announcement.mcpPath, token);
+    return mcpToolCall(running.announcement.mcpPath, token);
+  },
+};
+const mcpSdk: Target<McpAnnouncement> = {
+  name: 'MCP SDK v2 (no auth)',
+  start: () => startServer<McpAnnouncement>('mcp-sdk', {}),
+  plan: async (running) => {
+    await checkMcpToolCall(running.announcement, running.announcement.mcpPath);
+    return mcpToolCall(running.announcement.mcpPath);
+  },
+};
+
 const scaleTarget = (count: number, cache: boolean) =>
   `Keyhold embedded, ${count.toLocaleString('en-US')} registered clients, client cache ${cache ? 'on' : 'off'}`;
 
@@ -195,6 +216,10 @@ const scenarios: Scenario[] = [
         plan: refreshPlan,
       },
     ],
+  },
+  {
+    name: 'mcp tools/call',
+    targets: [mcpSdk, mcpHost],
   },
   {
     name: 'scale: client_credentials ES256, SQLite, 1,000 active clients',
@@ -308,6 +333,7 @@ const comparisons = [
     'oidc-provider 9 (memory adapter), opaque',
     { metric: 'rps', atLeast: 2 },
   ),
+  compare(summaries, 'mcp tools/call', host256, 'MCP SDK v2 (no auth)', { metric: 'rps', atLeast: 1 }),
   ...[true, false].map((cache) =>
     compare(
       summaries,
