@@ -17,7 +17,6 @@ import {
   type TenantConfig,
 } from '@keyhold/oauth-core';
 import { createSafeFetch } from '@keyhold/oauth-core/node';
-import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
@@ -255,8 +254,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     clock,
     logger,
   });
+  // Serves the providers file bundled with @keyhold/registry-client (its default `providers`).
   const registry = createRegistryApi({
-    providers: loadBundledProviders(),
     rateLimiter: limiter,
     clock,
     logger,

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-// The root entry (schema, client, search, interop) must run in browsers and workers too (ARCHITECTURE:
-// core packages stay runtime-neutral); only the server entry (`server.ts`, `server/`) may need Node.
+// Every file outside the server entry (client, schema, search, server.json interop) must run in browsers and
+// workers too (ARCHITECTURE: core packages stay runtime-neutral); only `server.ts` and `server/` may need Node.
 const src = new URL('../src/', import.meta.url);
 const rootEntryFiles = readdirSync(src, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts') && file !== 'server.ts' && !file.startsWith('server/'))

@@ -1,11 +1,7 @@
 import { randomToken } from '@keyhold/internal';
 import { columnNames, createTokenVaultRowMappers, TOKEN_VAULT_TABLE_SHAPES } from '@keyhold/store-sql-common';
-import type {
-  GrantStore,
-  ProviderAuthorizationStore,
-  RefreshLock,
-  TokenVaultStorage,
-} from '@keyhold/token-vault';
+import type { TokenVaultStorage } from '@keyhold/token-vault';
+import type { GrantStore, ProviderAuthorizationStore, RefreshLock } from '@keyhold/token-vault/storage';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import type { Row } from './row-mapping.js';

@@ -1,8 +1,4 @@
-import {
-  describeGrantStoreConformance,
-  describeProviderAuthorizationStoreConformance,
-  describeRefreshLockConformance,
-} from '@keyhold/token-vault/testing';
+import { describeTokenVaultStorageConformance } from '@keyhold/token-vault/testing';
 import { describe } from 'vitest';
 import { TOKEN_VAULT_POSTGRES_SWEPT_TABLES } from '../src/token-vault-schema.js';
 import {
@@ -18,10 +14,9 @@ describe.skipIf(!available)('PostgreSQL token-vault storage', () => {
   const db = useIsolatedPool();
 
   const tables = ['keyhold_vault_grants', ...TOKEN_VAULT_POSTGRES_SWEPT_TABLES.map((t) => t.table)];
-  describeGrantStoreConformance('postgres', freshStore(db, tables, createPostgresGrantStore));
-  describeProviderAuthorizationStoreConformance(
-    'postgres',
-    freshStore(db, tables, createPostgresTokenVaultPendingStore),
-  );
-  describeRefreshLockConformance('postgres', freshStore(db, tables, createPostgresRefreshLock));
+  describeTokenVaultStorageConformance('postgres', {
+    grants: freshStore(db, tables, createPostgresGrantStore),
+    pending: freshStore(db, tables, createPostgresTokenVaultPendingStore),
+    refreshLock: freshStore(db, tables, createPostgresRefreshLock),
+  });
 });

@@ -1,4 +1,4 @@
-import { describeRefreshLockConformance } from '@keyhold/token-vault/testing';
+import { describeTokenVaultStorageConformance } from '@keyhold/token-vault/testing';
 import { afterAll, describe } from 'vitest';
 import { createRedisClient } from '../src/connection.js';
 import { createRedisRefreshLock } from '../src/refresh-lock.js';
@@ -11,7 +11,7 @@ afterAll(() => {
 });
 
 describe.skipIf(!available)('Redis refresh lock', () => {
-  describeRefreshLockConformance('redis', () =>
-    createRedisRefreshLock(redis!, { keyPrefix: uniquePrefix() }),
-  );
+  describeTokenVaultStorageConformance('redis', {
+    refreshLock: () => createRedisRefreshLock(redis!, { keyPrefix: uniquePrefix() }),
+  });
 });

@@ -1,5 +1,5 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import type { GrantStore, ProviderAuthorizationStore } from '@keyhold/token-vault';
+import type { GrantStore, ProviderAuthorizationStore } from '@keyhold/token-vault/storage';
 import { expect } from 'vitest';
 import { type RowWriter, tableShape } from './row-writer.js';
 

@@ -1,4 +1,9 @@
-import type { ElicitationRecord, Grant, PendingAuthorization, StoredGrant } from '@keyhold/token-vault';
+import type {
+  ElicitationRecord,
+  Grant,
+  PendingAuthorization,
+  StoredGrant,
+} from '@keyhold/token-vault/storage';
 import type { ColumnReader, Row } from './column-reader.js';
 import { splitScopes, withOptional } from './column-reader.js';
 

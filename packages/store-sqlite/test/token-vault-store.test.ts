@@ -1,8 +1,4 @@
-import {
-  describeGrantStoreConformance,
-  describeProviderAuthorizationStoreConformance,
-  describeRefreshLockConformance,
-} from '@keyhold/token-vault/testing';
+import { describeTokenVaultStorageConformance } from '@keyhold/token-vault/testing';
 import { describe, expect, it } from 'vitest';
 import {
   createSqliteGrantStore,
@@ -17,9 +13,11 @@ for (const [label, open] of [
   ['sqlite (:memory:)', databases.memory],
   ['sqlite (WAL file)', databases.file],
 ] as const) {
-  describeGrantStoreConformance(label, () => createSqliteGrantStore(open()));
-  describeProviderAuthorizationStoreConformance(label, () => createSqliteTokenVaultPendingStore(open()));
-  describeRefreshLockConformance(label, () => createSqliteRefreshLock(open()));
+  describeTokenVaultStorageConformance(label, {
+    grants: () => createSqliteGrantStore(open()),
+    pending: () => createSqliteTokenVaultPendingStore(open()),
+    refreshLock: () => createSqliteRefreshLock(open()),
+  });
 }
 
 describe('the per-user bound of the pending store', () => {

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthAsk } from '@keyhold/core';
 import { bench, describe } from 'vitest';
-import type { AskContext, VaultBinding } from '../src/index.js';
+import type { AskContext } from '../src/index.js';
 import {
   createKmsVault,
   createLocalVault,
   createMemoryBrokerStorage,
   createTokenBroker,
 } from '../src/index.js';
-import { createTestKms } from '../src/testing.js';
+import type { VaultBinding } from '../src/vault/vault.js';
+import { createTestKms } from '../test/test-kms.js';
 
 const binding: VaultBinding = {
   tenantId: 'tenant-a',
@@ -48,8 +49,8 @@ await storage.grants.put({
 await kmsVault.encrypt('warm-up', binding);
 
 describe('token from a valid grant (target < 50 µs)', () => {
-  bench('broker.getToken, decrypt included', async () => {
-    await broker.getToken(ask, context);
+  bench('broker.requestToken, decrypt included', async () => {
+    await broker.requestToken(ask, context);
   });
 });
 

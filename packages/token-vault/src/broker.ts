@@ -25,16 +25,20 @@ export interface AskContext {
   readonly toolModuleId: string;
 }
 
-/** The outcome of {@link TokenBroker.requestToken}: a token, or the elicitation the user must complete. */
+/**
+ * The outcome of {@link TokenBroker.requestToken}: the access token, or the elicitation the user must
+ * complete (show its link, or turn it into MCP's `-32042` with `toMCPError`) before the call is retried.
+ *
+ * @example
+ * ```ts
+ * const outcome = await broker.requestToken(ask, context);
+ * if (!outcome.ok) return outcome.error.toToolResult();
+ * await fetch(apiUrl, { headers: { authorization: `Bearer ${outcome.accessToken}` } });
+ * ```
+ */
 export type TokenOutcome =
   | { readonly ok: true; readonly accessToken: string }
   | { readonly ok: false; readonly error: ElicitationRequiredError };
-
-/** A tool method that yields asks: a generator, or a function returning one. Each yield evaluates to a token. */
-export type AskingMethod<T> =
-  | Generator<OAuthAsk, T, string>
-  | AsyncGenerator<OAuthAsk, T, string>
-  | (() => Generator<OAuthAsk, T, string> | AsyncGenerator<OAuthAsk, T, string>);
 
 /** The summary of a {@link TokenBroker.rewrapGrants} pass. */
 export interface RewrapSummary {
@@ -47,17 +51,20 @@ export interface RewrapSummary {
 /** The broker: plain functions over validated options. */
 export interface TokenBroker {
   /**
-   * The access token for an ask: returned at once from a valid grant, refreshed when within the refresh
-   * buffer, or an {@link ElicitationRequiredError} thrown when there is no usable grant.
+   * The access token for an ask: `{ ok: true, accessToken }` at once from a valid grant, or after a refresh
+   * when it is within the refresh buffer; `{ ok: false, error }` with the {@link ElicitationRequiredError}
+   * to show when there is no usable grant. It rejects only for what no user can fix by authorizing: an
+   * unknown provider or a malformed ask (`TokenVaultError`), a provider outage after expiry
+   * (`ERR_PROVIDER_UNAVAILABLE`), a storage outage (`StorageUnavailableError` of `@keyhold/core`).
+   *
+   * @example
+   * ```ts
+   * const outcome = await broker.requestToken({ ask: 'oauth', provider: 'github', scopes: ['repo'] }, context);
+   * if (!outcome.ok) throw outcome.error.toMCPError(UrlElicitationRequiredError);
+   * const token = outcome.accessToken;
+   * ```
    */
-  getToken(ask: OAuthAsk, context: AskContext): Promise<string>;
-  /** {@link TokenBroker.getToken} as a result instead of an exception. */
   requestToken(ask: OAuthAsk, context: AskContext): Promise<TokenOutcome>;
-  /**
-   * Drives a generator method: each yielded ask is answered with a token; an elicitation (or any failure)
-   * is thrown into the generator at the yield, and out of `runWithAsks` unless the method catches it.
-   */
-  runWithAsks<T>(method: AskingMethod<T>, context: AskContext): Promise<T>;
   /**
    * Both browser steps as one web-standard handler: `GET` at the paths of `connectUrl` (the connect step,
    * `?elicitation_id=…`) and `callbackUrl` (the provider's redirect: verifies the state, exchanges the code
@@ -93,7 +100,7 @@ export interface TokenBroker {
  *   baseUrl: 'https://host.example', vault: createLocalVault({ masterKey }),
  *   storage: createMemoryBrokerStorage(), providers: [{ id: 'github', clientId, clientSecret }],
  * });
- * const token = await broker.getToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
+ * const outcome = await broker.requestToken({ ask: 'oauth', provider: 'github', scopes: [] }, context);
  * ```
  */
 export function createTokenBroker(options: TokenBrokerOptions): TokenBroker {
@@ -202,12 +209,6 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
     return { ok: false, error: await elicit(key, provider, ask) };
   }
 
-  async function getToken(ask: OAuthAsk, context: AskContext): Promise<string> {
-    const outcome = await requestToken(ask, context);
-    if (!outcome.ok) throw outcome.error;
-    return outcome.accessToken;
-  }
-
   // A storage outage in a browser step is a 503 page, recorded as 503 by the tracing around it.
   const connect = traceHandler(
     answeringOutages(createConnectHandler(resolved), resolved.logger, 'connect'),
@@ -222,23 +223,7 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
   return {
-    getToken,
     requestToken,
-    async runWithAsks<T>(method: AskingMethod<T>, context: AskContext): Promise<T> {
-      const generator = typeof method === 'function' ? method() : method;
-      let step = await generator.next();
-      while (step.done !== true) {
-        let token: string;
-        try {
-          token = await getToken(step.value, context);
-        } catch (error) {
-          step = await generator.throw(error);
-          continue;
-        }
-        step = await generator.next(token);
-      }
-      return step.value;
-    },
     connect,
     callback,
     ownsPath: (pathname) => pathname === connectPath || pathname === callbackPath,

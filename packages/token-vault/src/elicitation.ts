@@ -35,13 +35,14 @@ export interface ElicitationDetails {
 }
 
 /**
- * Thrown by `getToken` (and into a generator by `runWithAsks`) when no usable grant exists: the user must
- * open {@link ElicitationRequiredError.elicitationUrl} and authorize, then the client retries the call.
+ * The `error` of a `requestToken` outcome when no usable grant exists: the user must open
+ * {@link ElicitationRequiredError.elicitationUrl} and authorize, then the client retries the call. It is an
+ * `Error` so a tool may throw it on, and it turns itself into what MCP clients understand.
  *
  * @example
  * ```ts
- * try { await broker.getToken(ask, context); }
- * catch (e) { if (e instanceof ElicitationRequiredError) throw e.toMCPError(UrlElicitationRequiredError); throw e; }
+ * const outcome = await broker.requestToken(ask, context);
+ * if (!outcome.ok) throw outcome.error.toMCPError(UrlElicitationRequiredError);
  * ```
  */
 export class ElicitationRequiredError extends TokenVaultError {

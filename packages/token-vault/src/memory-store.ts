@@ -52,15 +52,7 @@ function freezeRecord<T extends { scopes: readonly string[] }>(record: T): T {
   return Object.freeze(copy);
 }
 
-/**
- * An in-memory {@link GrantStore} for tests and single-process development.
- *
- * @example
- * ```ts
- * const grants = createMemoryGrantStore();
- * ```
- */
-export function createMemoryGrantStore(): GrantStore {
+function createMemoryGrantStore(): GrantStore {
   const grants = new Map<string, StoredGrant>();
   return {
     get: async (key) => grants.get(grantId(key)),
@@ -86,15 +78,8 @@ export function createMemoryGrantStore(): GrantStore {
   };
 }
 
-/**
- * An in-memory {@link ProviderAuthorizationStore}; expired records are dropped lazily when touched.
- *
- * @example
- * ```ts
- * const pending = createMemoryProviderAuthorizationStore();
- * ```
- */
-export function createMemoryProviderAuthorizationStore(): ProviderAuthorizationStore {
+// Expired records are dropped lazily, when touched.
+function createMemoryProviderAuthorizationStore(): ProviderAuthorizationStore {
   const elicitations = new Map<string, ElicitationRecord>();
   const authorizations = new Map<string, PendingAuthorization>();
   return {
@@ -128,16 +113,9 @@ export function createMemoryProviderAuthorizationStore(): ProviderAuthorizationS
   };
 }
 
-/**
- * An in-memory {@link RefreshLock}: enough for one process (where the broker's own single-flight already
- * joins concurrent refreshes) and for tests that run several brokers against shared storage.
- *
- * @example
- * ```ts
- * const refreshLock = createMemoryRefreshLock();
- * ```
- */
-export function createMemoryRefreshLock(): RefreshLock {
+// Enough for one process (where the broker's own single-flight already joins concurrent refreshes) and for
+// tests that run several brokers against shared storage.
+function createMemoryRefreshLock(): RefreshLock {
   const leases = new Map<string, { token: string; expiresAt: number }>();
   return {
     acquire: async (key, now, expiresAt) => {
@@ -157,7 +135,8 @@ export function createMemoryRefreshLock(): RefreshLock {
 }
 
 /**
- * All of a broker's storage in memory.
+ * All of a broker's storage in memory (grants, pending authorizations, the refresh lock), for tests and a
+ * single process; expired records are dropped lazily, when touched.
  *
  * @example
  * ```ts

@@ -6,12 +6,38 @@ import type {
   PendingAuthorization,
   ProviderAuthorizationStore,
   RefreshLock,
+  TokenVaultStorage,
 } from './storage.js';
 
-export type { TestKms } from './vault/test-kms.js';
-export { createTestKms } from './vault/test-kms.js';
-
 type MaybePromise<T> = T | Promise<T>;
+
+/** One factory per store a backend provides; each is called once per test and returns an empty store. */
+type StoreFactories = {
+  readonly [Store in keyof TokenVaultStorage]?: () => MaybePromise<TokenVaultStorage[Store]>;
+};
+
+/**
+ * Runs the contract of each token-vault store a backend provides: grants (compare-and-swap, exactly one
+ * winner of concurrent writers), pending provider authorizations (expiry, the per-user bound, exactly one
+ * winner of `consumeAuthorization`) and the refresh lock (one holder at a time, expiry, release by the
+ * holder only). Give the stores the backend has; a backend with only a refresh lock gives only that.
+ *
+ * @example
+ * ```ts
+ * const fresh = () => createSqliteStores(openSqliteDatabase(':memory:')).vault;
+ * describeTokenVaultStorageConformance('sqlite', {
+ *   grants: () => fresh().grants,
+ *   pending: () => fresh().pending,
+ *   refreshLock: () => fresh().refreshLock,
+ * });
+ * describeTokenVaultStorageConformance('redis', { refreshLock: () => createRedisStores(url).refreshLock });
+ * ```
+ */
+export function describeTokenVaultStorageConformance(name: string, stores: StoreFactories): void {
+  if (stores.grants) describeGrantStoreConformance(name, stores.grants);
+  if (stores.pending) describeProviderAuthorizationStoreConformance(name, stores.pending);
+  if (stores.refreshLock) describeRefreshLockConformance(name, stores.refreshLock);
+}
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -38,16 +64,7 @@ function withoutVersion<T extends { version?: number }>(record: T): Omit<T, 'ver
   return rest;
 }
 
-/**
- * Runs the contract every {@link GrantStore} must meet. `makeStore` is called once per test and must return
- * an empty store.
- *
- * @example
- * ```ts
- * describeGrantStoreConformance('sqlite grant store', async () => createSqliteGrantStore(await freshDb()));
- * ```
- */
-export function describeGrantStoreConformance(name: string, makeStore: () => MaybePromise<GrantStore>): void {
+function describeGrantStoreConformance(name: string, makeStore: () => MaybePromise<GrantStore>): void {
   describe(`GrantStore conformance: ${name}`, () => {
     it('returns undefined for a grant that was never stored', async () => {
       const store = await makeStore();
@@ -203,16 +220,7 @@ function samplePending(overrides: Partial<PendingAuthorization> = {}): PendingAu
   };
 }
 
-/**
- * Runs the contract every {@link ProviderAuthorizationStore} must meet, including exactly-one-winner
- * `consumeAuthorization` under concurrency.
- *
- * @example
- * ```ts
- * describeProviderAuthorizationStoreConformance('memory', () => createMemoryProviderAuthorizationStore());
- * ```
- */
-export function describeProviderAuthorizationStoreConformance(
+function describeProviderAuthorizationStoreConformance(
   name: string,
   makeStore: () => MaybePromise<ProviderAuthorizationStore>,
 ): void {
@@ -323,19 +331,7 @@ export function describeProviderAuthorizationStoreConformance(
   });
 }
 
-/**
- * Runs the contract every {@link RefreshLock} must meet: one holder at a time, expiry, release by the holder
- * only.
- *
- * @example
- * ```ts
- * describeRefreshLockConformance('redis', () => createRedisStores(redis).refreshLock);
- * ```
- */
-export function describeRefreshLockConformance(
-  name: string,
-  makeLock: () => MaybePromise<RefreshLock>,
-): void {
+function describeRefreshLockConformance(name: string, makeLock: () => MaybePromise<RefreshLock>): void {
   describe(`RefreshLock conformance: ${name}`, () => {
     it('grants a free lease and refuses it to others until released', async () => {
       const lock = await makeLock();

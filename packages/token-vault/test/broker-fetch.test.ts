@@ -1,9 +1,8 @@
 import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError } from '../src/index.js';
 import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '../src/index.js';
-import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
+import { ACME_TOKEN, elicitationOf, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -18,9 +17,7 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'acme-token', token_type: 'bearer', expires_in: 3600, scope: 'read' }),
     );
-    const elicitation = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const elicitation = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const connect = await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId: 'user-1' });
     expect(connect.status).toBe(302);
     const authorization = new URL(connect.headers.get('location')!);
@@ -29,7 +26,10 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
     callback.searchParams.set('state', authorization.searchParams.get('state')!);
     const done = await harness.broker.fetch(new Request(callback), { userId: 'user-1' });
     expect(done.status).toBe(200);
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'acme-token',
+    });
   });
 
   it('traces the connect and callback steps when given tracing', async () => {
@@ -37,9 +37,7 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
     const harness = makeHarness({
       tracing: { start: (name) => (outcome) => spans.push([name, outcome.status]) },
     });
-    const elicitation = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const elicitation = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId: 'user-1' });
     await harness.broker.fetch(new Request('https://host.example/auth/oauth/callback?state=forged&code=x'));
     expect(spans).toEqual([
@@ -60,9 +58,7 @@ describe('broker.fetch: the connect and callback steps as one web-standard handl
 
   it('refuses the connect step without the signed-in user who asked', async () => {
     const harness = makeHarness();
-    const elicitation = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const elicitation = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const anonymous = await harness.broker.fetch(new Request(elicitation.elicitationUrl));
     expect(anonymous.status).not.toBe(302);
     expect(anonymous.status).toBeGreaterThanOrEqual(400);
@@ -107,9 +103,7 @@ describe('broker.fetch: the user is resolved only by a browser step', () => {
       userId,
     });
     expect(calls).toBe(0);
-    const elicitation = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const elicitation = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     expect((await harness.broker.fetch(new Request(elicitation.elicitationUrl), { userId })).status).toBe(
       302,
     );

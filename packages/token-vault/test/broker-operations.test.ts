@@ -2,18 +2,19 @@ import type { Logger, OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, TokenVaultError } from '../src/index.js';
+import type { TokenVaultError } from '../src/index.js';
 import { createKmsVault, createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 import { grantLockKey } from '../src/refresh.js';
-import { createTestKms } from '../src/testing.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
+  elicitationOf,
   makeHarness,
   mockTokenEndpoint,
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { createTestKms } from './test-kms.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -28,9 +29,7 @@ async function connect(
   tokens: Record<string, unknown>,
 ): Promise<void> {
   mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
-  const error = (await harness.broker
-    .getToken(ask, harness.context)
-    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
   const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
   expect((await harness.broker.callback(callback)).status).toBe(200);
   server.resetHandlers();
@@ -72,13 +71,19 @@ describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the 
       },
       { storage, clock },
     );
-    expect(await onlyK2.broker.getToken(ask, onlyK2.context)).toBe('access-1');
+    expect(await onlyK2.broker.requestToken(ask, onlyK2.context)).toEqual({
+      ok: true,
+      accessToken: 'access-1',
+    });
   });
 
   it('KMS vault: a whole flow works in envelope mode', async () => {
     const harness = makeHarness({ vault: createKmsVault({ kms: createTestKms() }) });
     await connect(harness, { access_token: 'access-kms', expires_in: 3600 });
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-kms');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-kms',
+    });
     const [grant] = await harness.storage.grants.list({ tenantId: 'tenant-a' });
     expect(grant?.accessTokenEncrypted.startsWith('v1k.')).toBe(true);
   });
@@ -96,11 +101,11 @@ describe('Cross-process refresh when the lease holder disappears', () => {
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-2', expires_in: 3600 }),
     );
-    const pending = harness.broker.getToken(ask, harness.context);
+    const pending = harness.broker.requestToken(ask, harness.context);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(log).toHaveLength(0);
     harness.clock.advance(30_000);
-    expect(await pending).toBe('access-2');
+    expect(await pending).toEqual({ ok: true, accessToken: 'access-2' });
     expect(log).toHaveLength(1);
   });
 
@@ -112,7 +117,7 @@ describe('Cross-process refresh when the lease holder disappears', () => {
     const now = harness.clock.now();
     await harness.storage.refreshLock.acquire(grantLockKey(key), now, now + 10 * MINUTE);
     const error = (await harness.broker
-      .getToken(ask, harness.context)
+      .requestToken(ask, harness.context)
       .catch((e: unknown) => e)) as TokenVaultError;
     expect(error.code).toBe('ERR_REFRESH_TIMEOUT');
   });
@@ -129,9 +134,7 @@ describe('Secrets are never logged', () => {
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'SECRET-access-1', refresh_token: 'SECRET-refresh-1', expires_in: 3600 }),
     );
-    const error = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const { callback, authorizationUrl } = await authorizeInBrowser(
       harness.broker,
       error.elicitationUrl,
@@ -142,7 +145,7 @@ describe('Secrets are never logged', () => {
     server.resetHandlers();
     harness.clock.advance(56 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'invalid_grant' }, 400));
-    await harness.broker.getToken(ask, harness.context).catch(() => undefined);
+    await harness.broker.requestToken(ask, harness.context).catch(() => undefined);
 
     const all = lines.join('\n');
     expect(lines.length).toBeGreaterThan(3);

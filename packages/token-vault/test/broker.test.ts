@@ -7,6 +7,7 @@ import { createMemoryBrokerStorage, ElicitationRequiredError, TokenVaultError } 
 import {
   ACME_TOKEN,
   authorizeInBrowser,
+  elicitationOf,
   GITHUB_TOKEN,
   makeHarness,
   mockTokenEndpoint,
@@ -22,15 +23,6 @@ afterAll(() => server.close());
 const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
 
-async function elicitation(promise: Promise<unknown>): Promise<ElicitationRequiredError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ElicitationRequiredError);
-  return error as ElicitationRequiredError;
-}
-
 /** Runs the whole browser leg so that a grant exists; the token endpoint answers `tokens`. */
 async function connectGrant(
   harness: ReturnType<typeof makeHarness>,
@@ -41,7 +33,7 @@ async function connectGrant(
   },
 ): Promise<void> {
   const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
-  const error = await elicitation(harness.broker.getToken(ask, harness.context));
+  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
   const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
   const result = await harness.broker.callback(callback);
   expect(result.status).toBe(200);
@@ -52,7 +44,9 @@ async function connectGrant(
 describe('Third-party grant absent: the ask raises an elicitation-required error', () => {
   it('carries elicitationUrl, elicitationId, provider and scopes, and the URL is the host connect step', async () => {
     const { broker, context } = makeHarness();
-    const error = await elicitation(broker.getToken({ ...ask, message: 'List your Acme files' }, context));
+    const error = await elicitationOf(
+      broker.requestToken({ ...ask, message: 'List your Acme files' }, context),
+    );
     expect(error.provider).toBe('acme');
     expect(error.scopes).toEqual(['read']);
     expect(error.elicitationId).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -65,23 +59,26 @@ describe('Third-party grant absent: the ask raises an elicitation-required error
 
   it('an ask with no scopes uses the provider default scopes', async () => {
     const { broker, context } = makeHarness();
-    const error = await elicitation(broker.getToken({ ask: 'oauth', provider: 'acme', scopes: [] }, context));
+    const error = await elicitationOf(
+      broker.requestToken({ ask: 'oauth', provider: 'acme', scopes: [] }, context),
+    );
     expect(error.scopes).toEqual(['profile', 'read']);
   });
 
-  it('requestToken reports the elicitation as a result instead of throwing', async () => {
+  it('the elicitation is an outcome, not a rejection: { ok: false, error }', async () => {
     const { broker, context } = makeHarness();
     const outcome = await broker.requestToken(ask, context);
     expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.error).toBeInstanceOf(ElicitationRequiredError);
   });
 
   it('an unknown provider or a malformed ask is a programming error', async () => {
     const { broker, context } = makeHarness();
-    await expect(broker.getToken({ ...ask, provider: 'nope' }, context)).rejects.toMatchObject({
+    await expect(broker.requestToken({ ...ask, provider: 'nope' }, context)).rejects.toMatchObject({
       code: 'ERR_UNKNOWN_PROVIDER',
     });
     await expect(
-      broker.getToken({ ask: 'password', provider: 'acme', scopes: [] } as unknown as OAuthAsk, context),
+      broker.requestToken({ ask: 'password', provider: 'acme', scopes: [] } as unknown as OAuthAsk, context),
     ).rejects.toMatchObject({ code: 'ERR_INVALID_ASK' });
   });
 });
@@ -92,18 +89,21 @@ describe('Third-party grant valid, token not expired (5-minute buffer): token re
     await connectGrant(harness);
     // Any request to the provider now fails the test (onUnhandledRequest: error).
     harness.clock.advance(54 * MINUTE);
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-1');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-1',
+    });
   });
 
   it('the grant is keyed on the canonical scope set', async () => {
     const harness = makeHarness();
     await connectGrant(harness);
-    expect(await harness.broker.getToken({ ...ask, scopes: [' read', 'read'] }, harness.context)).toBe(
-      'access-1',
+    expect(await harness.broker.requestToken({ ...ask, scopes: [' read', 'read'] }, harness.context)).toEqual(
+      { ok: true, accessToken: 'access-1' },
     );
-    await elicitation(harness.broker.getToken({ ...ask, scopes: ['read', 'write'] }, harness.context));
-    await elicitation(harness.broker.getToken(ask, { ...harness.context, toolModuleId: 'module-2' }));
-    await elicitation(harness.broker.getToken(ask, { ...harness.context, userId: 'user-2' }));
+    await elicitationOf(harness.broker.requestToken({ ...ask, scopes: ['read', 'write'] }, harness.context));
+    await elicitationOf(harness.broker.requestToken(ask, { ...harness.context, toolModuleId: 'module-2' }));
+    await elicitationOf(harness.broker.requestToken(ask, { ...harness.context, userId: 'user-2' }));
   });
 
   it('stores the tokens encrypted, never in the clear', async () => {
@@ -127,7 +127,10 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-2', refresh_token: 'refresh-2', expires_in: 3600 }),
     );
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-2');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-2',
+    });
     expect(log).toHaveLength(1);
     expect(log[0]?.params).toEqual({
       grant_type: 'refresh_token',
@@ -136,10 +139,16 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
       client_secret: 'acme-secret',
     });
     // The new tokens were stored: the next ask needs no request, and a later refresh uses the rotated token.
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-2');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-2',
+    });
     expect(log).toHaveLength(1);
     harness.clock.advance(56 * MINUTE);
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-2');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-2',
+    });
     expect(log[1]?.params.refresh_token).toBe('refresh-2');
   });
 
@@ -150,7 +159,10 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-2', expires_in: 3600 }),
     );
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-2');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-2',
+    });
   });
 
   it('keeps the old refresh token when the provider does not rotate it', async () => {
@@ -160,9 +172,9 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: `access-${Math.random()}`, expires_in: 3600 }),
     );
-    await harness.broker.getToken(ask, harness.context);
+    await harness.broker.requestToken(ask, harness.context);
     harness.clock.advance(56 * MINUTE);
-    await harness.broker.getToken(ask, harness.context);
+    await harness.broker.requestToken(ask, harness.context);
     expect(log.map((entry) => entry.params.refresh_token)).toEqual(['refresh-1', 'refresh-1']);
   });
 
@@ -176,7 +188,7 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
       harness.clock.advance(20_000);
       return tokenResponse({ access_token: 'access-2', expires_in: 3600 });
     });
-    await harness.broker.getToken(ask, harness.context);
+    await harness.broker.requestToken(ask, harness.context);
     const [grant] = await harness.storage.grants.list({ tenantId: 'tenant-a' });
     expect(grant?.tokenExpiresAt).toBe(sentAt + 3_600_000);
   });
@@ -185,14 +197,17 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
     const harness = makeHarness();
     await connectGrant(harness, { access_token: 'access-1', expires_in: 3600 });
     harness.clock.advance(56 * MINUTE);
-    await elicitation(harness.broker.getToken(ask, harness.context));
+    await elicitationOf(harness.broker.requestToken(ask, harness.context));
   });
 
   it('a grant without expires_in never needs a refresh', async () => {
     const harness = makeHarness();
     await connectGrant(harness, { access_token: 'access-1' });
     harness.clock.advance(365 * 24 * 60 * MINUTE);
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-1');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-1',
+    });
   });
 });
 
@@ -204,11 +219,11 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ error: 'invalid_grant', error_description: 'revoked' }, 400),
     );
-    await elicitation(harness.broker.getToken(ask, harness.context));
+    await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const [grant] = await harness.storage.grants.list({ tenantId: 'tenant-a' });
     expect(grant?.status).toBe('invalid');
     // The next ask elicits without trying the dead refresh token again.
-    await elicitation(harness.broker.getToken(ask, harness.context));
+    await elicitationOf(harness.broker.requestToken(ask, harness.context));
     expect(log).toHaveLength(1);
   });
 
@@ -217,7 +232,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     await connectGrant(harness);
     harness.clock.advance(56 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'bad_refresh_token' }, 200));
-    await elicitation(harness.broker.getToken(ask, harness.context));
+    await elicitationOf(harness.broker.requestToken(ask, harness.context));
     expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('invalid');
   });
 
@@ -226,7 +241,10 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     await connectGrant(harness);
     harness.clock.advance(56 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => new HttpResponse('upstream down', { status: 503 }));
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-1');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-1',
+    });
     expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('valid');
   });
 
@@ -235,7 +253,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     await connectGrant(harness);
     harness.clock.advance(61 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'invalid_client' }, 401));
-    await expect(harness.broker.getToken(ask, harness.context)).rejects.toMatchObject({
+    await expect(harness.broker.requestToken(ask, harness.context)).rejects.toMatchObject({
       code: 'ERR_PROVIDER_UNAVAILABLE',
     });
     expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('valid');
@@ -246,7 +264,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
     await connectGrant(harness);
     harness.clock.advance(61 * MINUTE);
     server.use(http.post(ACME_TOKEN, () => HttpResponse.error()));
-    const error = await harness.broker.getToken(ask, harness.context).catch((e: unknown) => e);
+    const error = await harness.broker.requestToken(ask, harness.context).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenVaultError);
     expect((error as TokenVaultError).code).toBe('ERR_PROVIDER_UNAVAILABLE');
     expect((await harness.storage.grants.list({ tenantId: 'tenant-a' }))[0]?.status).toBe('valid');
@@ -262,10 +280,10 @@ describe('Refresh is single-flight', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return tokenResponse({ access_token: 'access-2', refresh_token: 'refresh-2', expires_in: 3600 });
     });
-    const tokens = await Promise.all(
-      Array.from({ length: 100 }, () => harness.broker.getToken(ask, harness.context)),
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, () => harness.broker.requestToken(ask, harness.context)),
     );
-    expect(new Set(tokens)).toEqual(new Set(['access-2']));
+    expect(outcomes).toEqual(Array(100).fill({ ok: true, accessToken: 'access-2' }));
     expect(log).toHaveLength(1);
   });
 
@@ -279,13 +297,13 @@ describe('Refresh is single-flight', () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       return tokenResponse({ access_token: 'access-2', refresh_token: 'refresh-2', expires_in: 3600 });
     });
-    const tokens = await Promise.all(
+    const outcomes = await Promise.all(
       Array.from({ length: 100 }, (_, i) => {
         const harness = processes[i % processes.length]!;
-        return harness.broker.getToken(ask, harness.context);
+        return harness.broker.requestToken(ask, harness.context);
       }),
     );
-    expect(new Set(tokens)).toEqual(new Set(['access-2']));
+    expect(outcomes).toEqual(Array(100).fill({ ok: true, accessToken: 'access-2' }));
     expect(log).toHaveLength(1);
   });
 });
@@ -297,7 +315,7 @@ describe('GitHub-style provider', () => {
       tokenResponse({ access_token: 'gho_1', token_type: 'bearer', scope: 'user:email,read:user' }),
     );
     const githubAsk: OAuthAsk = { ask: 'oauth', provider: 'github', scopes: [] };
-    const error = await elicitation(harness.broker.getToken(githubAsk, harness.context));
+    const error = await elicitationOf(harness.broker.requestToken(githubAsk, harness.context));
     expect(error.scopes).toEqual(['read:user', 'user:email']);
     const { callback, authorizationUrl } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(
@@ -306,57 +324,9 @@ describe('GitHub-style provider', () => {
     expect((await harness.broker.callback(callback)).status).toBe(200);
     const [grant] = await harness.storage.grants.list({ tenantId: 'tenant-a' });
     expect(grant?.grantedScopes).toEqual(['read:user', 'user:email']);
-    expect(await harness.broker.getToken(githubAsk, harness.context)).toBe('gho_1');
-  });
-});
-
-describe('runWithAsks drives a generator method', () => {
-  it('each yielded ask evaluates to the access token', async () => {
-    const harness = makeHarness();
-    await connectGrant(harness);
-    function* method(): Generator<OAuthAsk, string, string> {
-      const token = yield ask;
-      return `used ${token}`;
-    }
-    expect(await harness.broker.runWithAsks(method, harness.context)).toBe('used access-1');
-    expect(await harness.broker.runWithAsks(method(), harness.context)).toBe('used access-1');
-  });
-
-  it('async generators work too, with several asks', async () => {
-    const harness = makeHarness();
-    await connectGrant(harness);
-    async function* method(): AsyncGenerator<OAuthAsk, string[], string> {
-      const first = yield ask;
-      const second = yield { ...ask, scopes: ['read', 'read'] };
-      return [first, second];
-    }
-    expect(await harness.broker.runWithAsks(method, harness.context)).toEqual(['access-1', 'access-1']);
-  });
-
-  it('an elicitation is thrown into the method at the yield and, uncaught, out of runWithAsks', async () => {
-    const harness = makeHarness();
-    const seen: unknown[] = [];
-    function* method(): Generator<OAuthAsk, string, string> {
-      try {
-        yield ask;
-        return 'unreachable';
-      } finally {
-        seen.push('cleanup ran');
-      }
-    }
-    await elicitation(harness.broker.runWithAsks(method, harness.context));
-    expect(seen).toEqual(['cleanup ran']);
-  });
-
-  it('a method may catch the elicitation and carry on', async () => {
-    const harness = makeHarness();
-    function* method(): Generator<OAuthAsk, string, string> {
-      try {
-        return yield ask;
-      } catch (error) {
-        return error instanceof ElicitationRequiredError ? 'anonymous mode' : 'other';
-      }
-    }
-    expect(await harness.broker.runWithAsks(method, harness.context)).toBe('anonymous mode');
+    expect(await harness.broker.requestToken(githubAsk, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'gho_1',
+    });
   });
 });

@@ -1,9 +1,16 @@
 import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { UrlElicitationParams } from '../src/index.js';
+import type { UrlElicitationParams } from '../src/elicitation.js';
 import { ElicitationRequiredError } from '../src/index.js';
-import { ACME_TOKEN, authorizeInBrowser, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
+import {
+  ACME_TOKEN,
+  authorizeInBrowser,
+  elicitationOf,
+  makeHarness,
+  mockTokenEndpoint,
+  tokenResponse,
+} from './fixtures.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -82,21 +89,16 @@ describe('ElicitationRequiredError in MCP terms, without the MCP SDK', () => {
 });
 
 describe('Stateless brokering: the tool call fails with the link, and the retried call gets the token', () => {
-  function* listFiles(): Generator<OAuthAsk, string, string> {
-    const token = yield {
-      ask: 'oauth',
-      provider: 'acme',
-      scopes: ['read'],
-      message: 'Connect Acme to list files',
-    };
-    return `files listed with ${token}`;
-  }
+  const ask: OAuthAsk = {
+    ask: 'oauth',
+    provider: 'acme',
+    scopes: ['read'],
+    message: 'Connect Acme to list files',
+  };
 
-  it('runWithAsks throws the elicitation, the browser authorizes, and the retry succeeds', async () => {
+  it('the first ask answers the elicitation, the browser authorizes, and the retried ask gets the token', async () => {
     const { broker, context } = makeHarness();
-    const failure = await broker.runWithAsks(listFiles, context).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(ElicitationRequiredError);
-    const params = (failure as ElicitationRequiredError).toElicitationParams();
+    const params = (await elicitationOf(broker.requestToken(ask, context))).toElicitationParams();
     expect(params.url).toBe(`https://host.example/auth/oauth/connect?elicitation_id=${params.elicitationId}`);
     expect(params.message).toBe('Connect Acme to list files');
 
@@ -106,6 +108,6 @@ describe('Stateless brokering: the tool call fails with the link, and the retrie
     );
     expect((await broker.callback(callback)).status).toBe(200);
 
-    expect(await broker.runWithAsks(listFiles, context)).toBe('files listed with acme-token');
+    expect(await broker.requestToken(ask, context)).toEqual({ ok: true, accessToken: 'acme-token' });
   });
 });

@@ -5,7 +5,14 @@ import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
 import type { BrokerSteps } from '../src/broker.js';
 import { createTokenBrokerWithSteps } from '../src/broker.js';
-import type { AskContext, TokenBroker, TokenBrokerOptions, TokenVaultStorage } from '../src/index.js';
+import type {
+  AskContext,
+  ElicitationRequiredError,
+  TokenBroker,
+  TokenBrokerOptions,
+  TokenOutcome,
+  TokenVaultStorage,
+} from '../src/index.js';
 import { createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 
 export const T0: number = Date.parse('2026-03-01T12:00:00Z');
@@ -59,6 +66,13 @@ export function makeHarness(
     clock,
     context: { tenantId: 'tenant-a', userId: 'user-1', toolModuleId: 'module-1' },
   };
+}
+
+/** The elicitation of an ask that finds no usable grant; an outcome with a token fails the test. */
+export async function elicitationOf(outcome: Promise<TokenOutcome>): Promise<ElicitationRequiredError> {
+  const settled = await outcome;
+  if (settled.ok) throw new Error('expected an elicitation, the broker answered a token');
+  return settled.error;
 }
 
 export function getRequest(url: string, userId?: string): HandlerRequest {

@@ -1,14 +1,8 @@
-import {
-  createMemoryGrantStore,
-  createMemoryProviderAuthorizationStore,
-  createMemoryRefreshLock,
-} from '../src/index.js';
-import {
-  describeGrantStoreConformance,
-  describeProviderAuthorizationStoreConformance,
-  describeRefreshLockConformance,
-} from '../src/testing.js';
+import { createMemoryBrokerStorage } from '../src/index.js';
+import { describeTokenVaultStorageConformance } from '../src/testing.js';
 
-describeGrantStoreConformance('memory', () => createMemoryGrantStore());
-describeProviderAuthorizationStoreConformance('memory', () => createMemoryProviderAuthorizationStore());
-describeRefreshLockConformance('memory', () => createMemoryRefreshLock());
+describeTokenVaultStorageConformance('memory', {
+  grants: () => createMemoryBrokerStorage().grants,
+  pending: () => createMemoryBrokerStorage().pending,
+  refreshLock: () => createMemoryBrokerStorage().refreshLock,
+});

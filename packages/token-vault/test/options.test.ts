@@ -8,7 +8,8 @@ import {
   createTokenBroker,
   TokenVaultError,
 } from '../src/index.js';
-import { createTestKms } from '../src/testing.js';
+import { elicitationOf } from './fixtures.js';
+import { createTestKms } from './test-kms.js';
 
 const base: TokenBrokerOptions = {
   baseUrl: 'https://host.example',
@@ -19,11 +20,11 @@ const base: TokenBrokerOptions = {
 
 describe('Broker options are validated once, at creation', () => {
   it('accepts valid options', () => {
-    expect(typeof createTokenBroker(base).getToken).toBe('function');
+    expect(typeof createTokenBroker(base).requestToken).toBe('function');
   });
 
   it('accepts, and ignores, the deprecated stateSecret (the state is opaque and needs no key)', () => {
-    expect(typeof createTokenBroker({ ...base, stateSecret: 'short' }).getToken).toBe('function');
+    expect(typeof createTokenBroker({ ...base, stateSecret: 'short' }).requestToken).toBe('function');
   });
 
   it.each([
@@ -57,13 +58,13 @@ describe('Broker options are validated once, at creation', () => {
       connectUrl: 'https://app.example/connect?x=1',
       callbackUrl: 'https://app.example/cb',
     });
-    const error = await broker
-      .getToken(
+    const error = await elicitationOf(
+      broker.requestToken(
         { ask: 'oauth', provider: 'github', scopes: [] },
         { tenantId: 't', userId: 'u', toolModuleId: 'p' },
-      )
-      .catch((e: { elicitationUrl: string }) => e);
-    const url = new URL((error as { elicitationUrl: string }).elicitationUrl);
+      ),
+    );
+    const url = new URL(error.elicitationUrl);
     expect(url.origin + url.pathname).toBe('https://app.example/connect');
     expect(url.searchParams.get('x')).toBe('1');
   });

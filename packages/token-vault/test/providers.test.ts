@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CustomProviderRegistration } from '../src/index.js';
 import { TokenVaultError } from '../src/index.js';
+import type { CustomProviderRegistration } from '../src/providers.js';
 import { resolveProvider } from '../src/providers.js';
 
 const custom: CustomProviderRegistration = {

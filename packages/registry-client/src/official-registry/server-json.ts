@@ -1,3 +1,9 @@
+// Keyhold's mapping to and from the official MCP Registry's server.json (not exported: no host or CLI calls it
+// yet). What cannot map natively: the recommended transport, the docs link, notes, the setup step, the exact
+// launch line (`-y`, `@latest`) and the Keyhold id have no server.json field; they travel under
+// `_meta["io.modelcontextprotocol.registry/publisher-provided"]["dev.keyhold/provider"]`, so a round trip is
+// lossless, and every such field is listed in `unmapped`. Launchers other than npx, uvx and docker, `nuget` and
+// `mcpb` packages, non-stdio packages, remote URL variables and headers other than `Authorization` do not map.
 import * as z from 'zod';
 
 /**

@@ -4,7 +4,7 @@ import type { HostileAnswer, HostilePeer } from '../../../../test-support/hostil
 import { startHostilePeer } from '../../../../test-support/hostile-peer.js';
 import type { ElicitationRequiredError, TokenBrokerOptions } from '../../src/index.js';
 import { TokenVaultError } from '../../src/index.js';
-import { authorizeInBrowser, getRequest, makeHarness } from '../fixtures.js';
+import { authorizeInBrowser, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
 
 // A hostile third-party provider on a real socket (no msw here: the reads must meet real streams). Each
 // misbehaving answer fails within the token request time limit, reads no more than the byte cap, stores
@@ -52,7 +52,7 @@ function harness(path: string, overrides: Partial<TokenBrokerOptions> = {}, issu
 }
 
 async function elicitation(h: ReturnType<typeof harness>): Promise<ElicitationRequiredError> {
-  return (await h.broker.getToken(ask, h.context).catch((e: unknown) => e)) as ElicitationRequiredError;
+  return await elicitationOf(h.broker.requestToken(ask, h.context));
 }
 
 async function connectWith(h: ReturnType<typeof harness>, path: string, token: string): Promise<void> {
@@ -94,7 +94,7 @@ describe('token endpoint answers are read within a byte cap and one time limit (
       });
       const again = await authorizeInBrowser(h.broker, error.elicitationUrl);
       expect((await h.broker.callback(again.callback)).status).toBe(200);
-      expect(await h.broker.getToken(ask, h.context)).toBe('access-ok');
+      expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-ok' });
     },
   );
 });
@@ -110,7 +110,7 @@ describe('token endpoint answers are read within a byte cap and one time limit (
       h.clock.advance(3600_000 + 1);
       peer.route(path, answer);
       const started = Date.now();
-      const failure = await h.broker.getToken(ask, h.context).catch((e: unknown) => e);
+      const failure = await h.broker.requestToken(ask, h.context).catch((e: unknown) => e);
       expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
       expect(failure).toBeInstanceOf(TokenVaultError);
       expect((failure as TokenVaultError).code).toBe('ERR_PROVIDER_UNAVAILABLE');
@@ -121,7 +121,7 @@ describe('token endpoint answers are read within a byte cap and one time limit (
         kind: 'plain',
         body: JSON.stringify({ access_token: 'access-2', expires_in: 3600 }),
       });
-      expect(await h.broker.getToken(ask, h.context)).toBe('access-2');
+      expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-2' });
     },
   );
 });
@@ -154,7 +154,7 @@ describe('a token over maxTokenBytes is refused as a provider error and never st
     const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
     h.clock.advance(3600_000 + 1);
     peer.route(path, { kind: 'plain', body: JSON.stringify({ access_token: big, expires_in: 3600 }) });
-    const failure = await h.broker.getToken(ask, h.context).catch((e: unknown) => e);
+    const failure = await h.broker.requestToken(ask, h.context).catch((e: unknown) => e);
     expect((failure as TokenVaultError).code).toBe('ERR_PROVIDER_UNAVAILABLE');
     expect(await h.storage.grants.list({ tenantId: 'tenant-a' })).toEqual(before);
   });
@@ -165,7 +165,7 @@ describe('a token over maxTokenBytes is refused as a provider error and never st
     peer.route(path, { kind: 'plain', body: JSON.stringify({ access_token: big }) });
     const { callback } = await authorizeInBrowser(h.broker, (await elicitation(h)).elicitationUrl);
     expect((await h.broker.callback(callback)).status).toBe(200);
-    expect(await h.broker.getToken(ask, h.context)).toBe(big);
+    expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: big });
   });
 });
 
@@ -284,9 +284,9 @@ describe('per-user bound on pending rows (maxPendingPerUser)', () => {
     expect(statuses).toEqual([404, 404, 302, 302, 302]);
     // Another user is not spent by this one.
     const other = makeHarness({ maxPendingPerUser: 3 }, { storage: h.storage, clock: h.clock });
-    const otherError = (await other.broker
-      .getToken(ask, { ...other.context, userId: 'user-2' })
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const otherError = await elicitationOf(
+      other.broker.requestToken(ask, { ...other.context, userId: 'user-2' }),
+    );
     expect((await other.broker.connect(getRequest(otherError.elicitationUrl, 'user-2'))).status).toBe(302);
     expect((await h.broker.connect(getRequest(links[4]!, 'user-1'))).status).toBe(302);
   });

@@ -2,11 +2,11 @@ import type { OAuthAsk } from '@keyhold/core';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError } from '../../src/index.js';
 import { TokenVaultError } from '../../src/index.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
+  elicitationOf,
   getRequest,
   makeHarness,
   mockTokenEndpoint,
@@ -51,9 +51,7 @@ async function connected(h: ReturnType<typeof harness>): Promise<void> {
   mockTokenEndpoint(server, ACME_TOKEN, () =>
     tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
   );
-  const error = (await h.broker
-    .getToken(ask, h.context)
-    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  const error = await elicitationOf(h.broker.requestToken(ask, h.context));
   const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
   expect((await h.broker.callback(callback)).status).toBe(200);
   server.resetHandlers();
@@ -68,7 +66,7 @@ describe('fault: a provider failing a refresh leaves the stored grant untouched 
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 + 1);
       server.use(http.post(ACME_TOKEN, fault));
-      const failure = await h.broker.getToken(ask, h.context).catch((e: unknown) => e);
+      const failure = await h.broker.requestToken(ask, h.context).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(TokenVaultError);
       expect((failure as TokenVaultError).code).toBe('ERR_PROVIDER_UNAVAILABLE');
       expect(await h.storage.grants.list({ tenantId: 'tenant-a' })).toEqual(before);
@@ -77,7 +75,7 @@ describe('fault: a provider failing a refresh leaves the stored grant untouched 
       mockTokenEndpoint(server, ACME_TOKEN, () =>
         tokenResponse({ access_token: 'access-2', expires_in: 3600 }),
       );
-      expect(await h.broker.getToken(ask, h.context)).toBe('access-2');
+      expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-2' });
     },
   );
 
@@ -89,7 +87,7 @@ describe('fault: a provider failing a refresh leaves the stored grant untouched 
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 - 30_000);
       server.use(http.post(ACME_TOKEN, fault));
-      expect(await h.broker.getToken(ask, h.context)).toBe('access-1');
+      expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-1' });
       expect(await h.storage.grants.list({ tenantId: 'tenant-a' })).toEqual(before);
     },
   );
@@ -100,9 +98,7 @@ describe('fault: a provider failing the callback code exchange stores nothing; t
     'the provider %s: 502 page, no grant, the same elicitation link succeeds later',
     async (_, fault) => {
       const h = harness();
-      const error = (await h.broker
-        .getToken(ask, h.context)
-        .catch((e: unknown) => e)) as ElicitationRequiredError;
+      const error = await elicitationOf(h.broker.requestToken(ask, h.context));
       const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
       server.use(http.post(ACME_TOKEN, fault));
       const page = await h.broker.callback(callback);
@@ -117,7 +113,7 @@ describe('fault: a provider failing the callback code exchange stores nothing; t
       expect((await h.broker.connect(getRequest(error.elicitationUrl, 'user-1'))).status).toBe(302);
       const second = await authorizeInBrowser(h.broker, error.elicitationUrl);
       expect((await h.broker.callback(second.callback)).status).toBe(200);
-      expect(await h.broker.getToken(ask, h.context)).toBe('access-3');
+      expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-3' });
     },
   );
 });
@@ -131,9 +127,7 @@ describe('fault: the grant store failing during the callback leaves no grant and
       if (failing) throw new Error('injected grant store outage');
       return put(grant);
     };
-    const error = (await h.broker
-      .getToken(ask, h.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
     const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-4', expires_in: 3600 }),

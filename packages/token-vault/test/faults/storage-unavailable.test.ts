@@ -2,11 +2,12 @@ import type { Logger, OAuthAsk, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError, TokenVaultStorage } from '../../src/index.js';
+import type { TokenVaultStorage } from '../../src/index.js';
 import { createMemoryBrokerStorage } from '../../src/index.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
+  elicitationOf,
   getRequest,
   makeHarness,
   mockTokenEndpoint,
@@ -65,9 +66,7 @@ describe('outage: the connect step answers a 503 page with Retry-After', () => {
       { logger, tracing: { start: () => (outcome) => outcomes.push(outcome) } },
       { storage },
     );
-    const error = (await h.broker
-      .getToken(ask, h.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
     down(true);
     const result = await h.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
     expect(result.status).toBe(503);
@@ -89,9 +88,7 @@ describe('outage: the callback answers a 503 page with Retry-After', () => {
   it('storage down when the provider redirects back: 503 page, not a rejection', async () => {
     const { storage, down } = switchableStorage();
     const h = makeHarness({}, { storage });
-    const error = (await h.broker
-      .getToken(ask, h.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
     const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
     down(true);
     const result = await h.broker.callback(callback);
@@ -102,9 +99,7 @@ describe('outage: the callback answers a 503 page with Retry-After', () => {
   it('through fetch: the same 503', async () => {
     const { storage, down } = switchableStorage();
     const h = makeHarness({}, { storage });
-    const error = (await h.broker
-      .getToken(ask, h.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
     down(true);
     const response = await h.broker.fetch(new Request(error.elicitationUrl), { userId: 'user-1' });
     expect(response.status).toBe(503);
@@ -113,21 +108,18 @@ describe('outage: the callback answers a 503 page with Retry-After', () => {
 });
 
 describe('outage: the broker behind tools lets the outage through, never an elicitation', () => {
-  it('getToken and requestToken reject with StorageUnavailableError (the MCP endpoint answers 503)', async () => {
+  it('requestToken rejects with StorageUnavailableError (the MCP endpoint answers 503)', async () => {
     const { storage, down } = switchableStorage();
     const h = makeHarness({}, { storage });
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
     );
-    const error = (await h.broker
-      .getToken(ask, h.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
     const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
     expect((await h.broker.callback(callback)).status).toBe(200);
     down(true);
-    await expect(h.broker.getToken(ask, h.context)).rejects.toBeInstanceOf(StorageUnavailableError);
     await expect(h.broker.requestToken(ask, h.context)).rejects.toBeInstanceOf(StorageUnavailableError);
     down(false);
-    expect(await h.broker.getToken(ask, h.context)).toBe('access-1');
+    expect(await h.broker.requestToken(ask, h.context)).toEqual({ ok: true, accessToken: 'access-1' });
   });
 });

@@ -5,8 +5,7 @@ import type { Area, OAuthAsk } from '@keyhold/core';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError } from '../../src/index.js';
-import { ACME_TOKEN, makeHarness, mockTokenEndpoint, tokenResponse } from '../fixtures.js';
+import { ACME_TOKEN, elicitationOf, makeHarness, mockTokenEndpoint, tokenResponse } from '../fixtures.js';
 
 const mock = setupServer(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
 beforeAll(() => mock.listen({ onUnhandledRequest: 'error' }));
@@ -37,9 +36,7 @@ describe('The browser leg through a real node:http server (adapter-node)', () =>
     try {
       const harness = makeHarness({ baseUrl: base });
       brokerRef = harness.broker;
-      const error = (await harness.broker
-        .getToken(ask, harness.context)
-        .catch((e: unknown) => e)) as ElicitationRequiredError;
+      const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
       expect(error.elicitationUrl.startsWith(`${base}/auth/oauth/connect?`)).toBe(true);
 
       const wrongUser = await fetch(error.elicitationUrl, {
@@ -75,7 +72,10 @@ describe('The browser leg through a real node:http server (adapter-node)', () =>
       expect(callback.headers.get('content-type')).toContain('text/html');
       expect(callback.headers.get('cache-control')).toBe('no-store');
       expect(log[0]?.params.redirect_uri).toBe(`${base}/auth/oauth/callback`);
-      expect(await harness.broker.getToken(ask, harness.context)).toBe('acme-token');
+      expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+        ok: true,
+        accessToken: 'acme-token',
+      });
 
       const replay = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: 'session=user-1' } });
       expect(replay.status).toBe(400);

@@ -12,8 +12,14 @@ import {
   percentEncode,
   SCRIPT_PAYLOADS,
 } from '../../../../test-support/fuzz.js';
-import type { ElicitationRequiredError } from '../../src/index.js';
-import { ACME_AUTHORIZE, ACME_TOKEN, authorizeInBrowser, getRequest, makeHarness } from '../fixtures.js';
+import {
+  ACME_AUTHORIZE,
+  ACME_TOKEN,
+  authorizeInBrowser,
+  elicitationOf,
+  getRequest,
+  makeHarness,
+} from '../fixtures.js';
 
 /** The provider answers at random: tokens, an OAuth error, a 500, garbage, or an empty body. */
 const providerAnswers = [
@@ -38,9 +44,7 @@ let elicitationId = '';
 let liveState = '';
 
 beforeAll(async () => {
-  const error = (await harness.broker
-    .getToken(ask, harness.context)
-    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
   elicitationUrl = error.elicitationUrl;
   elicitationId = new URL(elicitationUrl).searchParams.get('elicitation_id') ?? '';
   const { authorizationUrl } = await authorizeInBrowser(harness.broker, elicitationUrl);

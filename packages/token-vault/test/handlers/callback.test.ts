@@ -1,11 +1,11 @@
 import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ElicitationRequiredError } from '../../src/index.js';
 import { s256Challenge } from '../../src/pkce.js';
 import {
   ACME_TOKEN,
   authorizeInBrowser,
+  elicitationOf,
   getRequest,
   makeHarness,
   mockTokenEndpoint,
@@ -20,9 +20,7 @@ afterAll(() => server.close());
 const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 async function started(harness = makeHarness()) {
-  const error = (await harness.broker
-    .getToken(ask, harness.context)
-    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
   const browser = await authorizeInBrowser(harness.broker, error.elicitationUrl);
   return { harness, error, ...browser };
 }
@@ -61,7 +59,10 @@ describe('Callback with a valid code and state: tokens exchanged with PKCE, encr
     });
     expect(s256Challenge(params.code_verifier!)).toBe(authorizationUrl.searchParams.get('code_challenge'));
     expect(log[0]!.headers.accept).toBe('application/json');
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-1');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-1',
+    });
     // The elicitation link is spent once the grant exists.
     expect((await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'))).status).toBe(404);
   });
@@ -113,7 +114,10 @@ describe('Callback with a valid code and state: tokens exchanged with PKCE, encr
         }),
     );
     expect((await harness.broker.callback(callback)).status).toBe(200);
-    expect(await harness.broker.getToken(ask, harness.context)).toBe('access-form');
+    expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
+      ok: true,
+      accessToken: 'access-form',
+    });
   });
 });
 
@@ -291,9 +295,7 @@ describe('After the callback the host is told the elicitation completed', () => 
   it('calls onAuthorizationComplete with the elicitation and its grant key (no MCP session: clients retry)', async () => {
     const events: unknown[] = [];
     const harness = makeHarness({ onAuthorizationComplete: (event) => void events.push(event) });
-    const error = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
     expect((await harness.broker.callback(callback)).status).toBe(200);
@@ -315,9 +317,7 @@ describe('After the callback the host is told the elicitation completed', () => 
         throw new Error('queue down');
       },
     });
-    const error = (await harness.broker
-      .getToken(ask, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
     const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
     expect((await harness.broker.callback(callback)).status).toBe(200);

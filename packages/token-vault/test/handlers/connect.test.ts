@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitationRequiredError } from '../../src/index.js';
 import { s256Challenge } from '../../src/pkce.js';
-import { ACME_AUTHORIZE, getRequest, makeHarness } from '../fixtures.js';
+import { ACME_AUTHORIZE, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -12,9 +12,7 @@ afterAll(() => server.close());
 const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 async function raise(harness: ReturnType<typeof makeHarness>): Promise<ElicitationRequiredError> {
-  return (await harness.broker
-    .getToken(ask, harness.context)
-    .catch((e: unknown) => e)) as ElicitationRequiredError;
+  return await elicitationOf(harness.broker.requestToken(ask, harness.context));
 }
 
 describe('The connect step redirects the asking user to the provider with PKCE S256 and an opaque state', () => {
@@ -110,9 +108,9 @@ describe('The connect step redirects the asking user to the provider with PKCE S
     const harness = makeHarness({
       providers: [{ id: 'microsoft', clientId: 'ms-client', clientSecret: 'ms-secret' }],
     });
-    const error = (await harness.broker
-      .getToken({ ask: 'oauth', provider: 'microsoft', scopes: [] }, harness.context)
-      .catch((e: unknown) => e)) as ElicitationRequiredError;
+    const error = await elicitationOf(
+      harness.broker.requestToken({ ask: 'oauth', provider: 'microsoft', scopes: [] }, harness.context),
+    );
     expect(error.scopes).toEqual(['User.Read', 'email', 'openid', 'profile']);
     const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
     const url = new URL(result.headers.location!);

@@ -1,8 +1,8 @@
 import { createManualClock } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import type { VaultBinding } from '../../src/index.js';
 import { createKmsVault, TokenVaultError } from '../../src/index.js';
-import { createTestKms } from '../../src/testing.js';
+import type { VaultBinding } from '../../src/vault/vault.js';
+import { createTestKms } from '../test-kms.js';
 
 const binding: VaultBinding = {
   tenantId: 'tenant-a',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyDerivationEvent, VaultBinding } from '../../src/index.js';
 import { createLocalVault, TokenVaultError } from '../../src/index.js';
+import type { KeyDerivationEvent } from '../../src/vault/local-vault.js';
+import type { VaultBinding } from '../../src/vault/vault.js';
 
 const MASTER = 'a-master-key-of-at-least-32-bytes-long';
 const binding: VaultBinding = {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { GeneratedDataKey, KeyManagementService } from './kms-vault.js';
+import type { GeneratedDataKey, KeyManagementService } from '../src/vault/kms-vault.js';
 
 /** An in-process {@link KeyManagementService} for tests, with call counters and key rotation. */
 export interface TestKms extends KeyManagementService {
