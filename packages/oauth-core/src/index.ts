@@ -82,27 +82,15 @@ export type {
 } from './registration-policy.js';
 export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
+// The records and stores a store author implements are `@keyhold/oauth-core/storage`.
 export type {
   ApplicationType,
-  AuthorizationCodeRecord,
-  AuthorizationCodeStore,
   ClientJwk,
   ClientJwks,
   ClientListOptions,
   ClientRecord,
   ClientRegistration,
-  ClientStore,
-  ClientType,
-  ConsentRecord,
-  ConsentStore,
   OAuthStorage,
-  PendingAuthorizationRecord,
-  PendingAuthorizationStore,
-  RefreshTokenRecord,
-  RefreshTokenRotation,
-  RefreshTokenRotationOutcome,
-  RefreshTokenStore,
-  RevokedAccessTokenStore,
   TokenEndpointAuthMethod,
 } from './storage.js';
 export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';

@@ -1,16 +1,18 @@
 import type {
   ApplicationType,
-  AuthorizationCodeRecord,
   ClientJwks,
   ClientRecord,
   ClientRegistration,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
+import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
+import type {
+  AuthorizationCodeRecord,
   ClientType,
   ConsentRecord,
   PendingAuthorizationRecord,
   RefreshTokenRecord,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
-import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
+} from '@keyhold/oauth-core/storage';
 import type { ColumnReader, Row } from './column-reader.js';
 import { splitScopes, withOptional } from './column-reader.js';
 
