@@ -1,9 +1,7 @@
 export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
 // CIMD (federated login is `@keyhold/oauth-core/federated`, the SSRF-safe fetch `@keyhold/oauth-core/node`)
-export { isMetadataDocumentClientId } from './cimd/client-id-url.js';
 export type { CimdFetchRateLimit } from './cimd/fetch-budget.js';
 export type { CimdFetch } from './cimd/fetch-contract.js';
 export type {
@@ -29,11 +27,7 @@ export type {
   ProvisionedClient,
 } from './client-administration.js';
 export { createClientAdministration } from './client-administration.js';
-export { CLIENT_ASSERTION_TYPE_JWT_BEARER } from './client-assertion.js';
-export type { ClientAssertionAlgorithm } from './client-keys.js';
-export { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
-export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
-export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
+export type { ClientMetadata } from './client-metadata.js';
 export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
 export type {
   ConsentDetails,
@@ -41,11 +35,8 @@ export type {
   ConsentStrings,
   ConsentView,
 } from './consent-screen.js';
-export { DEFAULT_CONSENT_STRINGS, renderConsentPage } from './consent-screen.js';
-export { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
-export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
 export type { ProtectedResourceMetadata } from './handlers/metadata.js';
 export type {
   AsymmetricAlgorithm,
@@ -56,7 +47,6 @@ export type {
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
 export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
-export { noopMetrics } from './metrics-types.js';
 export type {
   AuthorizationServerOptions,
   ClientAssertionOptions,
@@ -71,8 +61,6 @@ export type {
   ResourceAccess,
 } from './protected-resource.js';
 export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
-export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
-export { inferApplicationType } from './redirect-uri.js';
 export type {
   InitialAccessTokenConfig,
   PresentedInitialAccessToken,
@@ -80,7 +68,7 @@ export type {
   RegistrationPolicy,
   RegistrationPolicyInput,
 } from './registration-policy.js';
-export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
+export { defaultRegistrationPolicy } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
 // The records and stores a store author implements are `@keyhold/oauth-core/storage`.
 export type {
@@ -93,7 +81,6 @@ export type {
   OAuthStorage,
   TokenEndpointAuthMethod,
 } from './storage.js';
-export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
 export type { AccessTokenClaims, ActorClaim } from './tokens.js';
 export type { UserClaims, UserClaimsHook } from './user-claims.js';

@@ -12,7 +12,7 @@ import {
 import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
-import type { AuthMetrics } from './metrics-types.js';
+import { type AuthMetrics, noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
@@ -143,9 +143,9 @@ export interface AuthorizationServerOptions {
   readonly logger?: Logger;
   /**
    * Default: the `mcp_auth.events` and `mcp_auth.cimd.fetches` counters through `@opentelemetry/api` when
-   * it is installed (on the global meter provider), nothing when it is not. `noopMetrics` turns them off.
+   * it is installed (on the global meter provider), nothing when it is not. `false` turns them off.
    */
-  readonly metrics?: AuthMetrics;
+  readonly metrics?: AuthMetrics | false;
   /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
   readonly cimdResolver?: CimdResolver;
   /**
@@ -270,7 +270,8 @@ export type RenderedConsentPage = string | { readonly html: string; readonly con
  * How the consent step looks and where it lives. Three levels, each optional:
  * - `strings`: replace any sentence of the built-in page (a translation, a product name);
  * - `render`: render the page yourself from a {@link ConsentView}; the server still serves it at
- *   `{issuer}/consent`, sets the anti-forgery cookie and checks the posted decision;
+ *   `{issuer}/consent`, sets the anti-forgery cookie and checks the posted decision. Its third argument is the
+ *   built-in renderer, for a page that wraps or adapts the built-in one;
  * - `pageUrl`: send the browser to your own page instead; it reads the request with
  *   `server.consentRequest(tenant, requestId, userId)` and answers with its `approve()` or `deny()`, and
  *   your page owns its anti-forgery protection.
@@ -287,6 +288,7 @@ export interface ConsentOptions {
   readonly render?: (
     view: ConsentView,
     strings: ConsentStrings,
+    builtIn: (view: ConsentView, strings: ConsentStrings) => string,
   ) => RenderedConsentPage | Promise<RenderedConsentPage>;
   readonly pageUrl?: (request: {
     readonly tenant: string;
@@ -467,7 +469,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     storage: options.storage,
     clock,
     logger,
-    metrics: options.metrics ?? defaultMetrics(),
+    metrics: options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics()),
     ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,

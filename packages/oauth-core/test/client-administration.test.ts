@@ -1,12 +1,8 @@
 import { createManualClock, sha256Base64url } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import {
-  createClientAdministration,
-  createMemoryStorage,
-  OAuthCoreError,
-  OAuthError,
-  TOKEN_EXCHANGE_GRANT,
-} from '../src/index.js';
+import { createClientAdministration } from '../src/client-administration.js';
+import { TOKEN_EXCHANGE_GRANT } from '../src/grants/token-exchange.js';
+import { createMemoryStorage, OAuthCoreError, OAuthError } from '../src/index.js';
 import { basic, createTestServer, json, postForm } from './helpers.js';
 
 describe('server.clients: clients provisioned by the host', () => {

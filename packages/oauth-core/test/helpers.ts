@@ -3,11 +3,11 @@ import type { HandlerRequest, HandlerResult, ManualClock } from '@keyhold/core';
 import { createManualClock, formEncode, randomToken } from '@keyhold/core';
 import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
+import type { CimdResolver } from '../src/cimd/types.js';
 import type {
   AuthEventAttributes,
   AuthMetrics,
   AuthorizationServerOptions,
-  CimdResolver,
   ClientProvisionInput,
   OAuthStorage,
   SigningKeyConfig,
