@@ -15,15 +15,12 @@ import {
 import { createMcpEndpoint } from '@keyhold/mcp';
 import {
   type AuthorizationServer,
-  type CimdFetch,
   type ClientRecord,
   createAuthorizationServer,
-  createCimdResolver,
   createStaticTenants,
   type OAuthStorage,
   type TenantConfig,
 } from '@keyhold/oauth-core';
-import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { loadBundledProviders } from '@keyhold/registry-client';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
@@ -140,27 +137,26 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const limiter = stores.rateLimiter ?? createMemoryRateLimiter();
   const limits = config.rateLimits;
   logger.info({ rateLimits: limits ? (stores.rateLimiter ? 'redis' : 'memory') : 'off' }, 'rate limits');
-  const safeFetch = createSafeFetch();
   const rewrite = config.cimdDevRewrite;
-  const cimdFetch: CimdFetch = rewrite
-    ? (url, init) =>
-        url.startsWith(`${rewrite.from}/`)
-          ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
-          : safeFetch(url, init)
-    : safeFetch;
-  const cimdResolver = createCimdResolver({
-    fetch: cimdFetch,
-    clock,
-    logger,
-    ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
-  });
   const oauth = createAuthorizationServer({
     baseUrl,
     tenants,
     storage,
     clock,
     logger,
-    cimdResolver,
+    // Metadata-document clients from the tenants' allowed domains, fetched through the SSRF-safe fetch; in
+    // development KEYHOLD_CIMD_DEV_REWRITE sends one https prefix to a local http server instead.
+    cimd: {
+      ...(rewrite
+        ? {
+            fetch: (url, init, safeFetch) =>
+              url.startsWith(`${rewrite.from}/`)
+                ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
+                : safeFetch(url, init),
+          }
+        : {}),
+      ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
+    },
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     clientCacheTtlSeconds: config.clientCacheTtlSeconds,

@@ -85,7 +85,8 @@ export type OAuthCoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_FORBIDDEN_ADDRESS'
 /**
  * What `@keyhold/oauth-core` throws to its caller, never answered on the wire: `ERR_INVALID_OPTIONS` for
  * misuse, options (or a tenant configuration) that fail validation; `ERR_FORBIDDEN_ADDRESS` when the SSRF-safe
- * fetch refuses an address (the subclass `ForbiddenAddressError` of `@keyhold/oauth-core/node`).
+ * fetch (the third argument of a `cimd.fetch`) refuses an address; the resolution then fails with
+ * `forbidden_address`.
  *
  * @example
  * ```ts

@@ -1,25 +1,8 @@
 export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-// CIMD (federated login is `@keyhold/oauth-core/federated`, the SSRF-safe fetch `@keyhold/oauth-core/node`)
-export type { CimdFetchRateLimit } from './cimd/fetch-budget.js';
-export type { CimdFetch } from './cimd/fetch-contract.js';
-export type {
-  JwksResolution,
-  JwksResolveOptions,
-  JwksResolver,
-  JwksResolverOptions,
-} from './cimd/jwks-resolver.js';
-export { createJwksResolver } from './cimd/jwks-resolver.js';
-export type { CimdResolverOptions } from './cimd/resolver.js';
-export { createCimdResolver } from './cimd/resolver.js';
-export type {
-  CimdErrorCode,
-  CimdResolution,
-  CimdResolveContext,
-  CimdResolver,
-  ClientMetadataDocument,
-} from './cimd/types.js';
+// CIMD is an option of the server (`cimd`); federated login is `@keyhold/oauth-core/federated`.
+export type { CimdOptions } from './cimd/options.js';
 export type {
   ClientAdministration,
   ClientAdministrationOptions,

@@ -1,7 +1,8 @@
 import type { Clock, Logger, OnceStore, RequestTracing } from '@keyhold/core';
 import { originOf, silentLogger, systemClock } from '@keyhold/core';
+import { configureCimd } from './cimd/configured.js';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
-import { createJwksResolver } from './cimd/jwks-resolver.js';
+import type { CimdOptions } from './cimd/options.js';
 import type { CimdResolver } from './cimd/types.js';
 import {
   type ConsentStrings,
@@ -103,14 +104,14 @@ export interface TenantLookup {
 
 /**
  * How `private_key_jwt` client assertions (RFC 7523 §2.2) are checked. The method is offered when the
- * storage has an `onceStore`.
+ * storage has an `onceStore`. Key sets published at a `jwks_uri` are fetched as the `cimd` option says.
+ *
+ * @example
+ * ```ts
+ * const clientAssertions: ClientAssertionOptions = { maxLifetimeSeconds: 120, clockSkewSeconds: 30 };
+ * ```
  */
 export interface ClientAssertionOptions {
-  /**
-   * Fetches the `jwks_uri` key sets. Default: the `cimdResolver`'s `jwks` (the same SSRF-safe fetch as the
-   * documents), else `createJwksResolver({ clock, logger })`.
-   */
-  readonly jwksResolver?: JwksResolver;
   /** The longest an assertion may live: `exp` at most this far past `iat` and past now. Default 300 (5 minutes). */
   readonly maxLifetimeSeconds?: number;
   /** Tolerance for the client's clock on `exp`, `nbf` and `iat`. Default 60. */
@@ -146,8 +147,13 @@ export interface AuthorizationServerOptions {
    * it is installed (on the global meter provider), nothing when it is not. `false` turns them off.
    */
   readonly metrics?: AuthMetrics | false;
-  /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
-  readonly cimdResolver?: CimdResolver;
+  /**
+   * Client ID Metadata Documents: with this option (`{}` for the defaults) an `https` client id is resolved
+   * to its document, for tenants whose `allowedCimdDomains` name its host; without it such ids are
+   * `invalid_client` and CIMD is not advertised. It also says how the `jwks_uri` key sets of
+   * `private_key_jwt` clients are fetched (network, limits, budgets), CIMD clients or not.
+   */
+  readonly cimd?: CimdOptions;
   /**
    * Browser origins (besides the server's own, from `baseUrl`) allowed to call the registration endpoint:
    * a registration request whose `Origin` header is present and neither the server's origin nor one of
@@ -376,8 +382,38 @@ function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins
   });
 }
 
+/**
+ * Resolvers that replace the ones the `cimd` option builds: what oauth-core's own tests inject (a fake
+ * network answer without a network). Not part of the public options.
+ */
+export interface ResolverOverrides {
+  readonly cimdResolver?: CimdResolver;
+  readonly jwksResolver?: JwksResolver;
+}
+
+/**
+ * Options of earlier versions that a host must move (a JavaScript caller would otherwise have them ignored):
+ * the resolvers a host built are the `cimd` option now.
+ */
+export function refuseRemovedOptions(options: AuthorizationServerOptions): void {
+  const given = options as { readonly cimdResolver?: unknown; readonly clientAssertions?: object };
+  if (given?.cimdResolver !== undefined) {
+    throw optionCheck.invalid(
+      'cimdResolver is no longer an option: configure metadata-document clients with cimd: { … } (createCimdResolver options, without clock, logger and metrics)',
+    );
+  }
+  if (given?.clientAssertions !== undefined && 'jwksResolver' in given.clientAssertions) {
+    throw optionCheck.invalid(
+      'clientAssertions.jwksResolver is no longer an option: key sets are fetched as cimd: { fetch, jwks: { … } } says',
+    );
+  }
+}
+
 /** Validates options once, at creation, and fills in the defaults. */
-export function resolveOptions(options: AuthorizationServerOptions): ServerContext {
+export function resolveOptions(
+  options: AuthorizationServerOptions,
+  overrides: ResolverOverrides = {},
+): ServerContext {
   if (typeof options !== 'object' || options === null) throw optionCheck.invalid('options are required');
   const base = optionCheck.absoluteUrl('baseUrl', options.baseUrl, { requireHttps: true });
   if (base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') {
@@ -424,13 +460,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   const corsOrigins = resolveAllowedOrigins(options.cors?.allowedOrigins ?? 'any');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  const metrics = options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics());
+  const cimd = configureCimd(options.cimd, { clock, logger, metrics });
+  const cimdResolver = overrides.cimdResolver ?? cimd.resolver;
   const assertionOptions = options.clientAssertions ?? {};
-  if (
-    assertionOptions.jwksResolver !== undefined &&
-    typeof assertionOptions.jwksResolver.resolve !== 'function'
-  ) {
-    throw optionCheck.invalid('clientAssertions.jwksResolver must have a resolve method');
-  }
   const maxLifetimeSeconds = optionCheck.positiveInteger(
     'clientAssertions.maxLifetimeSeconds',
     assertionOptions.maxLifetimeSeconds,
@@ -452,10 +485,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   const clientAssertions: ClientAssertionSettings | undefined = onceStore
     ? {
         onceStore,
-        jwks:
-          assertionOptions.jwksResolver ??
-          options.cimdResolver?.jwks ??
-          createJwksResolver({ clock, logger }),
+        jwks: overrides.jwksResolver ?? overrides.cimdResolver?.jwks ?? cimd.jwks,
         maxLifetimeSeconds,
         clockSkewSeconds,
       }
@@ -469,8 +499,8 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     storage: options.storage,
     clock,
     logger,
-    metrics: options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics()),
-    ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
+    metrics,
+    ...(cimdResolver ? { cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,
     authorizationCodeTtlMs:

@@ -274,12 +274,10 @@ describe('metadata-document clients: the token endpoint auth method is negotiate
       cimdResolver: fake.resolver,
       tenant: { allowedCimdDomains: ['app.example'] },
       options: {
-        clientAssertions: {
-          jwksResolver: {
-            resolve: async () => {
-              fetches += 1;
-              return { ok: false, description: 'unreachable' };
-            },
+        jwksResolver: {
+          resolve: async () => {
+            fetches += 1;
+            return { ok: false, description: 'unreachable' };
           },
         },
       },

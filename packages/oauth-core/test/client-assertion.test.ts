@@ -563,7 +563,7 @@ describe('jwks_uri: keys fetched, cached, and refetched for an unknown kid at mo
       clock,
       refetchThrottleSeconds: 60,
     });
-    const server = await createTestServer({ options: { clock, clientAssertions: { jwksResolver } } });
+    const server = await createTestServer({ options: { clock, jwksResolver } });
     const t: TestServer = { ...server, clock };
     const created = await t.server.clients.provision('demo', {
       grantTypes: ['client_credentials'],

@@ -14,6 +14,7 @@ import type {
   TenantConfig,
 } from '../src/index.js';
 import { createMemoryStorage, generateSigningKey } from '../src/index.js';
+import type { ResolverOverrides } from '../src/options.js';
 
 export const BASE_URL = 'https://auth.example';
 export const ISSUER: string = `${BASE_URL}/tenant/demo`;
@@ -36,7 +37,7 @@ export interface TestServerOptions {
   readonly tenant?: Partial<TenantConfig>;
   readonly alg?: SigningKeyConfig['alg'];
   readonly cimdResolver?: CimdResolver;
-  readonly options?: Partial<AuthorizationServerOptions>;
+  readonly options?: Partial<AuthorizationServerOptions & ResolverOverrides>;
 }
 
 export async function createTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {

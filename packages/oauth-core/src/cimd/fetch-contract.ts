@@ -14,7 +14,8 @@ import { OAuthCoreError } from '../errors.js';
 export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
- * The error `createSafeFetch` (`@keyhold/oauth-core/node`) rejects with when a host resolves to, or connects to, a forbidden address.
+ * The error the SSRF-safe fetch (`createSafeFetch`) rejects with when a host resolves to, or connects to, a
+ * forbidden address: the resolvers answer it with `forbidden_address`.
  *
  * @example
  * ```ts
