@@ -5,11 +5,9 @@ export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 export type { CimdOptions } from './cimd/options.js';
 export type {
   ClientAdministration,
-  ClientAdministrationOptions,
   ClientProvisionInput,
   ProvisionedClient,
 } from './client-administration.js';
-export { createClientAdministration } from './client-administration.js';
 export type { ClientMetadata } from './client-metadata.js';
 export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
 export type {
