@@ -9,25 +9,14 @@ export type {
   ProvisionedClient,
 } from './client-administration.js';
 export type { ClientMetadata } from './client-metadata.js';
-export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
-export type {
-  ConsentDetails,
-  ConsentRecipient,
-  ConsentStrings,
-  ConsentView,
-} from './consent-screen.js';
+export type { ConsentLookup, ConsentRequest } from './consent-request.js';
+export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
-export type { ProtectedResourceMetadata } from './handlers/metadata.js';
-export type {
-  AsymmetricAlgorithm,
-  SigningAlgorithm,
-  SigningKeyConfig,
-  SymmetricAlgorithm,
-} from './keys.js';
+export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
-export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
+export type { AuthMetrics } from './metrics-types.js';
 export type {
   AuthorizationServerOptions,
   ClientAssertionOptions,
@@ -36,15 +25,10 @@ export type {
   TenantConfig,
   TenantLookup,
 } from './options.js';
-export type {
-  ProtectedResource,
-  ProtectedResourceOptions,
-  ResourceAccess,
-} from './protected-resource.js';
-export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
+export type { ProtectedResource, ProtectedResourceOptions } from './protected-resource.js';
+export type { RateLimitsOptions } from './rate-limits.js';
 export type {
   InitialAccessTokenConfig,
-  PresentedInitialAccessToken,
   RegistrationDecision,
   RegistrationPolicy,
   RegistrationPolicyInput,
@@ -52,16 +36,7 @@ export type {
 export { defaultRegistrationPolicy } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
 // The records and stores a store author implements are `@keyhold/oauth-core/storage`.
-export type {
-  ApplicationType,
-  ClientJwk,
-  ClientJwks,
-  ClientListOptions,
-  ClientRecord,
-  ClientRegistration,
-  OAuthStorage,
-  TokenEndpointAuthMethod,
-} from './storage.js';
+export type { ClientJwks, ClientRecord, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
-export type { AccessTokenClaims, ActorClaim } from './tokens.js';
-export type { UserClaims, UserClaimsHook } from './user-claims.js';
+export type { AccessTokenClaims } from './tokens.js';
+export type { UserClaimsHook } from './user-claims.js';

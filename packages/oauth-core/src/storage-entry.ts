@@ -2,8 +2,12 @@
 // `OAuthStorage` and their records). A host needs none of them: it passes an `OAuthStorage` (main entry) that a
 // store package built. The conformance suite every store runs is `describeOAuthStorageConformance` of `./testing`.
 export type {
+  ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
+  ClientJwk,
+  ClientListOptions,
+  ClientRegistration,
   ClientStore,
   ClientType,
   ConsentRecord,

@@ -8,8 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCimdResolver } from '../src/cimd/resolver.js';
 import type { ClientMetadataDocument } from '../src/cimd/types.js';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
-import type { ClientJwk, RegistrationPolicy } from '../src/index.js';
+import type { RegistrationPolicy } from '../src/index.js';
 import { defaultRegistrationPolicy } from '../src/index.js';
+import type { ClientJwk } from '../src/storage.js';
 import type { TestServer, TestServerOptions } from './helpers.js';
 import {
   createTestServer,

@@ -9,8 +9,8 @@ import { createJwksResolver } from '../src/cimd/jwks-resolver.js';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
 import type { ClientAssertionAlgorithm } from '../src/client-keys.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../src/client-keys.js';
-import type { ClientJwk } from '../src/index.js';
 import { createMemoryStorage } from '../src/index.js';
+import type { ClientJwk } from '../src/storage.js';
 import type { TestServer } from './helpers.js';
 import {
   basic,

@@ -5,7 +5,6 @@ import type { AuthorizationServerWithEndpoints } from '../src/authorization-serv
 import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import type { CimdResolver } from '../src/cimd/types.js';
 import type {
-  AuthEventAttributes,
   AuthMetrics,
   AuthorizationServerOptions,
   ClientProvisionInput,
@@ -14,6 +13,7 @@ import type {
   TenantConfig,
 } from '../src/index.js';
 import { createMemoryStorage, generateSigningKey } from '../src/index.js';
+import type { AuthEventAttributes } from '../src/metrics-types.js';
 import type { ResolverOverrides } from '../src/options.js';
 
 export const BASE_URL = 'https://auth.example';

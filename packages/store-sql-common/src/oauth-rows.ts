@@ -1,13 +1,9 @@
-import type {
-  ApplicationType,
-  ClientJwks,
-  ClientRecord,
-  ClientRegistration,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
+import type { ClientJwks, ClientRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
 import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
 import type {
+  ApplicationType,
   AuthorizationCodeRecord,
+  ClientRegistration,
   ClientType,
   ConsentRecord,
   PendingAuthorizationRecord,
