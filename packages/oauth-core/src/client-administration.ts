@@ -24,7 +24,7 @@ import { isTenantSlug } from './tenant.js';
  * ```ts
  * const input: ClientProvisionInput = {
  *   clientId: 'reports',
- *   clientSecret: process.env.REPORTS_CLIENT_SECRET ?? '',
+ *   clientSecret: secrets.reportsClient,
  *   grantTypes: ['client_credentials'],
  *   scope: 'reports:read',
  * };

@@ -48,7 +48,7 @@ export function checkKnownClientId(clientId: unknown): string {
  *
  * @example
  * ```ts
- * checkKnownClientSecret(process.env.REPORTS_CLIENT_SECRET);
+ * checkKnownClientSecret(secrets.reportsClient);
  * ```
  */
 export function checkKnownClientSecret(secret: unknown): string {
