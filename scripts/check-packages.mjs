@@ -1,10 +1,10 @@
 // Runs publint and @arethetypeswrong/cli over every publishable package's built output, and checks what
 // `npm pack` would publish: LICENSE, README.md, CHANGELOG.md, every file the exports map names, no sources
-// or tests.
+// or tests, and no import of a private workspace package (those are bundled, never installed).
 // Fails (exit 1) when any check reports an error for any package.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const packagesDir = join(root, 'packages');
@@ -95,6 +95,51 @@ for (const name of readdirSync(packagesDir).sort()) {
   } else {
     failed = true;
     console.log(`FAIL ${'pack'.padEnd(8)} ${manifest.name}\n  ${problems.join('\n  ')}`);
+  }
+}
+
+// A private workspace package (`"private": true`) is never published: tsup compiles it into each package
+// that lists it in devDependencies. An import of it left in a built .js or .d.ts would fail on install.
+const privateNames = readdirSync(packagesDir)
+  .map((name) => join(packagesDir, name, 'package.json'))
+  .filter((file) => existsSync(file))
+  .map((file) => JSON.parse(readFileSync(file, 'utf8')))
+  .filter((manifest) => manifest.private)
+  .map((manifest) => manifest.name);
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
+for (const name of readdirSync(packagesDir).sort()) {
+  const dir = join(packagesDir, name);
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  } catch {
+    continue;
+  }
+  if (manifest.private) continue;
+  const problems = [];
+  for (const file of filesUnder(join(dir, 'dist')).filter((path) => /\.(c|m)?(js|ts)$/.test(path))) {
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+      const bundled = (privateName) => specifier === privateName || specifier.startsWith(`${privateName}/`);
+      if (privateNames.some(bundled))
+        problems.push(`${relative(dir, file)} imports the private ${specifier}`);
+    }
+  }
+  if (problems.length === 0) {
+    console.log(`ok   ${'bundle'.padEnd(8)} ${manifest.name}`);
+  } else {
+    failed = true;
+    console.log(
+      `FAIL ${'bundle'.padEnd(8)} ${manifest.name} (list it in devDependencies so tsup compiles it in)\n  ${problems.join('\n  ')}`,
+    );
   }
 }
 process.exit(failed ? 1 : 0);

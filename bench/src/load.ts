@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type { RoundResult } from './report.js';
-import type { Announcement } from './servers/common.js';
+import type { Announcement, Listening } from './servers/common.js';
 
 /** One kind of request a scenario sends, built for one target. */
 export type RequestPlan = autocannon.Request;
@@ -76,7 +76,7 @@ export function introspection(target: Announcement, token: string): RequestPlan 
 
 /** Runs autocannon against one target for `seconds`. */
 export async function run(
-  target: Announcement,
+  target: Listening,
   plan: RequestPlan,
   seconds: number,
   connections: number,

@@ -1,7 +1,7 @@
 // Memory per live refresh token in the memory store: 100,000 tokens saved the way the token endpoint saves
 // them (the same fields and sizes), heap measured after forced collections. Run with --expose-gc; prints a
 // short markdown table on stdout.
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 import { createMemoryStorage } from '@keyhold/oauth-core';
 
 const COUNT = Number(process.env['BENCH_MEMORY_TOKENS'] ?? '100000');

@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createPostgresPool, createPostgresStores } from '@keyhold/store-postgres';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
-import { type Announcement, READY } from './servers/common.js';
+import { type Announcement, type Listening, type McpAnnouncement, READY } from './servers/common.js';
 
-/** A server under test, running in a child process. */
-export interface RunningTarget {
-  readonly announcement: Announcement;
+/** A server under test, running in a child process, with what it announced. */
+export interface RunningTarget<A extends Listening = Announcement> {
+  readonly announcement: A;
   stop(): Promise<void>;
 }
 
@@ -22,9 +22,9 @@ const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [
 /** The built example host, started as its README says. */
 export const HOST_MAIN: string = join(here, '../../examples/host/dist/main.js');
 
-async function waitFor(child: ChildProcess, match: (output: string) => Announcement | undefined) {
+async function waitFor<A extends Listening>(child: ChildProcess, match: (output: string) => A | undefined) {
   let output = '';
-  return new Promise<Announcement>((resolve, reject) => {
+  return new Promise<A>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const found = match(output);
@@ -51,8 +51,14 @@ function stopper(child: ChildProcess, after?: () => Promise<void> | void): () =>
   };
 }
 
-/** Starts one of this package's server scripts (`servers/<name>.js`) with extra environment. */
-export async function startServer(name: string, env: Record<string, string>): Promise<RunningTarget> {
+/**
+ * Starts one of this package's server scripts (`servers/<name>.js`) with extra environment; `A` is what that
+ * script announces (a token server's {@link Announcement} unless said otherwise).
+ */
+export async function startServer<A extends Listening = Announcement>(
+  name: string,
+  env: Record<string, string>,
+): Promise<RunningTarget<A>> {
   const child = spawn(process.execPath, [...nodeArgs, join(here, 'servers', `${name}.js`)], {
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +66,7 @@ export async function startServer(name: string, env: Record<string, string>): Pr
   const announcement = await waitFor(child, (output) => {
     const line = output.split('\n').find((candidate) => candidate.startsWith(READY));
     const complete = line !== undefined && output.indexOf('\n', output.indexOf(READY)) !== -1;
-    return complete ? (JSON.parse(line.slice(READY.length)) as Announcement) : undefined;
+    return complete ? (JSON.parse(line.slice(READY.length)) as A) : undefined;
   });
   return { announcement, stop: stopper(child) };
 }
@@ -74,14 +80,21 @@ export interface HostTargetOptions {
   readonly postgresUrl?: string;
   /** Another build of the host to start (a baseline checkout's `examples/host/dist/main.js`). */
   readonly main?: string;
+  /**
+   * `KEYHOLD_MACHINE_CLIENTS=1`, and `bench-client` may ask for `mcp:tools`: its client_credentials token is
+   * then one the MCP endpoint serves (the MCP scenario's bearer).
+   */
+  readonly machineClients?: boolean;
 }
 
 /**
  * Starts the built example host (examples/host/dist/main.js) with rate limits off and `warn` logging, after
  * writing the tenant's signing key (ES256 or HS256) and a client_credentials client, plus refresh tokens of
- * a public client, into the storage it will open.
+ * a public client, into the storage it will open. With `machineClients` its MCP endpoint serves that client.
  */
-export async function startHost(options: HostTargetOptions): Promise<RunningTarget> {
+export async function startHost(
+  options: HostTargetOptions,
+): Promise<RunningTarget<Announcement & McpAnnouncement>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyhold-bench-host-'));
   const key =
     options.alg === 'HS256'
@@ -122,6 +135,9 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
     responseTypes: [],
     tokenEndpointAuthMethod: 'client_secret_basic',
     clientSecretHash: sha256Base64url(clientSecret),
+    // As `keyhold clients add --grant client_credentials --scope mcp:tools` provisions a machine client: without
+    // a scope a client_credentials token carries none, and the MCP endpoint answers 403 insufficient_scope.
+    ...(options.machineClients ? { scope: 'mcp:tools' } : {}),
     createdAt: now,
     registration: 'provisioned',
   });
@@ -159,11 +175,12 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
       KEYHOLD_RATE_LIMITS: 'off',
       LOG_LEVEL: 'warn',
       SVC_SINGLE_USER: '1',
+      ...(options.machineClients ? { KEYHOLD_MACHINE_CLIENTS: '1' } : {}),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const announcement = await waitFor(child, (output) => {
+  const announcement = await waitFor<Announcement & McpAnnouncement>(child, (output) => {
     const match = /listening on (https?:\/\/\S+)/.exec(output);
     return match
       ? {
@@ -174,6 +191,7 @@ export async function startHost(options: HostTargetOptions): Promise<RunningTarg
           clientSecret,
           refreshClientId: 'bench-public',
           refreshTokens,
+          mcpPath: '/tenant/demo/mcp',
         }
       : undefined;
   });

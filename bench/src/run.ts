@@ -25,6 +25,7 @@ import {
   refresh,
   run,
 } from './load.js';
+import { checkMcpToolCall, mcpToolCall } from './mcp.js';
 import { HOST_MAIN, type RunningTarget, startHost, startServer } from './processes.js';
 import {
   type Comparison,
@@ -37,6 +38,7 @@ import {
   type Summary,
   summarise,
 } from './report.js';
+import type { Announcement, Listening, McpAnnouncement } from './servers/common.js';
 
 const quick = process.env['BENCH_QUICK'] === '1';
 const seconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 2));
@@ -59,16 +61,19 @@ const baseline = process.env['BENCH_BASELINE'];
 const baselineMain = baseline ? join(baseline, 'examples/host/dist/main.js') : undefined;
 const repoRoot = join(here, '../..');
 
-interface Target {
+/** A server of a scenario; `A` is what it announces (a token server's announcement unless said otherwise). */
+interface Target<A extends Listening = Announcement> {
   readonly name: string;
-  start(): Promise<RunningTarget>;
+  start(): Promise<RunningTarget<A>>;
   /** The request to send, built once the server announced itself. */
-  plan(running: RunningTarget): Promise<RequestPlan> | RequestPlan;
+  plan(running: RunningTarget<A>): Promise<RequestPlan> | RequestPlan;
 }
 
 interface Scenario {
   readonly name: string;
-  readonly targets: readonly Target[];
+  // Targets announcing different things side by side: each `plan` is only ever given what its own `start`
+  // returned, and TypeScript checks method parameters both ways, so one list holds them all.
+  readonly targets: readonly Target<Listening>[];
 }
 
 const REFRESH_SEEDS = 1024;
@@ -115,6 +120,39 @@ const oidcProvider: Target = {
   start: () => startServer('oidc', {}),
   plan: (running) => clientCredentials(running.announcement),
 };
+const oidcOpaque: Target = {
+  name: 'oidc-provider 9 (memory adapter), opaque',
+  start: () => startServer('oidc', {}),
+  plan: async (running) => {
+    // oidc-provider refuses to introspect JWT access tokens: its own opaque kind is what it can answer.
+    const token = await fetchToken(
+      running.announcement,
+      `&resource=${encodeURIComponent(`${running.announcement.url}/opaque`)}`,
+    );
+    await checkIntrospection(running.announcement, token);
+    return introspection(running.announcement, token);
+  },
+};
+
+const mcpHost: Target<Announcement & McpAnnouncement> = {
+  name: 'Keyhold example host (SQLite)',
+  start: () => startHost({ alg: 'ES256', machineClients: true }),
+  plan: async (running) => {
+    // A client_credentials token of the machine client: what an SDK v2 client's ClientCredentialsProvider
+    // would hold, obtained once before the load.
+    const token = await fetchToken(running.announcement);
+    await checkMcpToolCall(running.announcement, running.announcement.mcpPath, token);
+    return mcpToolCall(running.announcement.mcpPath, token);
+  },
+};
+const mcpSdk: Target<McpAnnouncement> = {
+  name: 'MCP SDK v2 (no auth)',
+  start: () => startServer<McpAnnouncement>('mcp-sdk', {}),
+  plan: async (running) => {
+    await checkMcpToolCall(running.announcement, running.announcement.mcpPath);
+    return mcpToolCall(running.announcement.mcpPath);
+  },
+};
 
 const scaleTarget = (count: number, cache: boolean) =>
   `Keyhold embedded, ${count.toLocaleString('en-US')} registered clients, client cache ${cache ? 'on' : 'off'}`;
@@ -145,19 +183,7 @@ const scenarios: Scenario[] = [
     name: 'introspection',
     targets: [
       introspectHost('Keyhold example host (SQLite), ES256 JWT'),
-      {
-        name: 'oidc-provider 9 (memory adapter), opaque',
-        start: () => startServer('oidc', {}),
-        plan: async (running) => {
-          // oidc-provider refuses to introspect JWT access tokens: its own opaque kind is what it can answer.
-          const token = await fetchToken(
-            running.announcement,
-            `&resource=${encodeURIComponent(`${running.announcement.url}/opaque`)}`,
-          );
-          await checkIntrospection(running.announcement, token);
-          return introspection(running.announcement, token);
-        },
-      },
+      oidcOpaque,
       ...(baselineMain
         ? [introspectHost('Keyhold example host (SQLite), ES256 JWT, baseline', baselineMain)]
         : []),
@@ -190,6 +216,10 @@ const scenarios: Scenario[] = [
         plan: refreshPlan,
       },
     ],
+  },
+  {
+    name: 'mcp tools/call',
+    targets: [mcpSdk, mcpHost],
   },
   {
     name: 'scale: client_credentials ES256, SQLite, 1,000 active clients',
@@ -226,8 +256,8 @@ for (const scenario of scenarios) {
   if (only && !only.some((prefix) => scenario.name.startsWith(prefix))) continue;
   console.log(`\n# ${scenario.name}`);
   const running: {
-    target: Target;
-    server: RunningTarget;
+    target: Target<Listening>;
+    server: RunningTarget<Listening>;
     plan: RequestPlan | undefined;
     rounds: RoundResult[];
   }[] = [];
@@ -303,6 +333,7 @@ const comparisons = [
     'oidc-provider 9 (memory adapter), opaque',
     { metric: 'rps', atLeast: 2 },
   ),
+  compare(summaries, 'mcp tools/call', host256, 'MCP SDK v2 (no auth)', { metric: 'rps', atLeast: 1 }),
   ...[true, false].map((cache) =>
     compare(
       summaries,

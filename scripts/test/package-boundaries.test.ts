@@ -139,6 +139,19 @@ describe('stores use domain packages for their types only', () => {
   });
 });
 
+describe('a private package is bundled into the packages that use it, never installed with them', () => {
+  const privateNames = packages.filter((pkg) => pkg.manifest.private).map((pkg) => pkg.manifest.name);
+  const published = packages.filter((pkg) => !pkg.manifest.private);
+
+  it.each(published.map((pkg) => pkg.folder))(
+    '%s/package.json lists a private package in devDependencies only (so tsup compiles it in)',
+    (folder) => {
+      const listed = installedWith(byFolder.get(folder)!).filter(({ name }) => privateNames.includes(name));
+      expect(listed.map(({ field, name }) => `${folder}/package.json: ${field} lists ${name}`)).toEqual([]);
+    },
+  );
+});
+
 describe('only @keyhold/mcp uses the MCP SDK', () => {
   const others = packages.filter((pkg) => pkg.folder !== 'mcp');
   const isSdk = (name: string) => name.startsWith('@modelcontextprotocol/');

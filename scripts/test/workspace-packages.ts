@@ -6,6 +6,8 @@ export const repositoryRoot = join(import.meta.dirname, '..', '..');
 
 export interface PackageManifest {
   name: string;
+  /** A private package is never published: the packages that use it bundle it (devDependencies). */
+  private?: boolean;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;

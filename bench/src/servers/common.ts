@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 
-/** What a server child tells the runner once it listens: one line on stdout. */
-export interface Announcement {
+/** Where a server child listens: what every announcement carries, and all a load run needs. */
+export interface Listening {
   readonly url: string;
+}
+
+/** What a server with a token endpoint tells the runner once it listens: one line on stdout. */
+export interface Announcement extends Listening {
   /** The token endpoint's path. */
   readonly tokenPath: string;
   /** The introspection endpoint's path, when the server has one. */
@@ -21,10 +25,18 @@ export interface Announcement {
   readonly refreshTokens?: readonly string[];
 }
 
+/**
+ * Where a server's MCP endpoint is: all the MCP SDK server announces, and what `startHost` adds to the
+ * example host's announcement beside its token endpoint.
+ */
+export interface McpAnnouncement extends Listening {
+  readonly mcpPath: string;
+}
+
 /** The prefix of the announcement line. */
 export const READY = 'BENCH_READY ';
 
-export function announce(announcement: Announcement): void {
+export function announce(announcement: Announcement | McpAnnouncement): void {
   process.stdout.write(`${READY}${JSON.stringify(announcement)}\n`);
 }
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toNodeListener } from '@keyhold/adapter-node';
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 import {
   type ClientRecord,
   createAuthorizationServer,

@@ -3,14 +3,7 @@ import { toNodeListener } from '@keyhold/adapter-node';
 import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
 import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
-import {
-  allowedHostsFor,
-  compose,
-  createMemoryRateLimiter,
-  isLoopbackHostname,
-  loopbackHosts,
-  systemClock,
-} from '@keyhold/core';
+import { compose, createMemoryRateLimiter, systemClock } from '@keyhold/core';
 import { createMcpEndpoint } from '@keyhold/mcp';
 import {
   type AuthorizationServer,
@@ -29,6 +22,7 @@ import type { HostConfig } from './config.js';
 import { createHostRoutes } from './host-routes.js';
 import { openPostgresHostState, openSqliteHostRecords } from './host-state.js';
 import { createDevLogin } from './login-page.js';
+import { loopbackTwins } from './loopback.js';
 import { withRequestTimeout } from './request-timeout.js';
 import { loadSecrets } from './secrets.js';
 import { createSessionCookies } from './session.js';
@@ -240,7 +234,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     broker,
     requestStateSecret: secrets.mcpStateSecret,
     onceStore: stores.onceStore,
-    allowedHosts: [...allowedHostsFor(baseUrl), ...hostOnlyLoopback(baseUrl), ...config.allowedHosts],
+    // Entries may be URLs: the base URL's host (default port explicit), its loopback twins, the configured extras.
+    allowedHosts: [baseUrl, ...loopbackTwins(baseUrl), ...config.allowedHosts],
     allowedOrigins: [new URL(baseUrl).origin, ...config.allowedOrigins],
     clock,
     logger,
@@ -316,11 +311,4 @@ async function ensureProviderClient(
       await clients.remove(tenant, wanted.clientId);
     }
   }
-}
-
-/** The loopback names on the public port when the host is reached on loopback, as serve() allows them. */
-function hostOnlyLoopback(baseUrl: string): string[] {
-  const url = new URL(baseUrl);
-  if (!isLoopbackHostname(url.hostname)) return [];
-  return loopbackHosts(Number(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port));
 }

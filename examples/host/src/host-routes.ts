@@ -1,5 +1,4 @@
-import type { Area, Handler } from '@keyhold/core';
-import { jsonResult, NO_STORE_HEADERS, readHandlerRequest, toResponse } from '@keyhold/core';
+import type { Area } from '@keyhold/core';
 import type { StorageReadiness } from './storage.js';
 
 const READY_PATH = '/health/ready';
@@ -7,12 +6,16 @@ const LOGIN_PATH = /^\/tenant\/[^/]+\/login$/;
 
 /** What the host's own routes need: the dev login page, and the readiness check of its stores. */
 export interface HostRoutesOptions {
-  readonly login: Handler;
+  readonly login: (request: Request) => Promise<Response>;
   readonly checkReadiness: () => Promise<StorageReadiness>;
 }
 
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
+}
+
 function notAllowed(allow: string): Response {
-  return toResponse(jsonResult(405, { error: 'method_not_allowed' }, { allow }));
+  return json(405, { error: 'method_not_allowed' }, { allow });
 }
 
 /**
@@ -23,7 +26,7 @@ export function createHostRoutes(options: HostRoutesOptions): Area {
   const ownsPath = (pathname: string): boolean => pathname === READY_PATH || LOGIN_PATH.test(pathname);
   return {
     ownsPath,
-    async fetch(request, info) {
+    async fetch(request) {
       const path = new URL(request.url).pathname;
       if (path === READY_PATH) {
         if (request.method !== 'GET' && request.method !== 'HEAD') return notAllowed('GET, HEAD');
@@ -31,16 +34,14 @@ export function createHostRoutes(options: HostRoutesOptions): Area {
         // balancer takes an instance whose database or Redis is down out of rotation instead of sending it
         // requests that would answer 503.
         const { down } = await options.checkReadiness();
-        return toResponse(
-          down.length === 0
-            ? jsonResult(200, { status: 'ready' }, NO_STORE_HEADERS)
-            : jsonResult(503, { status: 'unavailable', down }, { ...NO_STORE_HEADERS, 'retry-after': '5' }),
-        );
+        return down.length === 0
+          ? json(200, { status: 'ready' })
+          : json(503, { status: 'unavailable', down }, { 'retry-after': '5' });
       }
-      if (!ownsPath(path)) return toResponse(jsonResult(404, { error: 'not_found' }));
+      if (!ownsPath(path)) return json(404, { error: 'not_found' });
       if (request.method !== 'GET' && request.method !== 'POST') return notAllowed('GET, POST');
       // The login page sets the session; it never reads the user, so `info.userId` is not resolved.
-      return toResponse(await options.login(await readHandlerRequest(request, info)));
+      return options.login(request);
     },
   };
 }

@@ -3,10 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeAdapterError, type RunningServer, serve } from '@keyhold/adapter-node';
-import { allowedHostsFor, isLoopbackHostname } from '@keyhold/core';
 import { pino } from 'pino';
 import { createHostApp, type HostApp } from './app.js';
 import { readConfig } from './config.js';
+import { isLoopback } from './loopback.js';
 import { startMetricsExport } from './telemetry.js';
 
 const config = readConfig(process.env, process.cwd());
@@ -16,7 +16,7 @@ function refuseToStart(message: string): never {
   process.exit(1);
 }
 
-const loopback = isLoopbackHostname(config.hostname);
+const loopback = isLoopback(config.hostname);
 // Single-user mode skips login: whoever reaches the server is the tenant owner. That is safe on loopback only.
 if (config.singleUser && !loopback && !config.allowSingleUserOnNetwork) {
   refuseToStart(
@@ -39,10 +39,7 @@ let app: HostApp | undefined;
 // host of the public URL and any proxy names from KEYHOLD_ALLOWED_HOSTS.
 let running: RunningServer;
 try {
-  const allowedHosts = [
-    ...(config.publicUrl ? allowedHostsFor(config.publicUrl) : []),
-    ...config.allowedHosts,
-  ];
+  const allowedHosts = [...(config.publicUrl ? [config.publicUrl] : []), ...config.allowedHosts];
   running = await serve(
     (request: IncomingMessage, response: ServerResponse) => {
       if (app) return app.listener(request, response);

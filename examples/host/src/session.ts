@@ -1,5 +1,4 @@
-import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '@keyhold/core';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const COOKIE = 'keyhold_dev_session';
 
@@ -33,7 +32,7 @@ export function createSessionCookies(
         if (name !== COOKIE || value === undefined) continue;
         const [user, expiry, signature] = value.split('.');
         if (!user || !expiry || !signature) return undefined;
-        if (!constantTimeEqual(signature, sign(`${user}.${expiry}`))) return undefined;
+        if (!sameSignature(signature, sign(`${user}.${expiry}`))) return undefined;
         if (Number(expiry) <= nowMs) return undefined;
         return Buffer.from(user, 'base64url').toString('utf8');
       }
@@ -41,4 +40,11 @@ export function createSessionCookies(
     },
     clear: () => `${COOKIE}=; ${attributes}; Max-Age=0`,
   };
+}
+
+/** Compares two signatures in time that does not depend on where they differ. */
+function sameSignature(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,4 +1,5 @@
-import { KeyholdError, optionValidators } from '@keyhold/core';
+import { KeyholdError } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 
 /**
  * The codes {@link NodeAdapterError} carries. Codes are API: they are added, never renamed.

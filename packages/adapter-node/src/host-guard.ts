@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@keyhold/core';
-import { createHostMatcher, jsonResult, normaliseAllowedHosts, silentLogger } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { createHostMatcher, jsonResult, normaliseAllowedHosts } from '@keyhold/internal';
 import { NodeAdapterError, optionCheck } from './errors.js';
 import { hostHeaderCount, isWellFormedHost } from './host-header.js';
 import { writeResult } from './write-result.js';

@@ -1,4 +1,4 @@
-import { createHostMatcher } from '@keyhold/core';
+import { createHostMatcher } from '@keyhold/internal';
 
 /**
  * How many Host headers a request carried (counted without allocating: this runs on every request). RFC 9112

@@ -1,13 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Area, FetchHandler, FetchRequestInfo, HandlerResult, Logger, RawHandler } from '@keyhold/core';
-import {
-  jsonResult,
-  PayloadTooLargeError,
-  rawHandlerOf,
-  StorageUnavailableError,
-  silentLogger,
-  storageUnavailableResult,
-} from '@keyhold/core';
+import { PayloadTooLargeError, rawHandlerOf, StorageUnavailableError, silentLogger } from '@keyhold/core';
+import { jsonResult, storageUnavailableResult } from '@keyhold/internal';
 import { clientIp, type TrustProxy } from './client-ip.js';
 import { BodyAlreadyConsumedError, BodyTimeoutError, optionCheck } from './errors.js';
 import { hostHeaderCount, isWellFormedHost } from './host-header.js';

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
-import { allowedHostsFor, isLoopbackHostname, loopbackHosts, silentLogger } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { allowedHostsFor, isLoopbackHostname, loopbackHosts } from '@keyhold/internal';
 import { optionCheck } from './errors.js';
 import { checkedAllowedHosts, guardHosts } from './host-guard.js';
 

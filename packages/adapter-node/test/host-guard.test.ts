@@ -1,6 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type HandlerResult, jsonResult, toResponse } from '@keyhold/core';
+import type { HandlerResult } from '@keyhold/core';
+import { jsonResult, toResponse } from '@keyhold/internal';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardHosts } from '../src/host-guard.js';
 import { type NodeMiddleware, type ToNodeListenerOptions, toNodeListener } from '../src/node-listener.js';
@@ -157,8 +158,20 @@ describe('guardHosts: requests for a host this server does not serve get 421 bef
     expect(handler).not.toHaveBeenCalled();
   });
 
+  it('takes an http(s) URL in the list as its host with the default port explicit', async () => {
+    const handler = vi.fn(async () => jsonResult(200, { ok: true }));
+    const port = await listen(
+      guardHosts(listenerOf(handler), { allowedHosts: ['https://app.example/base'] }),
+    );
+    expect((await requestWithHost(port, 'app.example')).status).toBe(200);
+    expect((await requestWithHost(port, 'app.example:443')).status).toBe(200);
+    expect((await requestWithHost(port, 'app.example:8443')).status).toBe(421);
+    expect((await requestWithHost(port, 'other.example')).status).toBe(421);
+    expect(handler).toHaveBeenCalledTimes(2);
+  });
+
   it('validates a fixed list when the guard is created', () => {
-    expect(() => guardHosts(() => {}, { allowedHosts: ['https://app.example'] })).toThrow(
+    expect(() => guardHosts(() => {}, { allowedHosts: ['app example'] })).toThrow(
       expect.objectContaining({ name: 'NodeAdapterError', code: 'ERR_INVALID_OPTIONS' }),
     );
   });

@@ -1,6 +1,7 @@
 // The rules of `toNodeListener`, one describe each, over real node:http servers.
 import type { Area, FetchHandler, FetchRequestInfo, RawArea, RawRequest } from '@keyhold/core';
-import { RAW_HANDLER, StorageUnavailableError, userIdOf } from '@keyhold/core';
+import { RAW_HANDLER, StorageUnavailableError } from '@keyhold/core';
+import { userIdOf } from '@keyhold/internal';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeAdapterError } from '../src/errors.js';

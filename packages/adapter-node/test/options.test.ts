@@ -43,7 +43,7 @@ describe('serve checks its options before binding', () => {
     ['connectionsCheckingIntervalMs', { connectionsCheckingIntervalMs: -1 }],
     ['hostname', { hostname: '' }],
     ['allowedHosts', { hostname: '0.0.0.0' }],
-    ['allowedHosts', { allowedHosts: ['https://app.example'] }],
+    ['allowedHosts', { allowedHosts: ['user@app.example'] }],
   ])('a bad %s throws NodeAdapterError ERR_INVALID_OPTIONS', async (name, options) => {
     const error = await serve(() => {}, options).catch((e: unknown) => e);
     expectInvalidOptions(error, name);

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { type HandlerResult, jsonResult, toResponse } from '@keyhold/core';
+import type { HandlerResult } from '@keyhold/core';
+import { jsonResult, toResponse } from '@keyhold/internal';
 import { describe, expect, it, vi } from 'vitest';
 import { type NodeMiddleware, type ToNodeListenerOptions, toNodeListener } from '../src/node-listener.js';
 import { serve } from '../src/serve.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@keyhold/core';
-import { StorageUnavailableError, userIdOf } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
+import { userIdOf } from '@keyhold/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeListener } from '../src/node-listener.js';
 

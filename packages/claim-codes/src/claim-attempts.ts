@@ -1,12 +1,5 @@
-import {
-  type Clock,
-  consumeRateLimit,
-  optionValidators,
-  type RateLimiter,
-  type RateLimitOutcome,
-  sha256Base64url,
-  systemClock,
-} from '@keyhold/core';
+import { type Clock, type RateLimiter, type RateLimitOutcome, systemClock } from '@keyhold/core';
+import { consumeRateLimit, optionValidators, sha256Base64url } from '@keyhold/internal';
 import type { Claims } from './claims.js';
 import { normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';

@@ -1,4 +1,5 @@
-import { type Clock, type Logger, optionValidators, silentLogger, systemClock } from '@keyhold/core';
+import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import { generateClaimCode, normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';

@@ -1,5 +1,5 @@
-import type { FetchRequestInfo } from './fetch-bridge.js';
 import type { HandlerResult } from './handler.js';
+import type { FetchRequestInfo } from './request-info.js';
 
 /**
  * What every Keyhold area is to a host (the authorization server, the MCP endpoint, the token broker's

@@ -1,5 +1,4 @@
 import { CoreError } from './errors.js';
-import { optionValidators } from './option-validation.js';
 
 /**
  * The source of time for everything that expires. Inject it; tests move a {@link ManualClock} instead
@@ -42,7 +41,7 @@ export interface ManualClock extends Clock {
 }
 
 // Misuse by code (a time that is not a finite number) throws CoreError ERR_INVALID_OPTIONS.
-const check = optionValidators(CoreError);
+const invalid = (message: string) => new CoreError('ERR_INVALID_OPTIONS', message);
 
 /**
  * Creates a {@link ManualClock} starting at `startEpochMs` (default: the current wall-clock time). A time
@@ -55,16 +54,16 @@ const check = optionValidators(CoreError);
  * ```
  */
 export function createManualClock(startEpochMs: number = Date.now()): ManualClock {
-  if (!Number.isFinite(startEpochMs)) throw check.invalid('startEpochMs must be a finite number');
+  if (!Number.isFinite(startEpochMs)) throw invalid('startEpochMs must be a finite number');
   let current = startEpochMs;
   return {
     now: () => current,
     advance: (ms) => {
-      if (!Number.isFinite(ms)) throw check.invalid('ms must be a finite number');
+      if (!Number.isFinite(ms)) throw invalid('ms must be a finite number');
       current += ms;
     },
     set: (epochMs) => {
-      if (!Number.isFinite(epochMs)) throw check.invalid('epochMs must be a finite number');
+      if (!Number.isFinite(epochMs)) throw invalid('epochMs must be a finite number');
       current = epochMs;
     },
   };

@@ -1,11 +1,10 @@
 import { CoreError } from './errors.js';
-import { sha256Base64url } from './sha256.js';
 
 /**
  * "Spend this key once": the one store behind every single-use rule (a `private_key_jwt` assertion's `jti`,
  * an MCP `requestState` id, a webhook delivery). Instances serving one deployment share one (a SQL table,
- * Redis), so a key spent on one instance is refused by every other. Callers namespace their keys
- * (`assertion:…`, `state:…`, `webhook:…`) with {@link onceKey}, which also bounds their length. A store
+ * Redis), so a key spent on one instance is refused by every other. Keyhold's callers namespace their keys
+ * (`assertion:…`, `state:…`, `webhook:…`), and no key is longer than 200 characters (a longer id is hashed). A store
  * that cannot answer throws `StorageUnavailableError`: the caller then refuses (fails closed), never lets a
  * key through twice.
  *
@@ -34,27 +33,6 @@ export interface OnceStore {
    * that then failed and must be retried (a webhook delivery whose method threw). Unknown keys are ignored.
    */
   release(key: string): Promise<void>;
-}
-
-/** The longest key {@link onceKey} returns; a store may rely on keys being at most this long. */
-const MAX_KEY_LENGTH = 200;
-
-/**
- * The {@link OnceStore} key of one single-use id: `namespace:part:…:last`. Every part but the last is
- * percent-encoded, so no choice of ids makes two tuples share a key. A key longer than 200 characters is
- * replaced by `namespace:#` and the SHA-256 of the whole (base64url), so keys stay short whatever a client
- * sends, and an id carrying secret material is never stored whole.
- *
- * @example
- * ```ts
- * const key = onceKey('assertion', 'demo', 'client-1', 'jti-123'); // 'assertion:demo:client-1:jti-123'
- * ```
- */
-export function onceKey(namespace: string, ...parts: readonly string[]): string {
-  const last = parts.length - 1;
-  const encoded = parts.map((part, index) => (index === last ? part : encodeURIComponent(part)));
-  const key = [namespace, ...encoded].join(':');
-  return key.length <= MAX_KEY_LENGTH ? key : `${namespace}:#${sha256Base64url(key)}`;
 }
 
 /** Options of {@link createMemoryOnceStore}. */

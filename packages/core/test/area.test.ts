@@ -6,14 +6,15 @@ import {
   type RawArea,
   type RawHandler,
   rawHandlerOf,
-  userIdOf,
 } from '../src/index.js';
 
 function area(prefix: string, seen: string[]): Area {
   return {
     ownsPath: (path) => path.startsWith(prefix),
     fetch: async (request, info) => {
-      seen.push(`${prefix} ${new URL(request.url).pathname} ${await userIdOf(info)}`);
+      seen.push(
+        `${prefix} ${new URL(request.url).pathname} ${typeof info?.userId === 'string' ? info.userId : undefined}`,
+      );
       return new Response(prefix);
     },
   };
@@ -39,24 +40,6 @@ describe('compose: a request goes to the first area that owns its path', () => {
 
   it('refuses something that is not an area at creation', () => {
     expect(() => compose({ fetch: async () => new Response() } as unknown as Area)).toThrow(/ownsPath/);
-  });
-});
-
-describe('userIdOf: the host names the user, resolved only when asked', () => {
-  it('takes a string as it is, calls a function once, and treats "" as no user', async () => {
-    let calls = 0;
-    expect(await userIdOf({ userId: 'u1' })).toBe('u1');
-    expect(
-      await userIdOf({
-        userId: async () => {
-          calls++;
-          return 'u2';
-        },
-      }),
-    ).toBe('u2');
-    expect(calls).toBe(1);
-    expect(await userIdOf({ userId: () => '' })).toBeUndefined();
-    expect(await userIdOf(undefined)).toBeUndefined();
   });
 });
 

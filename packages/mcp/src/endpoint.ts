@@ -5,12 +5,12 @@ import {
   type FetchRequestInfo,
   type Logger,
   type OnceStore,
-  optionValidators,
   type RequestTracing,
   StorageUnavailableError,
   silentLogger,
   systemClock,
 } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import type { AuthorizationServer, ProtectedResource } from '@keyhold/oauth-core';
 import {
   type AuthInfo,

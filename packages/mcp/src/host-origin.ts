@@ -4,7 +4,7 @@ import {
   isAllowedOrigin,
   isLoopbackHostname,
   loopbackHosts,
-} from '@keyhold/core';
+} from '@keyhold/internal';
 
 /**
  * Why a request is refused: 421 for a `Host` that is no single host name (missing, malformed, or a

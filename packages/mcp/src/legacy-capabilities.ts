@@ -1,5 +1,5 @@
 import type { Clock } from '@keyhold/core';
-import { base64urlDecode, base64urlDecodeToString, base64urlEncode } from '@keyhold/core';
+import { base64urlDecode, base64urlDecodeToString, base64urlEncode } from '@keyhold/internal';
 
 /**
  * The 2025-era capability id. Served statelessly, a 2025-era `tools/call` carries no client capabilities

@@ -1,4 +1,5 @@
-import { type Logger, normaliseAllowedHosts, optionValidators, originOf } from '@keyhold/core';
+import type { Logger } from '@keyhold/core';
+import { normaliseAllowedHosts, optionValidators, originOf } from '@keyhold/internal';
 import type { AuthorizationServer, ProtectedResource } from '@keyhold/oauth-core';
 import { KeyholdMcpError } from './errors.js';
 import { createHostOriginPolicy, type HostOriginPolicy } from './host-origin.js';

@@ -1,5 +1,5 @@
 import type { Clock, OnceStore } from '@keyhold/core';
-import { base64urlEncode, onceKey } from '@keyhold/core';
+import { base64urlEncode, onceKey } from '@keyhold/internal';
 import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from '@keyhold/core';
-import { StorageUnavailableError, toResponse } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
+import { toResponse } from '@keyhold/internal';
 import type { ProtectedResource } from '@keyhold/oauth-core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { storageUnavailableResponse } from './outage.js';

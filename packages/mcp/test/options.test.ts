@@ -1,5 +1,5 @@
 import { createManualClock } from '@keyhold/core';
-import { expectInvalidOptions } from '@keyhold/core/testing';
+import { expectInvalidOptions } from '@keyhold/internal/testing';
 import { describe, expect, it } from 'vitest';
 import { createMcpEndpoint, KeyholdMcpError, type McpEndpointOptions } from '../src/index.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HandlerRequest } from '@keyhold/core';
-import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { formEncode, randomToken, sha256Base64url } from '@keyhold/internal';
 import { SignJWT } from 'jose';
 import { bench, describe } from 'vitest';
 import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';

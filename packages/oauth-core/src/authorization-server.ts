@@ -1,5 +1,6 @@
 import type { FetchHandler, HandlerRequest, HandlerResult, RawArea, RequestOutcome } from '@keyhold/core';
-import { RAW_HANDLER, StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
+import { RAW_HANDLER, StorageUnavailableError } from '@keyhold/core';
+import { storageUnavailableResult } from '@keyhold/internal';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 import { bearerChallenge, checkBearer, policyFor, presentsBearer } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';

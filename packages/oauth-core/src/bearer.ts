@@ -1,5 +1,5 @@
 import type { HandlerResult } from '@keyhold/core';
-import { jsonResult } from '@keyhold/core';
+import { jsonResult } from '@keyhold/internal';
 import type { ServerContext } from './options.js';
 import { isWithin, scopeList } from './scopes.js';
 import type { Tenant } from './tenant.js';

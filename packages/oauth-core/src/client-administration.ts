@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '@keyhold/core';
-import { constantTimeEqual, sha256Base64url, silentLogger, systemClock } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
 import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';

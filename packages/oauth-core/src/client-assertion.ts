@@ -1,4 +1,4 @@
-import { onceKey } from '@keyhold/core';
+import { onceKey } from '@keyhold/internal';
 import type { CryptoKey } from 'jose';
 import { decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
 import { isHostAllowed } from './cimd/client-id-url.js';

@@ -1,5 +1,5 @@
 import type { HandlerRequest } from '@keyhold/core';
-import { constantTimeEqual, sha256Base64url } from '@keyhold/core';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 import {
   CLIENT_ASSERTION_TYPE_JWT_BEARER,
   unverifiedAssertionSubject,

@@ -1,4 +1,4 @@
-import { escapeHtml } from '@keyhold/core';
+import { escapeHtml } from '@keyhold/internal';
 import { htmlDocument } from './responses.js';
 
 /**

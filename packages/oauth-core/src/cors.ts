@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { isAllowedOrigin } from '@keyhold/core';
+import { isAllowedOrigin } from '@keyhold/internal';
 
 /** Request headers browsers may send to the JSON endpoints (Authorization for Basic client auth). */
 const ALLOWED_HEADERS = 'authorization, content-type, dpop, mcp-protocol-version';

@@ -1,5 +1,6 @@
-import type { OptionValidators } from '@keyhold/core';
-import { KeyholdError, optionValidators } from '@keyhold/core';
+import { KeyholdError } from '@keyhold/core';
+import type { OptionValidators } from '@keyhold/internal';
+import { optionValidators } from '@keyhold/internal';
 
 /**
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and

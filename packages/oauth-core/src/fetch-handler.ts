@@ -1,11 +1,6 @@
 import type { FetchRequestInfo, HandlerRequest, HandlerResult, RawHandler, RawRequest } from '@keyhold/core';
-import {
-  jsonResult,
-  PayloadTooLargeError,
-  readRequestBody,
-  StorageUnavailableError,
-  toResponse,
-} from '@keyhold/core';
+import { PayloadTooLargeError, StorageUnavailableError } from '@keyhold/core';
+import { jsonResult, readRequestBody, toResponse } from '@keyhold/internal';
 import { preflightResult } from './cors.js';
 import type { ServerContext } from './options.js';
 

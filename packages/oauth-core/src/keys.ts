@@ -1,4 +1,4 @@
-import { base64urlEncode, sha256Base64url } from '@keyhold/core';
+import { base64urlEncode, sha256Base64url } from '@keyhold/internal';
 import type { CryptoKey, JWK } from 'jose';
 import { compactVerify, exportJWK, generateKeyPair, importJWK, importPKCS8 } from 'jose';
 import { OAuthCoreError, optionCheck } from './errors.js';

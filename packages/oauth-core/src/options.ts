@@ -1,5 +1,6 @@
 import type { Clock, Logger, OnceStore, RequestTracing } from '@keyhold/core';
-import { originOf, silentLogger, systemClock } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { originOf } from '@keyhold/internal';
 import { configureCimd } from './cimd/configured.js';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
 import type { CimdOptions } from './cimd/options.js';

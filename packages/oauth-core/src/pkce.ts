@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { constantTimeEqual } from '@keyhold/core';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 
 // RFC 7636 §4.1: 43–128 characters of the unreserved set. An S256 challenge is always 43 characters.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -13,6 +12,7 @@ export function isS256Challenge(challenge: string): boolean {
 /** Whether `verifier` is well formed and hashes (S256) to `challenge`. */
 export function verifyPkce(verifier: string, challenge: string): boolean {
   if (!VERIFIER.test(verifier)) return false;
-  const computed = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // The verifier matched the unreserved set, so its UTF-8 is its ASCII.
+  const computed = sha256Base64url(verifier);
   return constantTimeEqual(computed, challenge);
 }

@@ -1,5 +1,6 @@
 import type { HandlerResult } from '@keyhold/core';
-import { jsonResult, StorageUnavailableError, storageUnavailableResult } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
+import { jsonResult, storageUnavailableResult } from '@keyhold/internal';
 import { checkBearer, presentsBearer, requiredScopesFor } from './bearer.js';
 import { wellKnownUrl } from './discovery-paths.js';
 import { optionCheck } from './errors.js';

@@ -1,4 +1,4 @@
-import { base64urlEncode } from '@keyhold/core';
+import { base64urlEncode } from '@keyhold/internal';
 import { optionCheck } from './errors.js';
 
 // Each CSPRNG call crosses into OpenSSL (or the platform's generator) and costs as much as a tenth of an HMAC signature; a token

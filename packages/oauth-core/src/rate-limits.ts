@@ -1,5 +1,5 @@
 import type { Clock, HandlerRequest, Logger, RateLimiter, RateLimitRule } from '@keyhold/core';
-import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold/core';
+import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold/internal';
 import { OAuthError, optionCheck } from './errors.js';
 
 /**

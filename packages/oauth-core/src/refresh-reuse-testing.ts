@@ -1,5 +1,6 @@
 import type { HandlerResult, ManualClock } from '@keyhold/core';
-import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { formEncode, randomToken, sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createAuthorizationServerWithEndpoints } from './authorization-server.js';
 import type { SigningKeyConfig } from './keys.js';

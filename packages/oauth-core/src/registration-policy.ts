@@ -1,5 +1,5 @@
 import type { HandlerRequest } from '@keyhold/core';
-import { constantTimeEqual, sha256Base64url } from '@keyhold/core';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 import type { ClientMetadata } from './client-metadata.js';
 import { ANONYMOUS_GRANT_TYPES } from './client-metadata.js';
 

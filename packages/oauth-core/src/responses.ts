@@ -5,7 +5,7 @@ import {
   jsonResult,
   NO_STORE_HEADERS,
   storageUnavailableResult,
-} from '@keyhold/core';
+} from '@keyhold/internal';
 import type { OAuthError } from './errors.js';
 
 /** RFC 6749 §5.2 error JSON with `Cache-Control: no-store`. */

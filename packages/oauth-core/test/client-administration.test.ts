@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createManualClock, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createClientAdministration } from '../src/client-administration.js';
 import { TOKEN_EXCHANGE_GRANT } from '../src/grants/token-exchange.js';

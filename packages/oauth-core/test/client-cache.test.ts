@@ -1,4 +1,5 @@
-import { createManualClock, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createCachedClientStore } from '../src/client-cache.js';
 import type { ClientRecord } from '../src/index.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HandlerRequest, HandlerResult, ManualClock } from '@keyhold/core';
-import { createManualClock, formEncode, randomToken } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { formEncode, randomToken } from '@keyhold/internal';
 import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import type { CimdResolver } from '../src/cimd/types.js';

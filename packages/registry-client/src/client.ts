@@ -1,5 +1,6 @@
 import type { Logger } from '@keyhold/core';
-import { raceAbort, readCapped, silentLogger } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { raceAbort, readCapped } from '@keyhold/internal';
 import manifest from '../package.json' with { type: 'json' };
 import { loadBundledProviders } from './bundled-providers.js';
 import type { McpProvider, McpProviderMap } from './mcp-provider.js';

@@ -1,4 +1,4 @@
-import { optionValidators } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import { RegistryError } from './errors.js';
 
 /** The option checks of this package: a bad option throws {@link RegistryError} `ERR_INVALID_OPTIONS`. */

@@ -6,16 +6,15 @@
 // "PostgreSQL, 2 statements" redeems a token as before issue 17 (mark, then insert: two commits), for an
 // in-run before/after.
 // Uses the built packages (so it can also measure an older commit's build):
-//   pnpm --filter @keyhold/oauth-core --filter @keyhold/store-sql-common --filter @keyhold/store-sqlite \
-//        --filter @keyhold/store-postgres build
+//   pnpm --filter @keyhold/oauth-core --filter @keyhold/store-sqlite --filter @keyhold/store-postgres build
 //   node packages/store-postgres/bench/refresh-interleaved.mjs
 // BENCH_ROUNDS (default 300, at most 5000) rounds after BENCH_WARMUP (default 30). Needs the test PostgreSQL
 // (KEYHOLD_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test); it uses a schema of its own.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import pg from 'pg';
@@ -45,9 +44,9 @@ async function chainsOver(storage) {
   });
   const tokens = [];
   for (let i = 0; i < CHAINS; i++) {
-    const token = randomToken();
+    const token = randomBytes(32).toString('base64url');
     await storage.refreshTokens.save('demo', {
-      tokenHash: sha256Base64url(token),
+      tokenHash: createHash('sha256').update(token).digest('base64url'),
       familyId: `family-${i}`,
       clientId: 'bench-client',
       clientType: 'registered',
@@ -64,7 +63,7 @@ async function chainsOver(storage) {
       new Request('https://auth.example/tenant/demo/token', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: formEncode({
+        body: new URLSearchParams({
           grant_type: 'refresh_token',
           refresh_token: tokens[i],
           client_id: 'bench-client',

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, formEncode, randomToken, sha256Base64url } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { formEncode, randomToken, sha256Base64url } from '@keyhold/internal';
 import type { OAuthStorage } from '@keyhold/oauth-core';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';

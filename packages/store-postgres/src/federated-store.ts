@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
 import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';

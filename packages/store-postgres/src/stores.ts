@@ -47,7 +47,12 @@ export interface PostgresStores {
   readonly loginTransactions: LoginTransactionStore;
   /** Whether the database answers within `timeoutMs`, for a readiness probe; never throws. */
   checkReadiness(options?: PostgresReadinessOptions): Promise<PostgresReadiness>;
-  /** Starts deleting expired rows of every table above in the background (`stop()` before closing). */
+  /**
+   * Starts deleting expired rows of every table above in the background, on a timer that never keeps the
+   * process alive: `intervalSeconds` (60), `batchSize` (1000 rows per statement), `maxBatchesPerSweep` (10),
+   * `clock`, `logger`. The result's `sweepNow()` runs one bounded sweep and answers how many rows went;
+   * `stop()` (before closing) waits for a sweep in progress.
+   */
   startSweeper(options?: PostgresSweeperOptions): PostgresExpirySweeper;
   /** Ends the pool when {@link createPostgresStores} opened it from a URL; a pool you passed stays yours. */
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import { columnNames, createTokenVaultRowMappers, TOKEN_VAULT_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import type {
   GrantStore,

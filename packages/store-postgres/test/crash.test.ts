@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
+import { ensureBuiltPackage, writeBurstModuleUrl } from '@keyhold/store-sql-common/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresOAuthStorage } from '../src/oauth-store.js';
@@ -20,7 +20,7 @@ describe.skipIf(!available)('a SIGKILL of a host during a write burst (PostgreSQ
 
   it('loses no write the host saw committed, and leaves the store usable', async () => {
     const schema = ((await db.pool.query('SELECT current_schema() AS s')).rows[0] as { s: string }).s;
-    const child = spawn(process.execPath, [fixture, POSTGRES_URL, schema], {
+    const child = spawn(process.execPath, [fixture, writeBurstModuleUrl(), POSTGRES_URL, schema], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>

@@ -3,6 +3,5 @@ export type { RedisClient, RedisClientOptions } from './connection.js';
 export { createRedisClient } from './connection.js';
 export type { RedisStoreErrorCode } from './errors.js';
 export { RedisStoreError } from './errors.js';
-export type { RedisRefreshLock } from './refresh-lock.js';
 export type { RedisStores, RedisStoresOptions } from './stores.js';
 export { createRedisStores } from './stores.js';

@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import { redisCall } from './availability.js';
 import { type RedisClient, ttlMs } from './connection.js';
 import { type RedisStoreOptions, storeKeyPrefix } from './store-options.js';

@@ -1,4 +1,4 @@
-import { type OptionValidators, optionValidators } from '@keyhold/core';
+import { type OptionValidators, optionValidators } from '@keyhold/internal';
 import { RedisStoreError } from './errors.js';
 
 /** Options shared by the Redis stores. */

@@ -1,4 +1,4 @@
-import type { OptionValidators } from '@keyhold/core';
+import type { OptionValidators } from '@keyhold/internal';
 
 /**
  * A table whose rows carry an expiry column (epoch ms) and may be deleted once it has passed. Rows whose
@@ -12,7 +12,8 @@ export interface SweptTable {
 
 /**
  * Options of both stores' sweepers (`startSqliteExpirySweeper`, `startPostgresExpirySweeper`): the same
- * shape in SQLite and PostgreSQL, which each store exports under its own name.
+ * shape in SQLite and PostgreSQL. A host meets them, without `tables`, in `startSweeper` of a store's
+ * `createSqliteStores` / `createPostgresStores` result; they have no exported name.
  */
 export interface ExpirySweeperOptions {
   /** Tables to prune (a plain string is a table with an `expires_at` column). */
@@ -77,7 +78,7 @@ export interface ExpirySweepPlan {
  *
  * @example
  * ```ts
- * import { optionValidators } from '@keyhold/core';
+ * import { optionValidators } from '@keyhold/internal';
  * const plan = planExpirySweep(options, optionValidators(SqliteStoreError));
  * ```
  */

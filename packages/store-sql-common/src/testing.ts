@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 function resolvesAtRuntime(packageDir: string, specifier: string): boolean {
   try {
@@ -12,11 +12,29 @@ function resolvesAtRuntime(packageDir: string, specifier: string): boolean {
   }
 }
 
+function tsupCli(packageDir: string): string {
+  const manifest = createRequire(join(packageDir, 'package.json')).resolve('tsup/package.json');
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+  return join(dirname(manifest), bin['tsup']!);
+}
+
+// A private workspace package is never installed beside the package: tsup compiles its source in, so an
+// edit there makes the build as stale as an edit to the package's own source.
+function bundledSourceDirs(packageDir: string, devDependencies: Record<string, string> = {}): string[] {
+  const require = createRequire(join(packageDir, 'package.json'));
+  return Object.keys(devDependencies)
+    .filter((name) => name.startsWith('@keyhold/'))
+    .map((name) => require.resolve(`${name}/package.json`))
+    .filter((file) => (JSON.parse(readFileSync(file, 'utf8')) as { private?: boolean }).private === true)
+    .map((file) => join(dirname(file), 'src'));
+}
+
 /**
  * Child-process tests of a store run the built package, as a host would. Builds what is missing: the
  * workspace packages it imports at run time when any of their `dist/` is absent, and the package's own
- * JavaScript when it is missing or older than a source file (JavaScript only: the declarations do not
- * matter to a child). Test-only: it shells out to `pnpm` in a workspace checkout.
+ * JavaScript when it is missing or older than a source file, its own or one of a private workspace package
+ * it bundles (JavaScript only: the declarations do not matter to a child). Test-only: it shells out to
+ * `pnpm` in a workspace checkout.
  *
  * @example
  * ```ts
@@ -28,6 +46,7 @@ export function ensureBuiltPackage(packageDir: string): void {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
     name: string;
     dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
   };
   const workspaceDependencies = Object.keys(manifest.dependencies ?? {}).filter((name) =>
     name.startsWith('@keyhold/'),
@@ -40,16 +59,18 @@ export function ensureBuiltPackage(packageDir: string): void {
   }
   const built = join(packageDir, 'dist/index.js');
   const newestSource = Math.max(
-    ...readdirSync(join(packageDir, 'src')).map((f) => statSync(join(packageDir, 'src', f)).mtimeMs),
+    ...[join(packageDir, 'src'), ...bundledSourceDirs(packageDir, manifest.devDependencies)].flatMap((dir) =>
+      readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs),
+    ),
   );
   if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
     // Built aside and renamed into place: test files running in parallel never see a half-written file.
     const aside = `dist-build-${process.pid}`;
+    // tsup's own CLI under this Node, not `pnpm exec`: a test run started with npx has no pnpm on its PATH.
     execFileSync(
-      'pnpm',
+      process.execPath,
       [
-        'exec',
-        'tsup',
+        tsupCli(packageDir),
         'src/index.ts',
         '--format',
         'esm',
@@ -78,3 +99,4 @@ export {
 } from './migration-scenarios.js';
 export type { WriteBurstOptions } from './write-burst.js';
 export { runWriteBurst } from './write-burst.js';
+export { writeBurstModuleUrl } from './write-burst-module.js';

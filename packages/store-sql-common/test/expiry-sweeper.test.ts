@@ -1,4 +1,5 @@
-import { KeyholdError, optionValidators } from '@keyhold/core';
+import { KeyholdError } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { planExpirySweep, runExpirySweeper } from '../src/expiry-sweeper.js';
 

@@ -1,4 +1,5 @@
-import { KeyholdError, type OptionValidators, optionValidators } from '@keyhold/core';
+import { KeyholdError } from '@keyhold/core';
+import { type OptionValidators, optionValidators } from '@keyhold/internal';
 
 /** Codes of {@link SqliteStoreError}. */
 export type SqliteStoreErrorCode =

@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import type { LoginTransactionStore, UserStore } from '@keyhold/oauth-core/federated';
 import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';

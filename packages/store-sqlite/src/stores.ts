@@ -43,7 +43,12 @@ export interface SqliteStores {
   readonly loginTransactions: LoginTransactionStore;
   /** Whether the file answers, for a readiness probe; never throws. */
   checkReadiness(): SqliteReadiness;
-  /** Starts deleting expired rows of every table above in the background (`stop()` before closing). */
+  /**
+   * Starts deleting expired rows of every table above in the background, on a timer that never keeps the
+   * process alive: `intervalSeconds` (60), `batchSize` (1000 rows per statement), `maxBatchesPerSweep` (10),
+   * `clock`, `logger`. The result's `sweepNow()` runs one bounded sweep and answers how many rows went;
+   * `stop()` (before closing) waits for a sweep in progress.
+   */
   startSweeper(options?: SqliteSweeperOptions): SqliteExpirySweeper;
 }
 

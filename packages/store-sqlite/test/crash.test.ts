@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ensureBuiltPackage } from '@keyhold/store-sql-common/testing';
+import { ensureBuiltPackage, writeBurstModuleUrl } from '@keyhold/store-sql-common/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteClaimStore } from '../src/claim-store.js';
 import { openSqliteDatabase } from '../src/database.js';
@@ -21,7 +21,7 @@ async function burstAndKill(
   path: string,
   killAfter: number,
 ): Promise<{ refresh: string[]; claims: string[] }> {
-  const child: ChildProcess = spawn(process.execPath, [fixture, path], {
+  const child: ChildProcess = spawn(process.execPath, [fixture, writeBurstModuleUrl(), path], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const reported = { refresh: [] as string[], claims: [] as string[] };

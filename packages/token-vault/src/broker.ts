@@ -1,5 +1,6 @@
-import type { FetchHandler, Handler, OAuthAsk } from '@keyhold/core';
-import { randomToken, readHandlerRequest, toResponse, traceHandler, userIdOf } from '@keyhold/core';
+import type { FetchHandler, OAuthAsk } from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import { randomToken, readHandlerRequest, toResponse, traceHandler, userIdOf } from '@keyhold/internal';
 import { parseAsk } from './ask.js';
 import { ElicitationRequiredError } from './elicitation.js';
 import { TokenVaultError } from './errors.js';

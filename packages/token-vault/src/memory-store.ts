@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import type {
   ElicitationRecord,
   Grant,

@@ -1,5 +1,6 @@
 import type { Clock, Logger, RequestTracing } from '@keyhold/core';
-import { optionValidators, silentLogger, systemClock } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import { TokenVaultError } from './errors.js';
 import type { Provider, ProviderRegistration } from './providers.js';
 import { resolveProvider } from './providers.js';

@@ -1,5 +1,5 @@
 import type { HandlerResult } from '@keyhold/core';
-import { escapeHtml, htmlResult } from '@keyhold/core';
+import { escapeHtml, htmlResult } from '@keyhold/internal';
 
 /** A small self-contained HTML page for the browser leg (connect and callback); every paragraph is escaped. */
 export function page(status: number, title: string, ...paragraphs: readonly string[]): HandlerResult {

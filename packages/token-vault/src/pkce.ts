@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 
 /** A PKCE pair (RFC 7636): the verifier stays with the broker, the challenge goes to the provider. */
 export interface PkcePair {
@@ -16,7 +16,7 @@ export interface PkcePair {
  * ```
  */
 export function createPkcePair(): PkcePair {
-  const codeVerifier = randomBytes(32).toString('base64url');
+  const codeVerifier = randomToken(32);
   return { codeVerifier, codeChallenge: s256Challenge(codeVerifier), codeChallengeMethod: 'S256' };
 }
 
@@ -29,5 +29,6 @@ export function createPkcePair(): PkcePair {
  * ```
  */
 export function s256Challenge(codeVerifier: string): string {
-  return createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
+  // A verifier is ASCII (RFC 7636 §4.1), so its UTF-8 is its ASCII.
+  return sha256Base64url(codeVerifier);
 }

@@ -1,4 +1,4 @@
-import { randomToken, sha256Base64url } from '@keyhold/core';
+import { randomToken, sha256Base64url } from '@keyhold/internal';
 
 /**
  * How long a third-party authorization may take, from the connect step's redirect to the provider until

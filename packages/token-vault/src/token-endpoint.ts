@@ -1,4 +1,4 @@
-import { formEncode, mediaType, parseForm, raceAbort, readCapped } from '@keyhold/core';
+import { formEncode, mediaType, parseForm, raceAbort, readCapped } from '@keyhold/internal';
 import * as z from 'zod';
 import type { Provider } from './providers.js';
 import { parseScopeString } from './scopes.js';

@@ -1,5 +1,6 @@
 import type { HandlerRequest, ManualClock } from '@keyhold/core';
-import { createManualClock, parseForm } from '@keyhold/core';
+import { createManualClock } from '@keyhold/core';
+import { parseForm } from '@keyhold/internal';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
 import type { BrokerSteps } from '../src/broker.js';

@@ -1,4 +1,4 @@
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createOpaqueState, isOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../src/state.js';
 

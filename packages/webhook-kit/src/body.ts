@@ -1,4 +1,4 @@
-import { mediaType, parseForm } from '@keyhold/core';
+import { mediaType, parseForm } from '@keyhold/internal';
 
 /** How a body is read, chosen from its `Content-Type` before any parsing (and before signatures). */
 export type BodyKind = 'json' | 'form' | 'empty';

@@ -1,4 +1,4 @@
-import { type OptionValidators, optionValidators } from '@keyhold/core';
+import { type OptionValidators, optionValidators } from '@keyhold/internal';
 import { WebhookError } from './errors.js';
 
 /** The `ERR_INVALID_OPTIONS` checks every webhook-kit factory runs at creation, bound to {@link WebhookError}. */

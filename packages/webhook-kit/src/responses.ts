@@ -1,5 +1,5 @@
 import type { HandlerResult } from '@keyhold/core';
-import { jsonResult, NO_STORE_HEADERS } from '@keyhold/core';
+import { jsonResult, NO_STORE_HEADERS } from '@keyhold/internal';
 
 /**
  * The `error` codes of a webhook error body. `payload_too_large` and `server_error` are also what

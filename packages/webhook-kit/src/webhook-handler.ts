@@ -2,7 +2,6 @@ import type {
   Clock,
   FetchHandler,
   FetchRequestInfo,
-  Handler,
   HandlerRequest,
   HandlerResult,
   Logger,
@@ -11,20 +10,23 @@ import type {
   ToolModule,
 } from '@keyhold/core';
 import {
-  constantTimeEqual,
   createMemoryOnceStore,
-  isAllowedOrigin,
-  onceKey,
-  originOf,
   PayloadTooLargeError,
-  parseQuery,
-  readHandlerRequest,
   StorageUnavailableError,
   silentLogger,
   systemClock,
+} from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import {
+  constantTimeEqual,
+  isAllowedOrigin,
+  onceKey,
+  originOf,
+  parseQuery,
+  readHandlerRequest,
   toResponse,
   traceHandler,
-} from '@keyhold/core';
+} from '@keyhold/internal';
 import { bodyKind, parseBody } from './body.js';
 import { discoverWebhookRoutes, type WebhookRoute } from './discovery.js';
 import { WebhookError } from './errors.js';

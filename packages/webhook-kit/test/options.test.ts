@@ -1,4 +1,4 @@
-import { expectInvalidOptions } from '@keyhold/core/testing';
+import { expectInvalidOptions } from '@keyhold/internal/testing';
 import { describe, expect, it } from 'vitest';
 import { WebhookError } from '../src/errors.js';
 import { createGitHubVerifier } from '../src/signatures/github.js';

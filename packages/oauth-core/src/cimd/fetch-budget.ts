@@ -1,5 +1,5 @@
 import type { Clock, RateLimiter, RateLimitOutcome } from '@keyhold/core';
-import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold/core';
+import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold/internal';
 import { optionCheck } from '../errors.js';
 
 /**

@@ -1,5 +1,7 @@
-import type { BodyRead, Clock, Logger } from '@keyhold/core';
-import { discard, raceAbort, readCapped, silentLogger, systemClock } from '@keyhold/core';
+import type { Clock, Logger } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import type { BodyRead } from '@keyhold/internal';
+import { discard, raceAbort, readCapped } from '@keyhold/internal';
 import { LRUCache } from 'lru-cache';
 import { parseClientJwks } from '../client-keys.js';
 import { optionCheck } from '../errors.js';

@@ -1,12 +1,6 @@
 import type { Clock, Logger } from '@keyhold/core';
-import {
-  constantTimeEqual,
-  raceAbort,
-  readCapped,
-  sha256Base64url,
-  silentLogger,
-  systemClock,
-} from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { constantTimeEqual, raceAbort, readCapped, sha256Base64url } from '@keyhold/internal';
 import * as oidc from 'openid-client';
 import { optionCheck } from '../errors.js';
 import { scopeList } from '../scopes.js';

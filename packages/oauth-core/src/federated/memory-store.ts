@@ -1,4 +1,4 @@
-import { randomToken } from '@keyhold/core';
+import { randomToken } from '@keyhold/internal';
 import type { FederatedIdentity, LoginTransaction, LoginTransactionStore, UserStore } from './storage.js';
 
 // JSON of a two-element array: unambiguous whatever characters issuer and subject contain.

@@ -1,4 +1,4 @@
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { scopeList } from '../scopes.js';

@@ -1,4 +1,4 @@
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';

@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { parseQuery, redirectResult, sha256Base64url } from '@keyhold/core';
+import { parseQuery, redirectResult, sha256Base64url } from '@keyhold/internal';
 import type { ResolvedClient } from '../clients.js';
 import { renewClientOnUse, resolveClient } from '../clients.js';
 import { OAuthError } from '../errors.js';

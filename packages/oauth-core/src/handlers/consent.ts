@@ -8,7 +8,7 @@ import {
   parseQuery,
   randomToken,
   sha256Base64url,
-} from '@keyhold/core';
+} from '@keyhold/internal';
 import {
   type ConsentDetails,
   type ConsentView,

@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { noStoreJson } from '../responses.js';

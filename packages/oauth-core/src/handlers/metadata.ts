@@ -1,5 +1,5 @@
 import type { HandlerResult } from '@keyhold/core';
-import { jsonResult } from '@keyhold/core';
+import { jsonResult } from '@keyhold/internal';
 import type { ServerContext } from '../options.js';
 import type { TokenEndpointAuthMethod } from '../storage.js';
 import type { Tenant } from '../tenant.js';

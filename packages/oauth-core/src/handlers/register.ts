@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { isAllowedOrigin, jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/core';
+import { isAllowedOrigin, jsonResult, mediaType, NO_STORE_HEADERS } from '@keyhold/internal';
 import * as z from 'zod';
 import { clientRecord, usesSecret } from '../client-administration.js';
 import type { ClientMetadata } from '../client-metadata.js';

@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { mediaType, NO_STORE_HEADERS, parseForm, sha256Base64url } from '@keyhold/core';
+import { mediaType, NO_STORE_HEADERS, parseForm, sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';

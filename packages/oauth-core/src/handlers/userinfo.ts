@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { jsonResult } from '@keyhold/core';
+import { jsonResult } from '@keyhold/internal';
 import { bearerChallenge, MACHINE_SUBJECT_PREFIX, presentsBearer } from '../bearer.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';

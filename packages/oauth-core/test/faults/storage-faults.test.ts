@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import {

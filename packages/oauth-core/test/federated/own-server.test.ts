@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createFederatedLogin, type FederatedLogin } from '../../src/federated/login.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
-import { type Area, compose, jsonResult, toResponse } from '@keyhold/core';
+import { type Area, compose } from '@keyhold/core';
+import { jsonResult, toResponse } from '@keyhold/internal';
 import type { AuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import type { AuthorizationServerOptions, TenantConfig } from '../../src/index.js';

@@ -1,5 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import { formEncode } from '@keyhold/core';
+import { formEncode } from '@keyhold/internal';
 import * as fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -289,7 +289,7 @@ describe('OAuth 2.1 §4.1.3: a replayed code revokes the tokens issued from it',
     const { t, publicClient } = await setup();
     const { code, verifier } = await obtainCode(t, publicClient.client_id);
     await exchangeCode(t, publicClient, code, verifier);
-    const { sha256Base64url } = await import('@keyhold/core');
+    const { sha256Base64url } = await import('@keyhold/internal');
     const kept = await t.storage.authorizationCodes.consume('demo', sha256Base64url(code), t.clock.now());
     expect(kept?.consumedAt).toBe(t.clock.now());
     expect(kept?.familyId).toBeTypeOf('string');

@@ -1,4 +1,4 @@
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/index.js';

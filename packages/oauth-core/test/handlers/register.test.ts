@@ -1,5 +1,5 @@
 import type { HandlerRequest } from '@keyhold/core';
-import { sha256Base64url } from '@keyhold/core';
+import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_METADATA_LIMITS } from '../../src/client-metadata.js';
 import { TOKEN_EXCHANGE_GRANT } from '../../src/grants/token-exchange.js';

@@ -2,7 +2,6 @@ import type {
   Clock,
   FetchHandler,
   FetchRequestInfo,
-  Handler,
   HandlerRequest,
   HandlerResult,
   Logger,
@@ -10,21 +9,24 @@ import type {
   RequestTracing,
 } from '@keyhold/core';
 import {
-  consumeRateLimit,
   createMemoryRateLimiter,
-  jsonResult,
   PayloadTooLargeError,
+  StorageUnavailableError,
+  silentLogger,
+  systemClock,
+} from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import {
+  consumeRateLimit,
+  jsonResult,
   parseQuery,
   rateLimitedResult,
   readHandlerRequest,
-  StorageUnavailableError,
   sha256Base64url,
-  silentLogger,
   storageUnavailableResult,
-  systemClock,
   toResponse,
   traceHandler,
-} from '@keyhold/core';
+} from '@keyhold/internal';
 import { loadBundledProviders } from '../bundled-providers.js';
 import type { McpProviderMap } from '../mcp-provider.js';
 import { parseProviderMap } from '../mcp-provider.js';

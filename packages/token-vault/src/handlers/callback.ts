@@ -1,5 +1,5 @@
-import type { Handler } from '@keyhold/core';
-import { parseQuery } from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import { parseQuery } from '@keyhold/internal';
 import type { ResolvedBrokerOptions } from '../options.js';
 import { connectedPage, page } from '../pages.js';
 import { isOpaqueState, stateHash } from '../state.js';

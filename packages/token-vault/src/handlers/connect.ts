@@ -1,5 +1,5 @@
-import type { Handler } from '@keyhold/core';
-import { isAllowedOrigin, originOf, parseQuery, redirectResult } from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import { isAllowedOrigin, originOf, parseQuery, redirectResult } from '@keyhold/internal';
 import type { ResolvedBrokerOptions } from '../options.js';
 import { page } from '../pages.js';
 import { createPkcePair } from '../pkce.js';

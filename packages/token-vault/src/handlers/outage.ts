@@ -1,5 +1,7 @@
-import type { Handler, Logger } from '@keyhold/core';
-import { NO_STORE_HEADERS, StorageUnavailableError } from '@keyhold/core';
+import type { Logger } from '@keyhold/core';
+import { StorageUnavailableError } from '@keyhold/core';
+import type { Handler } from '@keyhold/internal';
+import { NO_STORE_HEADERS } from '@keyhold/internal';
 import { page } from '../pages.js';
 
 /**

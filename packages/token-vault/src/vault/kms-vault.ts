@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '@keyhold/core';
-import { base64urlDecode, base64urlEncode, optionValidators, silentLogger, systemClock } from '@keyhold/core';
+import { silentLogger, systemClock } from '@keyhold/core';
+import { base64urlDecode, base64urlEncode, optionValidators } from '@keyhold/internal';
 import { LRUCache } from 'lru-cache';
 import { TokenVaultError } from '../errors.js';
 import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';

@@ -1,6 +1,7 @@
 import { scrypt } from 'node:crypto';
 import type { Logger } from '@keyhold/core';
-import { optionValidators, silentLogger } from '@keyhold/core';
+import { silentLogger } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
 import { LRUCache } from 'lru-cache';
 import { TokenVaultError } from '../errors.js';
 import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';

@@ -72,7 +72,7 @@ describe('The connect step redirects the asking user to the provider with PKCE S
       const error = await raise(harness);
       const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
       const url = new URL(result.headers.location!);
-      const { sha256Base64url } = await import('@keyhold/core');
+      const { sha256Base64url } = await import('@keyhold/internal');
       const pending = await harness.storage.pending.consumeAuthorization(
         sha256Base64url(url.searchParams.get('state')!),
         harness.clock.now(),
@@ -97,7 +97,7 @@ describe('The connect step redirects the asking user to the provider with PKCE S
     const error = await raise(harness);
     const result = await harness.broker.connect(getRequest(error.elicitationUrl, 'user-1'));
     const url = new URL(result.headers.location!);
-    const { sha256Base64url } = await import('@keyhold/core');
+    const { sha256Base64url } = await import('@keyhold/internal');
     const pending = await harness.storage.pending.consumeAuthorization(
       sha256Base64url(url.searchParams.get('state')!),
       harness.clock.now(),

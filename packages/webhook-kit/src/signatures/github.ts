@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '@keyhold/core';
+import { constantTimeEqual } from '@keyhold/internal';
 import { dedupeTtlSecondsOf, secretsOf } from './settings.js';
 import type { GitHubSignatureVerification, SignatureVerifier } from './types.js';
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '@keyhold/core';
+import { constantTimeEqual } from '@keyhold/internal';
 import { secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StripeSignatureVerification } from './types.js';
 

@@ -1,5 +1,5 @@
+import { CoreError } from '@keyhold/core';
 import { base64urlEncode } from './base64url.js';
-import { CoreError } from './errors.js';
 import { optionValidators } from './option-validation.js';
 
 // Misuse by code (a bad argument) throws CoreError ERR_INVALID_OPTIONS, like every Keyhold option check.

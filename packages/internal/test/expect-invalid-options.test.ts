@@ -1,5 +1,5 @@
+import { KeyholdError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { KeyholdError } from '../src/errors.js';
 import { expectInvalidOptions } from '../src/testing.js';
 
 class WidgetError extends KeyholdError<'ERR_INVALID_OPTIONS' | 'ERR_OTHER'> {}

@@ -105,8 +105,21 @@ describe('normaliseAllowedHosts: validated once, at configuration', () => {
       'auth.example.com',
       '[::1]:8787',
     ]);
-    expect(() => normaliseAllowedHosts(['ok.example', 'https://bad.example'])).toThrow(/bad\.example/);
-    expect(() => normaliseAllowedHosts(['https://bad.example'])).toThrow(INVALID_OPTIONS);
+    expect(() => normaliseAllowedHosts(['ok.example', 'bad example'])).toThrow(/bad example/);
+    expect(() => normaliseAllowedHosts(['user@bad.example'])).toThrow(INVALID_OPTIONS);
+    expect(() => normaliseAllowedHosts(['ftp://bad.example'])).toThrow(INVALID_OPTIONS);
+  });
+
+  it('takes an http(s) URL as its host with the default port made explicit', () => {
+    expect(normaliseAllowedHosts(['https://Auth.Example.com/base', 'http://127.0.0.1:8787'])).toEqual([
+      'auth.example.com:443',
+      '127.0.0.1:8787',
+    ]);
+    const matches = createHostMatcher(['https://auth.example.com']);
+    expect(matches('auth.example.com')).toBe(true);
+    expect(matches('auth.example.com:443')).toBe(true);
+    expect(matches('auth.example.com:8443')).toBe(false);
+    expect(matches('evil.example')).toBe(false);
   });
 });
 

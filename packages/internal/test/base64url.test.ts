@@ -1,6 +1,6 @@
+import { CoreError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { base64urlDecode, base64urlDecodeToString, base64urlEncode } from '../src/base64url.js';
-import { CoreError } from '../src/errors.js';
 
 describe('base64url (RFC 4648 §5, unpadded)', () => {
   it.each([

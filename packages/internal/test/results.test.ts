@@ -1,5 +1,5 @@
+import { KeyholdError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { KeyholdError } from '../src/errors.js';
 import { escapeHtml } from '../src/html.js';
 import { mediaType } from '../src/media-type.js';
 import { randomToken } from '../src/random.js';

@@ -1,5 +1,4 @@
-import type { StorageUnavailableError } from './errors.js';
-import type { HandlerResult } from './handler.js';
+import type { HandlerResult, StorageUnavailableError } from '@keyhold/core';
 
 /** Headers that keep a response out of every cache; OAuth responses carry them (RFC 6749 §5.1). */
 export const NO_STORE_HEADERS: Readonly<Record<string, string>> = Object.freeze({

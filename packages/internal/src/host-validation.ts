@@ -9,7 +9,7 @@
  * form, and a Host header without a port stands for the default ports 80 and 443.
  */
 
-import { CoreError } from './errors.js';
+import { CoreError } from '@keyhold/core';
 import { optionValidators } from './option-validation.js';
 
 // A list or URL that is no host is misuse by code: CoreError ERR_INVALID_OPTIONS, like every option check.
@@ -140,7 +140,8 @@ export function allowedHostsFor(target: string | URL | { hostname: string; port?
 
 /**
  * Normalises a list of allowed hosts once (so that checking a request does no parsing of the list), and
- * throws `CoreError` `ERR_INVALID_OPTIONS` naming the first entry that is not a host or `host:port`.
+ * throws `CoreError` `ERR_INVALID_OPTIONS` naming the first entry that is not a host, `host:port` or an
+ * http(s) URL (whose host counts, with the scheme's default port made explicit).
  *
  * @example
  * ```ts
@@ -149,10 +150,27 @@ export function allowedHostsFor(target: string | URL | { hostname: string; port?
  */
 export function normaliseAllowedHosts(allowed: readonly string[]): string[] {
   return allowed.map((entry) => {
-    const parsed = parseHost(entry);
-    if (!parsed) throw check.invalid(`not a host or host:port: "${entry}"`);
+    const parsed = parseAllowedEntry(entry);
+    if (!parsed) throw check.invalid(`not a host, host:port or http(s) URL: "${entry}"`);
     return formatHost(parsed);
   });
+}
+
+// An allowed-host entry may also be a public URL (`https://auth.example.com`): a host configures the URL it
+// is reached at, not the Host header it implies; its host counts, with the scheme's default port explicit.
+const URL_ENTRY = /^https?:\/\//i;
+
+function parseAllowedEntry(entry: string): ParsedHost | undefined {
+  if (!URL_ENTRY.test(entry)) return parseHost(entry);
+  try {
+    const url = new URL(entry);
+    return {
+      hostname: url.hostname,
+      port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -182,7 +200,7 @@ export function isAllowedHost(hostHeader: string | undefined, allowed: readonly 
  * ```
  */
 export function createHostMatcher(allowed: readonly string[]): (hostHeader: string | undefined) => boolean {
-  const entries = allowed.map(parseHost).filter((entry): entry is ParsedHost => entry !== undefined);
+  const entries = allowed.map(parseAllowedEntry).filter((entry): entry is ParsedHost => entry !== undefined);
   return (hostHeader) => {
     if (hostHeader === undefined || hostHeader === '') return false;
     const presented = parseHost(hostHeader);

@@ -1,5 +1,6 @@
+import { StorageUnavailableError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { StorageUnavailableError, storageUnavailableResult } from '../src/index.js';
+import { storageUnavailableResult } from '../src/index.js';
 
 describe('a store that cannot answer is answered 503 with Retry-After', () => {
   it('names the component and never the driver message', () => {

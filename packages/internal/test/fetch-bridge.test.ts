@@ -1,5 +1,6 @@
+import { CoreError, PayloadTooLargeError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { CoreError, PayloadTooLargeError, readHandlerRequest } from '../src/index.js';
+import { readHandlerRequest } from '../src/index.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

@@ -1,4 +1,4 @@
-import { CoreError } from './errors.js';
+import { CoreError } from '@keyhold/core';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE64URL = /^[A-Za-z0-9_-]*$/;

@@ -1,4 +1,4 @@
-import type { KeyholdError } from './errors.js';
+import type { KeyholdError } from '@keyhold/core';
 
 /**
  * A package's error class, constructible with the `ERR_INVALID_OPTIONS` code: every Keyhold package throws
@@ -38,7 +38,8 @@ const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
  *
  * @example
  * ```ts
- * import { KeyholdError, optionValidators } from '@keyhold/core';
+ * import { KeyholdError } from '@keyhold/core';
+import { optionValidators } from '@keyhold/internal';
  * class WidgetError extends KeyholdError<'ERR_INVALID_OPTIONS'> {}
  * const check = optionValidators(WidgetError);
  * const ttlSeconds = check.positiveInteger('ttlSeconds', undefined, 600); // 600

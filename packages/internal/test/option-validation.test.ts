@@ -1,5 +1,6 @@
+import { KeyholdError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { KeyholdError, optionValidators } from '../src/index.js';
+import { optionValidators } from '../src/index.js';
 
 class WidgetError extends KeyholdError<'ERR_INVALID_OPTIONS'> {}
 const check = optionValidators(WidgetError);

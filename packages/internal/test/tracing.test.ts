@@ -1,5 +1,5 @@
+import type { HandlerRequest, RequestOutcome, RequestTracing } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import type { HandlerRequest, RequestOutcome, RequestTracing } from '../src/index.js';
 import { traceHandler } from '../src/index.js';
 
 const request: HandlerRequest = { method: 'GET', path: '/', query: '', headers: {}, body: '' };
