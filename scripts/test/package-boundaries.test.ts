@@ -12,6 +12,9 @@ import {
 } from './workspace-packages.js';
 
 const CORE = 'core';
+/** Keyhold's private helpers: bundled into each package that uses them, depending on core alone. */
+const INTERNAL = 'internal';
+const SHARED = ['@keyhold/core', '@keyhold/internal'];
 /** The packages that each own one concern and share only `@keyhold/core`'s vocabulary. */
 const DOMAIN_PACKAGES = ['oauth-core', 'token-vault', 'claim-codes', 'webhook-kit', 'registry-client', 'mcp'];
 /** Storage backends: they implement the domain packages' storage interfaces, so they need only their types. */
@@ -58,7 +61,7 @@ function installedWith(pkg: WorkspacePackage): { field: string; name: string }[]
 
 describe('every package is placed under exactly one rule', () => {
   it('each folder under packages/ is core, a domain package, a store or a host', () => {
-    const classified = [CORE, ...DOMAIN_PACKAGES, ...STORE_PACKAGES, ...HOST_PACKAGES];
+    const classified = [CORE, INTERNAL, ...DOMAIN_PACKAGES, ...STORE_PACKAGES, ...HOST_PACKAGES];
     expect(packages.map((pkg) => pkg.folder).filter((folder) => !classified.includes(folder))).toEqual([]);
     expect(classified.length).toBe(new Set(classified).size);
   });
@@ -77,21 +80,34 @@ describe('core depends on no Keyhold package', () => {
   });
 });
 
+describe('the private helpers depend on core alone', () => {
+  it('internal/src imports no @keyhold package but @keyhold/core', () => {
+    const [internal] = packagesIn([INTERNAL]);
+    const offending = keyholdImports(internal!).filter(
+      (entry) => packageNameOf(entry.specifier) !== '@keyhold/core',
+    );
+    expect(offending.map(describeImport)).toEqual([]);
+  });
+});
+
 // The one exception: the MCP endpoint takes the resource its authorization server describes
 // (`ProtectedResource`, `AuthorizationServer` of oauth-core) as types only, listed as an optional peer.
 const TYPE_ONLY_PEERS: Readonly<Record<string, string>> = { mcp: '@keyhold/oauth-core' };
 
-describe('domain packages depend only on @keyhold/core among Keyhold packages', () => {
+describe('domain packages depend only on @keyhold/core (and the bundled helpers) among Keyhold packages', () => {
   // Type-only imports count too: a type in a published .d.ts needs its package installed.
-  it.each(DOMAIN_PACKAGES)('%s/src imports no Keyhold package but @keyhold/core', (folder) => {
-    const [pkg] = packagesIn([folder]);
-    const offending = keyholdImports(pkg!).filter(
-      (entry) =>
-        packageNameOf(entry.specifier) !== '@keyhold/core' &&
-        !(entry.typeOnly && packageNameOf(entry.specifier) === TYPE_ONLY_PEERS[folder]),
-    );
-    expect(offending.map(describeImport)).toEqual([]);
-  });
+  it.each(DOMAIN_PACKAGES)(
+    '%s/src imports no Keyhold package but @keyhold/core and @keyhold/internal',
+    (folder) => {
+      const [pkg] = packagesIn([folder]);
+      const offending = keyholdImports(pkg!).filter(
+        (entry) =>
+          !SHARED.includes(packageNameOf(entry.specifier)) &&
+          !(entry.typeOnly && packageNameOf(entry.specifier) === TYPE_ONLY_PEERS[folder]),
+      );
+      expect(offending.map(describeImport)).toEqual([]);
+    },
+  );
 
   it.each(DOMAIN_PACKAGES)(
     '%s/package.json lists no Keyhold package but @keyhold/core in dependencies or peerDependencies',
@@ -130,8 +146,8 @@ describe('stores use domain packages for their types only', () => {
     expect(offending).toEqual([]);
   });
 
-  it('store src files import no Keyhold package but core, store-sql-common and domain types', () => {
-    const allowed = ['@keyhold/core', '@keyhold/store-sql-common', ...domainNames];
+  it('store src files import no Keyhold package but core, the private helpers and domain types', () => {
+    const allowed = [...SHARED, '@keyhold/store-sql-common', ...domainNames];
     const offending = packagesIn(STORE_PACKAGES).flatMap((pkg) =>
       keyholdImports(pkg).filter((entry) => !allowed.includes(packageNameOf(entry.specifier))),
     );

@@ -29,9 +29,9 @@ export interface ClaimsOptions {
   /** Longest lifetime `create` accepts. Default 31 536 000 (365 days). */
   readonly maxTtlSeconds?: number;
   /**
-   * Turns `scopeDir` into the canonical directory a claim keeps. Default: `resolveScopeDir` of
-   * `@keyhold/claim-codes/node` (absolute, symlink-free, must exist), loaded on first use so the main entry
-   * runs where there is no file system; pass your own on such a runtime.
+   * Turns `scopeDir` into the canonical directory a claim keeps. Default: the file-system resolver
+   * (absolute, symlink-free, must exist; `ERR_INVALID_SCOPE` otherwise), loaded on first use so the main
+   * entry runs where there is no file system; pass your own on such a runtime.
    */
   readonly resolveScopeDir?: (dir: string) => Promise<string>;
 }

@@ -1,5 +1,3 @@
-import { randomInt } from 'node:crypto';
-
 /**
  * The 31 characters a claim code is made of: digits and Latin capitals without the lookalikes
  * 0, O, 1, I and L.
@@ -33,7 +31,8 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
 
 /**
  * Creates a new claim code in its stored form (6 uppercase characters, no dash). Each character is drawn
- * with its own `crypto.randomInt`, so every code is uniform over the 31^6 ≈ 887 million possibilities.
+ * from WebCrypto's generator by rejection sampling (a byte of 248 or more is drawn again: 248 is the largest
+ * multiple of 31 below 256), so every code is uniform over the 31^6 ≈ 887 million possibilities.
  *
  * @example
  * ```ts
@@ -41,9 +40,14 @@ const LOOKALIKES: Readonly<Record<string, string>> = {
  * ```
  */
 export function generateClaimCode(): string {
+  const limit = 256 - (256 % CLAIM_CODE_ALPHABET.length);
   let code = '';
-  for (let i = 0; i < CLAIM_CODE_LENGTH; i++)
-    code += CLAIM_CODE_ALPHABET[randomInt(CLAIM_CODE_ALPHABET.length)];
+  while (code.length < CLAIM_CODE_LENGTH) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(CLAIM_CODE_LENGTH))) {
+      if (byte < limit && code.length < CLAIM_CODE_LENGTH)
+        code += CLAIM_CODE_ALPHABET[byte % CLAIM_CODE_ALPHABET.length];
+    }
+  }
   return code;
 }
 

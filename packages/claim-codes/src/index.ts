@@ -2,14 +2,7 @@ export type { ClaimAttemptGate, ClaimFailureRateLimit } from './claim-attempts.j
 export { createClaimAttemptGate } from './claim-attempts.js';
 export type { ClaimRevocation, Claims, ClaimsOptions, ClaimValidation, CreateClaimInput } from './claims.js';
 export { createClaims } from './claims.js';
-export type { NormalizedClaimCode } from './code.js';
-export {
-  CLAIM_CODE_ALPHABET,
-  CLAIM_CODE_LENGTH,
-  formatClaimCode,
-  generateClaimCode,
-  normalizeClaimCode,
-} from './code.js';
+export { formatClaimCode } from './code.js';
 export type { ClaimCodesErrorCode } from './errors.js';
 export { ClaimCodesError } from './errors.js';
 export { createMemoryClaimStore } from './memory-store.js';

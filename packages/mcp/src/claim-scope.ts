@@ -40,7 +40,7 @@ export interface McpClaimCodes {
   };
   /**
    * Whether a tool module's source file lies under a claim's directory. Pass `isFileInScope` of
-   * `@keyhold/claim-codes` to resolve symlinks on Node. Default: a plain path-prefix comparison.
+   * `@keyhold/claim-codes/node` to resolve symlinks on Node. Default: a plain path-prefix comparison.
    */
   readonly isInScope?: (scopeDir: string, sourcePath: string) => boolean;
   /** Refuse requests that present no code (403). Default `false`: no code, every tool module. */

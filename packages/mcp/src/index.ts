@@ -1,8 +1,8 @@
 // `@keyhold/mcp`: MCP serving for both protocol eras on the MCP SDK v2. Runtime-neutral: web `Request`
-// in, `Response` out. `./node` mounts it on node:http; `./sdk-v1` serves hosts still on SDK v1.
+// in, `Response` out (on Node, `toNodeListener` of `@keyhold/adapter-node` mounts it); `./sdk-v1` serves
+// hosts still on SDK v1.
 export type { BrokerElicitation, McpTokenBroker } from './brokering.js';
 export type { McpClaimCodes } from './claim-scope.js';
-export { CLAIM_CODE_HEADER, CLAIM_CODE_QUERY_PARAMETER, isUnderDirectory } from './claim-scope.js';
 export type { McpEndpoint, McpEndpointOptions } from './endpoint.js';
 export { createMcpEndpoint } from './endpoint.js';
 export type { KeyholdMcpErrorCode } from './errors.js';
@@ -16,4 +16,4 @@ export type {
   ToolContext,
   ToolReturn,
 } from './tool-module.js';
-export { defineTool, defineToolModule } from './tool-module.js';
+export { defineTool } from './tool-module.js';

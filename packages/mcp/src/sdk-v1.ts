@@ -12,10 +12,8 @@ export interface McpRequestGateOptions extends RequestCheckOptions {
   readonly logger?: Logger;
 }
 
-/**
- * A request as Node gives it: enough of `IncomingMessage` for the gate.
- */
-export interface NodeRequestLike {
+/** A request as Node gives it: enough of `IncomingMessage` for the gate (any `IncomingMessage` fits). */
+interface NodeRequestLike {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;

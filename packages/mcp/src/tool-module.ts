@@ -126,23 +126,6 @@ export type McpToolModule = ToolModule<ModuleTool<any>>;
 export type McpServedModule = Omit<McpToolModule, 'sourcePath'> & { readonly sourcePath?: string };
 
 /**
- * Types a tool module's tools one by one (each handler's `args` inferred from its schema) and returns the
- * module unchanged.
- *
- * @example
- * ```ts
- * const notes = defineToolModule({
- *   toolModuleId: 'notes', displayName: 'Notes', sourcePath: '/srv/tools/notes.ts',
- *   tools: [defineTool({ name: 'add_note', inputSchema: z.object({ text: z.string() }),
- *     handler: ({ text }) => ({ content: [{ type: 'text', text }] }) })],
- * });
- * ```
- */
-export function defineToolModule(module: McpToolModule): McpToolModule {
-  return module;
-}
-
-/**
  * Types one tool: `args` of the handler is inferred from `inputSchema`.
  *
  * @example

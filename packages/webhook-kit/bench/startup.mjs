@@ -1,6 +1,7 @@
 // Start-up cost of webhook discovery, measured the way a host pays it: a fresh Node process imports the
-// built package and discovers the routes of the example host's tool modules (one tagged source file, one
-// untagged). Run after `pnpm run build`: `node packages/webhook-kit/bench/startup.mjs [runs]`.
+// built package and creates a handler over the example host's tool modules (one tagged source file, one
+// untagged), which discovers their routes.
+// Run after `pnpm run build`: `node packages/webhook-kit/bench/startup.mjs [runs]`.
 // STARTUP_DIST=/path/to/dist/index.js measures another build (say, an older version) the same way.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ const hostTools = fileURLToPath(new URL('../../../examples/host/tools/', import.
 
 if (process.env.STARTUP_CHILD === '1') {
   const start = performance.now();
-  const { discoverWebhookRoutes } = await import(process.env.STARTUP_DIST ?? '../dist/index.js');
+  const { createWebhookHandler } = await import(process.env.STARTUP_DIST ?? '../dist/index.js');
   const imported = performance.now();
   // Stand-ins with the names and methods of the host's classes (the host bundles the real ones).
   class Notes {
@@ -22,20 +23,22 @@ if (process.env.STARTUP_CHILD === '1') {
     recentPushes() {}
     async *whoAmI() {}
   }
-  const routes = discoverWebhookRoutes([
-    {
-      toolModuleId: 'notes',
-      displayName: 'Notes',
-      sourcePath: `${hostTools}workspace-a/notes.ts`,
-      instance: new Notes(),
-    },
-    {
-      toolModuleId: 'activity',
-      displayName: 'Activity',
-      sourcePath: `${hostTools}workspace-b/activity.ts`,
-      instance: new Activity(),
-    },
-  ]);
+  const { routes } = createWebhookHandler({
+    modules: [
+      {
+        toolModuleId: 'notes',
+        displayName: 'Notes',
+        sourcePath: `${hostTools}workspace-a/notes.ts`,
+        instance: new Notes(),
+      },
+      {
+        toolModuleId: 'activity',
+        displayName: 'Activity',
+        sourcePath: `${hostTools}workspace-b/activity.ts`,
+        instance: new Activity(),
+      },
+    ],
+  });
   const discovered = performance.now();
   if (routes.length !== 2) throw new Error(`expected 2 routes, got ${routes.map((route) => route.key)}`);
   process.stdout.write(JSON.stringify({ import: imported - start, discover: discovered - imported }));

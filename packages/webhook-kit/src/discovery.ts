@@ -4,9 +4,6 @@ import { type DocumentedMethod, parseDocumentedMethods } from './doc-comments.js
 import { WebhookError } from './errors.js';
 import { fileSystemReader, type ReadSource } from './source-files.js';
 
-/** Why a route exists: the method name's `handle` prefix, or a `@webhook` tag (bare or with a path). */
-export type WebhookRouteSource = 'handle-prefix' | 'webhook-tag';
-
 /**
  * One exposed endpoint: `POST {basePath}/{toolModuleId}/{path}` calls `instance[method]`.
  */
@@ -19,8 +16,8 @@ export interface WebhookRoute {
   readonly path: string;
   /** `toolModuleId/path`: the route's identity, and the key of per-route signature settings. */
   readonly key: string;
-  /** Why the route exists. */
-  readonly source: WebhookRouteSource;
+  /** Why the route exists: the method name's `handle` prefix, or a `@webhook` tag (bare or with a path). */
+  readonly source: 'handle-prefix' | 'webhook-tag';
 }
 
 /** Options of {@link discoverWebhookRoutes}. */

@@ -7,8 +7,9 @@ import { KeyholdError } from '@keyhold/core';
  * - `ERR_INVALID_ROUTE`: a `toolModuleId` or an `@webhook <path>` is not a valid path, or a tag carries extra text.
  * - `ERR_DUPLICATE_ROUTE`: two methods (or two modules of one `toolModuleId`) claim one path.
  * - `ERR_UNKNOWN_ROUTE`: a tag or a signature setting names a method or route that does not exist.
- * - `ERR_SOURCE_UNREADABLE`: `readDocumentedMethods` could not read the file (discovery does not throw it:
- *   a module whose source cannot be read exposes only `handle*` methods).
+ * - `ERR_SOURCE_UNREADABLE`: no longer thrown. It came from `readDocumentedMethods`, which is no longer
+ *   exported; discovery never threw it (a module whose source cannot be read exposes only `handle*`
+ *   methods). Kept because codes are never removed.
  * - `ERR_SOURCE_UNPARSABLE`: a module's source file carries `@webhook` but is not valid TypeScript or
  *   JavaScript, so its tags cannot be told from its code (the message names the line).
  * - `ERR_PARSER_UNAVAILABLE`: no longer thrown. It meant that the optional peer `typescript` was missing;

@@ -13,7 +13,7 @@
 export interface WebhookMetadata {
   /** Always `POST`. */
   readonly method: 'POST';
-  /** The request headers (lower-cased names), secret-bearing ones replaced by {@link REDACTED}. */
+  /** The request headers (lower-cased names), secret-bearing ones replaced by `[redacted]`. */
   readonly headers: Readonly<Record<string, string>>;
   /** The URL query parameters. */
   readonly query: Readonly<Record<string, string>>;
@@ -51,7 +51,7 @@ export type WebhookParams<Fields extends object = Record<string, unknown>> = Fie
 export const REDACTED = '[redacted]';
 
 /**
- * Headers whose values are replaced by {@link REDACTED} before a method sees them: the shared secret,
+ * Headers whose values are replaced by `[redacted]` before a method sees them: the shared secret,
  * credentials, cookies, and every signature scheme's header (a signature is a replayable credential
  * within its tolerance window).
  *

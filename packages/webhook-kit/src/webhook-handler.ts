@@ -315,7 +315,7 @@ export function createWebhookHandlerWithHandle(options: WebhookHandlerOptions): 
     let replayKey: string | undefined;
     let replayExpiresAt = 0;
     if (route.verify !== undefined) {
-      const outcome = route.verify(request.headers, request.body, receivedAt);
+      const outcome = await route.verify(request.headers, request.body, receivedAt);
       if (!outcome.ok) {
         logger.debug({ route: route.key, reason: outcome.reason }, 'webhook signature refused');
         return errorResult(401, 'invalid_signature', outcome.reason);

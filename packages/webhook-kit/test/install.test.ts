@@ -74,17 +74,29 @@ describe('install: next to TypeScript 7 (the native compiler, no JS API)', () =>
       join(app, 'github.ts'),
       'export class GitHub {\n  /** @webhook github/push */\n  onPush<const T>(event: T): T {\n    return event;\n  }\n}\n',
     );
+    // The module's instance is a plain JavaScript class of the same name: its tag is read from github.ts.
     const output = execFileSync(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        "import { readDocumentedMethods } from '@keyhold/webhook-kit'; console.log(JSON.stringify(readDocumentedMethods('github.ts')));",
+        [
+          "import { createWebhookHandler } from '@keyhold/webhook-kit';",
+          'class GitHub { onPush(event) { return event; } }',
+          "const modules = [{ toolModuleId: 'gh', displayName: 'GitHub', sourcePath: 'github.ts', instance: new GitHub() }];",
+          'console.log(JSON.stringify(createWebhookHandler({ modules }).routes));',
+        ].join('\n'),
       ],
       { cwd: app, encoding: 'utf8' },
     );
     expect(JSON.parse(output)).toEqual([
-      { className: 'GitHub', name: 'onPush', webhookTags: ['github/push'], line: 3 },
+      {
+        toolModuleId: 'gh',
+        method: 'onPush',
+        path: 'github/push',
+        key: 'gh/github/push',
+        source: 'webhook-tag',
+      },
     ]);
   }, 180_000);
 });

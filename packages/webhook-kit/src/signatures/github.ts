@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/internal';
+import { hmacSha256, toHex } from './hmac.js';
 import { dedupeTtlSecondsOf, secretsOf } from './settings.js';
 import type { GitHubSignatureVerification, SignatureVerifier } from './types.js';
 
@@ -13,19 +13,19 @@ import type { GitHubSignatureVerification, SignatureVerifier } from './types.js'
  * @example
  * ```ts
  * const verify = createGitHubVerifier({ scheme: 'github', secrets: [secret] });
- * verify(request.headers, request.body, clock.now()).ok;
+ * (await verify(request.headers, request.body, clock.now())).ok;
  * ```
  */
 export function createGitHubVerifier(config: GitHubSignatureVerification): SignatureVerifier {
-  const secrets = secretsOf(config);
+  const signers = secretsOf(config).map((secret) => hmacSha256(secret));
   const dedupeTtlMs = dedupeTtlSecondsOf(config) * 1000;
-  return (headers, body, nowMs) => {
+  return async (headers, body, nowMs) => {
     const presented = headers['x-hub-signature-256'];
     if (presented === undefined) return { ok: false, reason: 'missing X-Hub-Signature-256 header' };
     const signature = presented.toLowerCase();
     let matched = false;
-    for (const secret of secrets) {
-      const expected = `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+    for (const sign of signers) {
+      const expected = `sha256=${toHex(await sign(body))}`;
       if (constantTimeEqual(signature, expected)) matched = true;
     }
     if (!matched) return { ok: false, reason: 'X-Hub-Signature-256 does not match' };

@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/internal';
 import { check } from '../option-checks.js';
+import { hmacSha256, toBase64 } from './hmac.js';
 import { dedupeTtlSecondsOf, secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StandardWebhooksVerification } from './types.js';
 
@@ -10,9 +10,9 @@ const TIMESTAMP = /^\d{1,12}$/;
 const MIN_KEY_BYTES = 24;
 const MAX_KEY_BYTES = 64;
 
-function decodeSecret(secret: string, index: number): Buffer {
+function decodeSecret(secret: string, index: number): Uint8Array<ArrayBuffer> {
   const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
-  const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
+  const key = BASE64.test(encoded) ? Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0)) : undefined;
   if (key === undefined || key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
     throw check.invalid(
       `standard-webhooks secret #${index + 1} must be "whsec_" followed by base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes`,
@@ -30,14 +30,14 @@ function decodeSecret(secret: string, index: number): Buffer {
  * @example
  * ```ts
  * const verify = createStandardWebhooksVerifier({ scheme: 'standard-webhooks', secrets: ['whsec_…'] });
- * verify(request.headers, request.body, clock.now()); // { ok: true, replay: { id: 'msg_…', expiresAt } }
+ * await verify(request.headers, request.body, clock.now()); // { ok: true, replay: { id: 'msg_…', expiresAt } }
  * ```
  */
 export function createStandardWebhooksVerifier(config: StandardWebhooksVerification): SignatureVerifier {
-  const keys = secretsOf(config).map(decodeSecret);
+  const signers = secretsOf(config).map((secret, index) => hmacSha256(decodeSecret(secret, index)));
   const toleranceSeconds = toleranceSecondsOf(config);
   const dedupeTtlMs = dedupeTtlSecondsOf(config) * 1000;
-  return (headers, body, nowMs) => {
+  return async (headers, body, nowMs) => {
     const id = headers['webhook-id'];
     const timestamp = headers['webhook-timestamp'];
     const signatures = headers['webhook-signature'];
@@ -55,8 +55,8 @@ export function createStandardWebhooksVerifier(config: StandardWebhooksVerificat
       .map((entry) => entry.slice(3));
     const content = `${id}.${timestamp}.${body}`;
     let matched = false;
-    for (const key of keys) {
-      const expected = createHmac('sha256', key).update(content, 'utf8').digest('base64');
+    for (const sign of signers) {
+      const expected = toBase64(await sign(content));
       // No early exit: every pair is compared, so timing says nothing about which one matched.
       for (const signature of presented) if (constantTimeEqual(signature, expected)) matched = true;
     }

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@keyhold/internal';
+import { hmacSha256, toHex } from './hmac.js';
 import { secretsOf, toleranceSecondsOf } from './settings.js';
 import type { SignatureVerifier, StripeSignatureVerification } from './types.js';
 
@@ -16,13 +16,13 @@ const TIMESTAMP = /^\d{1,12}$/;
  * @example
  * ```ts
  * const verify = createStripeVerifier({ scheme: 'stripe', secrets: ['whsec_…'] });
- * verify(request.headers, request.body, clock.now()).ok;
+ * (await verify(request.headers, request.body, clock.now())).ok;
  * ```
  */
 export function createStripeVerifier(config: StripeSignatureVerification): SignatureVerifier {
-  const secrets = secretsOf(config);
+  const signers = secretsOf(config).map((secret) => hmacSha256(secret));
   const toleranceSeconds = toleranceSecondsOf(config);
-  return (headers, body, nowMs) => {
+  return async (headers, body, nowMs) => {
     const header = headers['stripe-signature'];
     if (header === undefined) return { ok: false, reason: 'missing Stripe-Signature header' };
     let timestamp: string | undefined;
@@ -43,8 +43,8 @@ export function createStripeVerifier(config: StripeSignatureVerification): Signa
     }
     const content = `${timestamp}.${body}`;
     let matched: string | undefined;
-    for (const secret of secrets) {
-      const expected = createHmac('sha256', secret).update(content, 'utf8').digest('hex');
+    for (const sign of signers) {
+      const expected = toHex(await sign(content));
       for (const signature of presented) if (constantTimeEqual(signature, expected)) matched ??= expected;
     }
     if (matched === undefined) return { ok: false, reason: 'no Stripe-Signature v1 matches' };

@@ -71,9 +71,12 @@ export type SignatureOutcome =
   | { readonly ok: true; readonly replay?: { readonly id: string; readonly expiresAt: number } }
   | { readonly ok: false; readonly reason: string };
 
-/** A compiled verifier: headers (lower-cased names), the raw body and the receipt time in epoch ms. */
+/**
+ * A compiled verifier: headers (lower-cased names), the raw body and the receipt time in epoch ms. It may
+ * answer at once or asynchronously (the built-in ones sign through WebCrypto, which is async).
+ */
 export type SignatureVerifier = (
   headers: Readonly<Record<string, string>>,
   body: string,
   nowMs: number,
-) => SignatureOutcome;
+) => SignatureOutcome | Promise<SignatureOutcome>;
