@@ -4,19 +4,16 @@ import { createClaimAttemptGate, createClaims } from '@keyhold/claim-codes';
 import { createFileClaimStore, isFileInScope } from '@keyhold/claim-codes/node';
 import type { Logger } from '@keyhold/core';
 import { compose, createMemoryRateLimiter, systemClock } from '@keyhold/core';
-import { sha256Base64url } from '@keyhold/internal';
 import { createMcpEndpoint } from '@keyhold/mcp';
 import {
   type AuthorizationServer,
-  type CimdFetch,
-  type ClientRecord,
+  type ClientAdministration,
+  type ClientProvisionInput,
   createAuthorizationServer,
-  createCimdResolver,
   createStaticTenants,
-  type OAuthStorage,
+  OAuthCoreError,
   type TenantConfig,
 } from '@keyhold/oauth-core';
-import { createSafeFetch } from '@keyhold/oauth-core/node';
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
@@ -133,27 +130,26 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const limiter = stores.rateLimiter ?? createMemoryRateLimiter();
   const limits = config.rateLimits;
   logger.info({ rateLimits: limits ? (stores.rateLimiter ? 'redis' : 'memory') : 'off' }, 'rate limits');
-  const safeFetch = createSafeFetch();
   const rewrite = config.cimdDevRewrite;
-  const cimdFetch: CimdFetch = rewrite
-    ? (url, init) =>
-        url.startsWith(`${rewrite.from}/`)
-          ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
-          : safeFetch(url, init)
-    : safeFetch;
-  const cimdResolver = createCimdResolver({
-    fetch: cimdFetch,
-    clock,
-    logger,
-    ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
-  });
   const oauth = createAuthorizationServer({
     baseUrl,
     tenants,
     storage,
     clock,
     logger,
-    cimdResolver,
+    // Metadata-document clients from the tenants' allowed domains, fetched through the SSRF-safe fetch; in
+    // development KEYHOLD_CIMD_DEV_REWRITE sends one https prefix to a local http server instead.
+    cimd: {
+      ...(rewrite
+        ? {
+            fetch: (url, init, safeFetch) =>
+              url.startsWith(`${rewrite.from}/`)
+                ? fetch(rewrite.to + url.slice(rewrite.from.length), { ...init, redirect: 'manual' })
+                : safeFetch(url, init),
+          }
+        : {}),
+      ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
+    },
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     clientCacheTtlSeconds: config.clientCacheTtlSeconds,
@@ -178,16 +174,14 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   const devLogin = createDevLogin({ baseUrl, sessions, now: () => clock.now() });
 
   // The provider tenant knows the host as a confidential, first-party client.
-  await ensureProviderClient(storage, config.providerTenant, {
+  await ensureProviderClient(oauth.clients, config.providerTenant, {
     clientId: PROVIDER_CLIENT_ID,
+    clientSecret: secrets.providerClientSecret,
     clientName: 'Keyhold example host',
     redirectUris: [`${baseUrl}/auth/oauth/callback`],
     grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
     tokenEndpointAuthMethod: 'client_secret_basic',
-    clientSecretHash: sha256Base64url(secrets.providerClientSecret),
     scope: 'openid profile',
-    createdAt: clock.now(),
   });
   const providerIssuer = `${baseUrl}/tenant/${config.providerTenant}`;
   const broker = createTokenBroker({
@@ -297,30 +291,23 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
 }
 
 /**
- * Creates the host's client at the provider tenant, or leaves it be when it is there as wanted. Instances
- * starting at once all try: a create that loses the race (duplicate key) is success once the client read
- * back matches. A stale record (another callback URL or secret) is replaced.
+ * Provisions the host's client at the provider tenant. Instances starting at once all provision it: the same
+ * client again is answered as stored. A stale client under the id (another callback URL, or a rotated
+ * secret) is a conflict: it is removed and provisioned anew, a few times at most while instances race.
  */
 async function ensureProviderClient(
-  storage: OAuthStorage,
+  clients: ClientAdministration,
   tenant: string,
-  wanted: ClientRecord,
+  wanted: ClientProvisionInput & { readonly clientId: string },
 ): Promise<void> {
-  const matches = (client: ClientRecord | undefined) =>
-    client !== undefined &&
-    client.clientSecretHash === wanted.clientSecretHash &&
-    wanted.redirectUris.every((uri) => client.redirectUris.includes(uri));
   for (let attempt = 1; ; attempt++) {
-    const existing = await storage.clients.get(tenant, wanted.clientId);
-    if (matches(existing)) return;
-    if (existing) await storage.clients.delete(tenant, wanted.clientId);
     try {
-      await storage.clients.create(tenant, wanted);
+      await clients.provision(tenant, wanted);
       return;
     } catch (error) {
-      // Another instance created (or replaced) it in between: read it again, a few times at most.
-      if (matches(await storage.clients.get(tenant, wanted.clientId))) return;
-      if (attempt >= 3) throw error;
+      const stale = error instanceof OAuthCoreError && error.code === 'ERR_CLIENT_EXISTS';
+      if (!stale || attempt >= 3) throw error;
+      await clients.remove(tenant, wanted.clientId);
     }
   }
 }

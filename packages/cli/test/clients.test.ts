@@ -4,11 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  createAuthorizationServer,
-  createClientAdministration,
-  generateSigningKey,
-} from '@keyhold/oauth-core';
+import { createAuthorizationServer, generateSigningKey } from '@keyhold/oauth-core';
 import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -114,13 +110,6 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
     const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
     try {
       const storage = createSqliteStores(db).oauth;
-      const stored = await createClientAdministration({ storage }).get('demo', client.clientId);
-      expect(stored).toMatchObject({
-        tokenEndpointAuthMethod: 'private_key_jwt',
-        registration: 'provisioned',
-      });
-      expect(stored).not.toHaveProperty('clientSecretHash');
-
       const tenant = {
         signingKeys: [await generateSigningKey('ES256', 'as-1')],
         scopesSupported: ['profile'],
@@ -130,6 +119,13 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
         tenants: { get: (slug) => (slug === 'demo' ? tenant : undefined) },
         storage,
       });
+      const stored = await server.clients.get('demo', client.clientId);
+      expect(stored).toMatchObject({
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        registration: 'provisioned',
+      });
+      expect(stored).not.toHaveProperty('clientSecretHash');
+
       const token = async (assertion: string) => {
         const response = await server.fetch(
           new Request(`${BASE_URL}/tenant/demo/token`, {

@@ -22,8 +22,8 @@ import { userinfoHandler } from './handlers/userinfo.js';
 import { createKeyCache } from './keys.js';
 import type { AuthEventAttributes } from './metrics-types.js';
 import { noopMetrics } from './metrics-types.js';
-import type { AuthorizationServerOptions, ServerContext } from './options.js';
-import { resolveOptions } from './options.js';
+import type { AuthorizationServerOptions, ResolverOverrides, ServerContext } from './options.js';
+import { refuseRemovedOptions, resolveOptions } from './options.js';
 import {
   createProtectedResource,
   type ProtectedResource,
@@ -160,6 +160,7 @@ type Run = (
  * ```
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  refuseRemovedOptions(options);
   // The endpoint handlers stay off the public object: `fetch` is the one way in.
   const {
     authorize: _authorize,
@@ -183,12 +184,17 @@ export type AuthorizationServerWithEndpoints = AuthorizationServer & EndpointHan
 
 /**
  * The server together with its per-endpoint handlers (each takes a request already read and the tenant slug):
- * the unit oauth-core's own tests and benchmarks call. Not part of the package entry.
+ * the unit oauth-core's own tests and benchmarks call, which may also replace the resolvers the `cimd` option
+ * builds. Not part of the package entry.
  */
 export function createAuthorizationServerWithEndpoints(
-  options: AuthorizationServerOptions,
+  options: AuthorizationServerOptions & ResolverOverrides,
 ): AuthorizationServerWithEndpoints {
-  const validated = resolveOptions(options);
+  const { cimdResolver, jwksResolver, ...serverOptions } = options;
+  const validated = resolveOptions(serverOptions, {
+    ...(cimdResolver === undefined ? {} : { cimdResolver }),
+    ...(jwksResolver === undefined ? {} : { jwksResolver }),
+  });
   // Client reads on the token endpoint come from a short-lived cache that every write through this server
   // invalidates (client-cache.ts); the administration below writes through the same wrapped store.
   // Resources the host places at URLs of its choosing (protectedResource), read by the tenant lookup.

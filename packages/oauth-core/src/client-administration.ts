@@ -1,9 +1,10 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
-import { sha256Base64url } from '@keyhold/internal';
+import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
-import { OAuthError, optionCheck } from './errors.js';
+import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
+import { checkKnownClientId, checkKnownClientSecret } from './known-client.js';
 import type { TenantConfig, TenantLookup } from './options.js';
 import { newClientId, pooledRandomToken } from './random-pool.js';
 import type {
@@ -17,10 +18,31 @@ import type {
 import { isTenantSlug } from './tenant.js';
 
 /**
- * What the host gives {@link ClientAdministration.provision}. Defaults: confidential
+ * What the host gives {@link ClientAdministration.provision}. Defaults: a generated id and secret, confidential
  * (`client_secret_basic`), no redirect URIs, `response_types` following the grant types.
+ *
+ * @example
+ * ```ts
+ * const input: ClientProvisionInput = {
+ *   clientId: 'reports',
+ *   clientSecret: secrets.reportsClient,
+ *   grantTypes: ['client_credentials'],
+ *   scope: 'reports:read',
+ * };
+ * ```
  */
 export interface ClientProvisionInput {
+  /**
+   * The client's id, when the host's configuration names it (`keyhold-host`): 1 to 128 characters of letters,
+   * digits, `_`, `-`, `.` and `~`, not starting with `-`. Default: 16 random bytes, base64url.
+   */
+  readonly clientId?: string;
+  /**
+   * The client's secret, when the host's configuration holds it (a secret manager): 32 to 512 visible ASCII
+   * characters, not repetitive (a floor against weak values, see `MIN_CLIENT_SECRET_BITS`); only with a
+   * secret method (`client_secret_basic`, `client_secret_post`). Default: 32 random bytes, base64url.
+   */
+  readonly clientSecret?: string;
   readonly grantTypes: readonly string[];
   readonly redirectUris?: readonly string[];
   readonly responseTypes?: readonly string[];
@@ -43,7 +65,7 @@ export interface ClientProvisionInput {
 
 /**
  * A client the host provisioned. `clientSecret` is shown once (only its SHA-256 is stored); absent for
- * public clients.
+ * clients without a secret (`none`, `private_key_jwt`).
  *
  * @example
  * ```ts
@@ -57,20 +79,26 @@ export interface ProvisionedClient {
 }
 
 /**
- * Host-side management of registered clients: what the `keyhold clients` command and admin screens call.
- * Provisioned clients may use machine grants (no registration policy applies: the host is the
- * authority) and never expire. Bad metadata throws an {@link OAuthError} (`invalid_client_metadata`,
- * `invalid_redirect_uri`); an unknown tenant (when a {@link TenantLookup} was given) or a malformed slug
- * throws `invalid_request`.
+ * Host-side management of registered clients (`server.clients`): what the `keyhold clients` command and admin
+ * screens call. Provisioned clients may use machine grants (no registration policy applies: the host is the
+ * authority) and never expire. Bad metadata, a malformed `clientId` or a weak `clientSecret` throws an
+ * {@link OAuthError} (`invalid_client_metadata`, `invalid_redirect_uri`); an unknown tenant or a malformed
+ * slug throws `invalid_request`.
  *
  * @example
  * ```ts
- * const created = await admin.provision('demo', { grantTypes: ['client_credentials'], scope: 'reports:read' });
- * for (const client of await admin.list('demo')) console.log(client.clientId, client.registration);
- * await admin.remove('demo', created.clientId);
+ * const created = await server.clients.provision('demo', { grantTypes: ['client_credentials'], scope: 'reports:read' });
+ * for (const client of await server.clients.list('demo')) console.log(client.clientId, client.registration);
+ * await server.clients.remove('demo', created.clientId);
  * ```
  */
 export interface ClientAdministration {
+  /**
+   * Creates a client. A `clientId` the host chose is provisioned once: provisioning it again with the same
+   * metadata and secret answers the stored client (so every instance of a host may provision its own
+   * clients at start, concurrently); a client stored under that id with anything else throws
+   * {@link OAuthCoreError} `ERR_CLIENT_EXISTS` (remove it first to replace it).
+   */
   provision(tenant: string, input: ClientProvisionInput): Promise<ProvisionedClient>;
   /** The stored client, expired or not. */
   get(tenant: string, clientId: string): Promise<ClientRecord | undefined>;
@@ -83,15 +111,7 @@ export interface ClientAdministration {
   remove(tenant: string, clientId: string): Promise<boolean>;
 }
 
-/**
- * Options of {@link createClientAdministration}: just the storage (and a clock) is enough, so a CLI can
- * open the store and call it without starting a server.
- *
- * @example
- * ```ts
- * const admin = createClientAdministration({ storage: createSqliteOAuthStorage(openSqliteDatabase(file)) });
- * ```
- */
+/** Options of {@link createClientAdministration}: what the server gives `server.clients`. */
 export interface ClientAdministrationOptions {
   readonly storage: OAuthStorage;
   /** Default: the system clock. */
@@ -105,17 +125,8 @@ export interface ClientAdministrationOptions {
 const MAX_LIST_LIMIT = 1000;
 
 /**
- * Creates the {@link ClientAdministration} over a storage. `server.clients` is the same object built from
- * the server's options.
- *
- * @example
- * ```ts
- * const admin = createClientAdministration({ storage, tenants });
- * const { clientId, clientSecret } = await admin.provision('demo', {
- *   grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
- *   tokenExchangeAudiences: ['https://downstream.example/api'],
- * });
- * ```
+ * Creates the {@link ClientAdministration} over a storage: `server.clients`, built from the server's storage
+ * (through its client cache), clock, logger and tenant lookup. Internal: hosts and the CLI use `server.clients`.
  */
 export function createClientAdministration(options: ClientAdministrationOptions): ClientAdministration {
   if (typeof options?.storage?.clients?.list !== 'function') {
@@ -165,17 +176,56 @@ export function createClientAdministration(options: ClientAdministrationOptions)
           `token_endpoint_auth_method ${metadata.tokenEndpointAuthMethod} is not accepted on this tenant (it accepts ${accepted.join(', ')})`,
         );
       }
-      const clientId = newClientId();
-      const clientSecret = usesSecret(metadata.tokenEndpointAuthMethod) ? pooledRandomToken() : undefined;
+      const withSecret = usesSecret(metadata.tokenEndpointAuthMethod);
+      if (input.clientSecret !== undefined && !withSecret) {
+        throw new OAuthError(
+          'invalid_client_metadata',
+          `a client secret goes with client_secret_basic or client_secret_post, not ${metadata.tokenEndpointAuthMethod}`,
+        );
+      }
+      const known = input.clientId !== undefined;
+      const clientId = known ? checkKnownClientId(input.clientId) : newClientId();
+      const clientSecret = withSecret
+        ? input.clientSecret === undefined
+          ? pooledRandomToken()
+          : checkKnownClientSecret(input.clientSecret)
+        : undefined;
       const record = clientRecord(metadata, {
         clientId,
         clientSecret,
         createdAt: clock.now(),
         registration: 'provisioned',
       });
-      await storage.clients.create(tenant, record);
+      const provisioned = (stored: ClientRecord): ProvisionedClient => ({
+        clientId,
+        ...(clientSecret === undefined ? {} : { clientSecret }),
+        record: stored,
+      });
+      // A chosen id may be taken: by this very client (another instance provisioning it at the same start, or
+      // an earlier start), which is success, or by another one, which the host must resolve.
+      const taken = (stored: ClientRecord): ProvisionedClient => {
+        if (!sameClient(stored, record)) {
+          throw new OAuthCoreError(
+            'ERR_CLIENT_EXISTS',
+            `tenant "${tenant}" already has a client "${clientId}" registered otherwise (remove it first to replace it)`,
+          );
+        }
+        return provisioned(stored);
+      };
+      if (known) {
+        const existing = await storage.clients.get(tenant, clientId);
+        if (existing) return taken(existing);
+      }
+      try {
+        await storage.clients.create(tenant, record);
+      } catch (error) {
+        // A create that lost a race to the same id: what won decides.
+        const winner = known ? await storage.clients.get(tenant, clientId) : undefined;
+        if (winner) return taken(winner);
+        throw error;
+      }
       logger.info({ tenant, clientId, grantTypes: metadata.grantTypes }, 'client provisioned');
-      return { clientId, ...(clientSecret === undefined ? {} : { clientSecret }), record };
+      return provisioned(record);
     },
     async get(tenant, clientId) {
       if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
@@ -198,6 +248,34 @@ export function createClientAdministration(options: ClientAdministrationOptions)
       return true;
     },
   };
+}
+
+/**
+ * Whether a stored client is the one a provisioning would store: the same secret (by its hash) and the same
+ * registration, whatever its `createdAt`. Stores may hand back optional fields as absent or `undefined`, and
+ * JSON members (a key set) in another order, so records are compared in a canonical form.
+ */
+function sameClient(stored: ClientRecord, wanted: ClientRecord): boolean {
+  const { createdAt: _stored, clientSecretHash: storedHash, ...storedRest } = stored;
+  const { createdAt: _wanted, clientSecretHash: wantedHash, ...wantedRest } = wanted;
+  const secretsMatch =
+    storedHash === undefined || wantedHash === undefined
+      ? storedHash === wantedHash
+      : constantTimeEqual(storedHash, wantedHash);
+  return secretsMatch && canonical(storedRest) === canonical(wantedRest);
+}
+
+/** JSON with object members sorted and `undefined` members left out. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) =>
+    member !== null && typeof member === 'object' && !Array.isArray(member)
+      ? Object.fromEntries(
+          Object.entries(member)
+            .filter(([, entry]) => entry !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : member,
+  );
 }
 
 /** Whether clients of a method get a secret (those of `none` and `private_key_jwt` do not). */

@@ -81,12 +81,14 @@ export class OAuthError extends KeyholdError<OAuthErrorCode> {
 }
 
 /** The codes an {@link OAuthCoreError} carries. */
-export type OAuthCoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_FORBIDDEN_ADDRESS';
+export type OAuthCoreErrorCode = 'ERR_INVALID_OPTIONS' | 'ERR_FORBIDDEN_ADDRESS' | 'ERR_CLIENT_EXISTS';
 
 /**
  * What `@keyhold/oauth-core` throws to its caller, never answered on the wire: `ERR_INVALID_OPTIONS` for
  * misuse, options (or a tenant configuration) that fail validation; `ERR_FORBIDDEN_ADDRESS` when the SSRF-safe
- * fetch refuses an address (the subclass `ForbiddenAddressError` of `@keyhold/oauth-core/node`).
+ * fetch (the third argument of a `cimd.fetch`) refuses an address; the resolution then fails with
+ * `forbidden_address`; `ERR_CLIENT_EXISTS` when `server.clients.provision` is given a `clientId` another
+ * client holds.
  *
  * @example
  * ```ts

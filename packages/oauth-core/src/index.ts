@@ -1,62 +1,22 @@
 export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
 export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-export { MACHINE_SUBJECT_PREFIX } from './bearer.js';
-// CIMD (federated login is `@keyhold/oauth-core/federated`, the SSRF-safe fetch `@keyhold/oauth-core/node`)
-export { isMetadataDocumentClientId } from './cimd/client-id-url.js';
-export type { CimdFetchRateLimit } from './cimd/fetch-budget.js';
-export type { CimdFetch } from './cimd/fetch-contract.js';
-export type {
-  JwksResolution,
-  JwksResolveOptions,
-  JwksResolver,
-  JwksResolverOptions,
-} from './cimd/jwks-resolver.js';
-export { createJwksResolver } from './cimd/jwks-resolver.js';
-export type { CimdResolverOptions } from './cimd/resolver.js';
-export { createCimdResolver } from './cimd/resolver.js';
-export type {
-  CimdErrorCode,
-  CimdResolution,
-  CimdResolveContext,
-  CimdResolver,
-  ClientMetadataDocument,
-} from './cimd/types.js';
+// CIMD is an option of the server (`cimd`); federated login is `@keyhold/oauth-core/federated`.
+export type { CimdOptions } from './cimd/options.js';
 export type {
   ClientAdministration,
-  ClientAdministrationOptions,
   ClientProvisionInput,
   ProvisionedClient,
 } from './client-administration.js';
-export { createClientAdministration } from './client-administration.js';
-export { CLIENT_ASSERTION_TYPE_JWT_BEARER } from './client-assertion.js';
-export type { ClientAssertionAlgorithm } from './client-keys.js';
-export { CLIENT_ASSERTION_ALGORITHMS } from './client-keys.js';
-export type { ClientGrantType, ClientMetadata } from './client-metadata.js';
-export { ANONYMOUS_GRANT_TYPES, CLIENT_GRANT_TYPES, CLIENT_METADATA_LIMITS } from './client-metadata.js';
-export type { ConsentDecision, ConsentLookup, ConsentRequest } from './consent-request.js';
-export type {
-  ConsentDetails,
-  ConsentRecipient,
-  ConsentStrings,
-  ConsentView,
-} from './consent-screen.js';
-export { DEFAULT_CONSENT_STRINGS, renderConsentPage } from './consent-screen.js';
-export { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
+export type { ClientMetadata } from './client-metadata.js';
+export type { ConsentLookup, ConsentRequest } from './consent-request.js';
+export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
-export { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './grants/token-exchange.js';
-export type { ProtectedResourceMetadata } from './handlers/metadata.js';
-export type {
-  AsymmetricAlgorithm,
-  SigningAlgorithm,
-  SigningKeyConfig,
-  SymmetricAlgorithm,
-} from './keys.js';
+export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
-export type { AuthEventAttributes, AuthMetrics, CimdFetchAttributes } from './metrics-types.js';
-export { noopMetrics } from './metrics-types.js';
+export type { AuthMetrics } from './metrics-types.js';
 export type {
   AuthorizationServerOptions,
   ClientAssertionOptions,
@@ -65,47 +25,18 @@ export type {
   TenantConfig,
   TenantLookup,
 } from './options.js';
-export type {
-  ProtectedResource,
-  ProtectedResourceOptions,
-  ResourceAccess,
-} from './protected-resource.js';
-export type { RateLimitedEndpoint, RateLimitsOptions } from './rate-limits.js';
-export { DEFAULT_RATE_LIMITS } from './rate-limits.js';
-export { inferApplicationType } from './redirect-uri.js';
+export type { ProtectedResource, ProtectedResourceOptions } from './protected-resource.js';
+export type { RateLimitsOptions } from './rate-limits.js';
 export type {
   InitialAccessTokenConfig,
-  PresentedInitialAccessToken,
   RegistrationDecision,
   RegistrationPolicy,
   RegistrationPolicyInput,
 } from './registration-policy.js';
-export { defaultRegistrationPolicy, gatedGrantTypes } from './registration-policy.js';
+export { defaultRegistrationPolicy } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
-export type {
-  ApplicationType,
-  AuthorizationCodeRecord,
-  AuthorizationCodeStore,
-  ClientJwk,
-  ClientJwks,
-  ClientListOptions,
-  ClientRecord,
-  ClientRegistration,
-  ClientStore,
-  ClientType,
-  ConsentRecord,
-  ConsentStore,
-  OAuthStorage,
-  PendingAuthorizationRecord,
-  PendingAuthorizationStore,
-  RefreshTokenRecord,
-  RefreshTokenRotation,
-  RefreshTokenRotationOutcome,
-  RefreshTokenStore,
-  RevokedAccessTokenStore,
-  TokenEndpointAuthMethod,
-} from './storage.js';
-export { DEFAULT_RESOURCE_SCOPES } from './tenant.js';
+// The records and stores a store author implements are `@keyhold/oauth-core/storage`.
+export type { ClientJwks, ClientRecord, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
-export type { AccessTokenClaims, ActorClaim } from './tokens.js';
-export type { UserClaims, UserClaimsHook } from './user-claims.js';
+export type { AccessTokenClaims } from './tokens.js';
+export type { UserClaimsHook } from './user-claims.js';

@@ -28,7 +28,7 @@ export interface CimdFetchAttributes {
 /**
  * Where the authorization server reports its counters. By default `mcp_auth.events` and
  * `mcp_auth.cimd.fetches` are recorded through `@opentelemetry/api` when it is installed and nothing is
- * recorded when it is not; {@link noopMetrics} turns them off, your own implementation sends them elsewhere.
+ * recorded when it is not; `metrics: false` turns them off, your own implementation sends them elsewhere.
  *
  * @example
  * ```ts
@@ -41,12 +41,7 @@ export interface AuthMetrics {
 }
 
 /**
- * Metrics that record nothing: pass it as `metrics` to turn the counters off even where OpenTelemetry is
- * installed.
- *
- * @example
- * ```ts
- * createAuthorizationServer({ baseUrl, tenants, storage, metrics: noopMetrics });
- * ```
+ * Metrics that record nothing: what `metrics: false` selects, and what the server compares with to skip
+ * building events nobody records (internal).
  */
 export const noopMetrics: AuthMetrics = Object.freeze({ event: () => {}, cimdFetch: () => {} });

@@ -1,8 +1,9 @@
 import type { Clock, Logger, OnceStore, RequestTracing } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { originOf } from '@keyhold/internal';
+import { configureCimd } from './cimd/configured.js';
 import type { JwksResolver } from './cimd/jwks-resolver.js';
-import { createJwksResolver } from './cimd/jwks-resolver.js';
+import type { CimdOptions } from './cimd/options.js';
 import type { CimdResolver } from './cimd/types.js';
 import {
   type ConsentStrings,
@@ -13,7 +14,7 @@ import {
 import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
-import type { AuthMetrics } from './metrics-types.js';
+import { type AuthMetrics, noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
@@ -104,14 +105,14 @@ export interface TenantLookup {
 
 /**
  * How `private_key_jwt` client assertions (RFC 7523 §2.2) are checked. The method is offered when the
- * storage has an `onceStore`.
+ * storage has an `onceStore`. Key sets published at a `jwks_uri` are fetched as the `cimd` option says.
+ *
+ * @example
+ * ```ts
+ * const clientAssertions: ClientAssertionOptions = { maxLifetimeSeconds: 120, clockSkewSeconds: 30 };
+ * ```
  */
 export interface ClientAssertionOptions {
-  /**
-   * Fetches the `jwks_uri` key sets. Default: the `cimdResolver`'s `jwks` (the same SSRF-safe fetch as the
-   * documents), else `createJwksResolver({ clock, logger })`.
-   */
-  readonly jwksResolver?: JwksResolver;
   /** The longest an assertion may live: `exp` at most this far past `iat` and past now. Default 300 (5 minutes). */
   readonly maxLifetimeSeconds?: number;
   /** Tolerance for the client's clock on `exp`, `nbf` and `iat`. Default 60. */
@@ -144,11 +145,16 @@ export interface AuthorizationServerOptions {
   readonly logger?: Logger;
   /**
    * Default: the `mcp_auth.events` and `mcp_auth.cimd.fetches` counters through `@opentelemetry/api` when
-   * it is installed (on the global meter provider), nothing when it is not. `noopMetrics` turns them off.
+   * it is installed (on the global meter provider), nothing when it is not. `false` turns them off.
    */
-  readonly metrics?: AuthMetrics;
-  /** Resolves `https` client ids; without it such ids are `invalid_client` and CIMD is not advertised. */
-  readonly cimdResolver?: CimdResolver;
+  readonly metrics?: AuthMetrics | false;
+  /**
+   * Client ID Metadata Documents: with this option (`{}` for the defaults) an `https` client id is resolved
+   * to its document, for tenants whose `allowedCimdDomains` name its host; without it such ids are
+   * `invalid_client` and CIMD is not advertised. It also says how the `jwks_uri` key sets of
+   * `private_key_jwt` clients are fetched (network, limits, budgets), CIMD clients or not.
+   */
+  readonly cimd?: CimdOptions;
   /**
    * Browser origins (besides the server's own, from `baseUrl`) allowed to call the registration endpoint:
    * a registration request whose `Origin` header is present and neither the server's origin nor one of
@@ -271,7 +277,8 @@ export type RenderedConsentPage = string | { readonly html: string; readonly con
  * How the consent step looks and where it lives. Three levels, each optional:
  * - `strings`: replace any sentence of the built-in page (a translation, a product name);
  * - `render`: render the page yourself from a {@link ConsentView}; the server still serves it at
- *   `{issuer}/consent`, sets the anti-forgery cookie and checks the posted decision;
+ *   `{issuer}/consent`, sets the anti-forgery cookie and checks the posted decision. Its third argument is the
+ *   built-in renderer, for a page that wraps or adapts the built-in one;
  * - `pageUrl`: send the browser to your own page instead; it reads the request with
  *   `server.consentRequest(tenant, requestId, userId)` and answers with its `approve()` or `deny()`, and
  *   your page owns its anti-forgery protection.
@@ -288,6 +295,7 @@ export interface ConsentOptions {
   readonly render?: (
     view: ConsentView,
     strings: ConsentStrings,
+    builtIn: (view: ConsentView, strings: ConsentStrings) => string,
   ) => RenderedConsentPage | Promise<RenderedConsentPage>;
   readonly pageUrl?: (request: {
     readonly tenant: string;
@@ -375,8 +383,38 @@ function resolveAllowedOrigins(value: AuthorizationServerOptions['allowedOrigins
   });
 }
 
+/**
+ * Resolvers that replace the ones the `cimd` option builds: what oauth-core's own tests inject (a fake
+ * network answer without a network). Not part of the public options.
+ */
+export interface ResolverOverrides {
+  readonly cimdResolver?: CimdResolver;
+  readonly jwksResolver?: JwksResolver;
+}
+
+/**
+ * Options of earlier versions that a host must move (a JavaScript caller would otherwise have them ignored):
+ * the resolvers a host built are the `cimd` option now.
+ */
+export function refuseRemovedOptions(options: AuthorizationServerOptions): void {
+  const given = options as { readonly cimdResolver?: unknown; readonly clientAssertions?: object };
+  if (given?.cimdResolver !== undefined) {
+    throw optionCheck.invalid(
+      'cimdResolver is no longer an option: configure metadata-document clients with cimd: { … } (createCimdResolver options, without clock, logger and metrics)',
+    );
+  }
+  if (given?.clientAssertions !== undefined && 'jwksResolver' in given.clientAssertions) {
+    throw optionCheck.invalid(
+      'clientAssertions.jwksResolver is no longer an option: key sets are fetched as cimd: { fetch, jwks: { … } } says',
+    );
+  }
+}
+
 /** Validates options once, at creation, and fills in the defaults. */
-export function resolveOptions(options: AuthorizationServerOptions): ServerContext {
+export function resolveOptions(
+  options: AuthorizationServerOptions,
+  overrides: ResolverOverrides = {},
+): ServerContext {
   if (typeof options !== 'object' || options === null) throw optionCheck.invalid('options are required');
   const base = optionCheck.absoluteUrl('baseUrl', options.baseUrl, { requireHttps: true });
   if (base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') {
@@ -423,13 +461,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   const corsOrigins = resolveAllowedOrigins(options.cors?.allowedOrigins ?? 'any');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  const metrics = options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics());
+  const cimd = configureCimd(options.cimd, { clock, logger, metrics });
+  const cimdResolver = overrides.cimdResolver ?? cimd.resolver;
   const assertionOptions = options.clientAssertions ?? {};
-  if (
-    assertionOptions.jwksResolver !== undefined &&
-    typeof assertionOptions.jwksResolver.resolve !== 'function'
-  ) {
-    throw optionCheck.invalid('clientAssertions.jwksResolver must have a resolve method');
-  }
   const maxLifetimeSeconds = optionCheck.positiveInteger(
     'clientAssertions.maxLifetimeSeconds',
     assertionOptions.maxLifetimeSeconds,
@@ -451,10 +486,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
   const clientAssertions: ClientAssertionSettings | undefined = onceStore
     ? {
         onceStore,
-        jwks:
-          assertionOptions.jwksResolver ??
-          options.cimdResolver?.jwks ??
-          createJwksResolver({ clock, logger }),
+        jwks: overrides.jwksResolver ?? overrides.cimdResolver?.jwks ?? cimd.jwks,
         maxLifetimeSeconds,
         clockSkewSeconds,
       }
@@ -468,8 +500,8 @@ export function resolveOptions(options: AuthorizationServerOptions): ServerConte
     storage: options.storage,
     clock,
     logger,
-    metrics: options.metrics ?? defaultMetrics(),
-    ...(options.cimdResolver ? { cimdResolver: options.cimdResolver } : {}),
+    metrics,
+    ...(cimdResolver ? { cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,
     authorizationCodeTtlMs:

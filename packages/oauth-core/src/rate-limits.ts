@@ -6,7 +6,7 @@ import { OAuthError, optionCheck } from './errors.js';
  * The rate limits of the authorization server's endpoints (option `rateLimits` of
  * `createAuthorizationServer`). Every counter goes through one {@link RateLimiter}: `createMemoryRateLimiter()`
  * from `@keyhold/core` for one process, `createRedisStores(redis).rateLimiter` from `@keyhold/store-redis` for several.
- * A rule left out (or given without numbers) takes its {@link DEFAULT_RATE_LIMITS} entry; `false` turns it off.
+ * A rule left out takes the default below, a rule without a number that number's default; `false` turns it off.
  *
  * | rule | counted per | default |
  * |---|---|---|
@@ -39,23 +39,14 @@ export interface RateLimitsOptions {
 }
 
 /**
- * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}).
+ * The endpoints {@link RateLimitsOptions} can limit (the keys of {@link DEFAULT_RATE_LIMITS}; internal).
  */
 export type RateLimitedEndpoint = 'register' | 'authorize' | 'token' | 'consent';
 
 /**
- * The rule each endpoint gets when `rateLimits` is set and the rule is left out (or lacks a number).
- * Generous enough for interactive use and CI, tight enough to stop bulk registration and guessing.
- *
- * @example
- * ```ts
- * createAuthorizationServer({
- *   baseUrl,
- *   tenants,
- *   storage,
- *   rateLimits: { limiter, token: { ...DEFAULT_RATE_LIMITS.token, limit: 1200 } },
- * });
- * ```
+ * The rule each endpoint gets when `rateLimits` is set and the rule is left out (or lacks a number), as the
+ * table of {@link RateLimitsOptions} documents it (internal). Generous enough for interactive use and CI, tight
+ * enough to stop bulk registration and guessing.
  */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitedEndpoint, Readonly<RateLimitRule>>> =
   Object.freeze({

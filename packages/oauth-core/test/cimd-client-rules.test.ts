@@ -5,12 +5,12 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientJwk, ClientMetadataDocument, RegistrationPolicy } from '../src/index.js';
-import {
-  CLIENT_ASSERTION_TYPE_JWT_BEARER,
-  createCimdResolver,
-  defaultRegistrationPolicy,
-} from '../src/index.js';
+import { createCimdResolver } from '../src/cimd/resolver.js';
+import type { ClientMetadataDocument } from '../src/cimd/types.js';
+import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
+import type { RegistrationPolicy } from '../src/index.js';
+import { defaultRegistrationPolicy } from '../src/index.js';
+import type { ClientJwk } from '../src/storage.js';
 import type { TestServer, TestServerOptions } from './helpers.js';
 import {
   createTestServer,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCimdResolver } from '../src/cimd/resolver.js';
-import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
-import { CLIENT_ASSERTION_TYPE_JWT_BEARER, createMemoryStorage } from '../src/index.js';
+import type { CimdResolver, ClientMetadataDocument } from '../src/cimd/types.js';
+import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
+import { createMemoryStorage } from '../src/index.js';
 import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import {
   consentFormFields,
@@ -273,12 +274,10 @@ describe('metadata-document clients: the token endpoint auth method is negotiate
       cimdResolver: fake.resolver,
       tenant: { allowedCimdDomains: ['app.example'] },
       options: {
-        clientAssertions: {
-          jwksResolver: {
-            resolve: async () => {
-              fetches += 1;
-              return { ok: false, description: 'unreachable' };
-            },
+        jwksResolver: {
+          resolve: async () => {
+            fetches += 1;
+            return { ok: false, description: 'unreachable' };
           },
         },
       },

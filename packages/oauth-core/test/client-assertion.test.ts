@@ -5,13 +5,12 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientAssertionAlgorithm, ClientJwk } from '../src/index.js';
-import {
-  CLIENT_ASSERTION_ALGORITHMS,
-  CLIENT_ASSERTION_TYPE_JWT_BEARER,
-  createJwksResolver,
-  createMemoryStorage,
-} from '../src/index.js';
+import { createJwksResolver } from '../src/cimd/jwks-resolver.js';
+import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
+import type { ClientAssertionAlgorithm } from '../src/client-keys.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../src/client-keys.js';
+import { createMemoryStorage } from '../src/index.js';
+import type { ClientJwk } from '../src/storage.js';
 import type { TestServer } from './helpers.js';
 import {
   basic,
@@ -564,7 +563,7 @@ describe('jwks_uri: keys fetched, cached, and refetched for an unknown kid at mo
       clock,
       refetchThrottleSeconds: 60,
     });
-    const server = await createTestServer({ options: { clock, clientAssertions: { jwksResolver } } });
+    const server = await createTestServer({ options: { clock, jwksResolver } });
     const t: TestServer = { ...server, clock };
     const created = await t.server.clients.provision('demo', {
       grantTypes: ['client_credentials'],

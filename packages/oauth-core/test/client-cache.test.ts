@@ -2,8 +2,9 @@ import { createManualClock } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createCachedClientStore } from '../src/client-cache.js';
-import type { ClientRecord, ClientStore } from '../src/index.js';
+import type { ClientRecord } from '../src/index.js';
 import { createMemoryStorage } from '../src/index.js';
+import type { ClientStore } from '../src/storage-entry.js';
 import { basic, createTestServer, json, postForm, provisionClient } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');

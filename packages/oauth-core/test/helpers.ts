@@ -4,17 +4,18 @@ import { createManualClock } from '@keyhold/core';
 import { formEncode, randomToken } from '@keyhold/internal';
 import type { AuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
+import type { CimdResolver } from '../src/cimd/types.js';
 import type {
-  AuthEventAttributes,
   AuthMetrics,
   AuthorizationServerOptions,
-  CimdResolver,
   ClientProvisionInput,
   OAuthStorage,
   SigningKeyConfig,
   TenantConfig,
 } from '../src/index.js';
 import { createMemoryStorage, generateSigningKey } from '../src/index.js';
+import type { AuthEventAttributes } from '../src/metrics-types.js';
+import type { ResolverOverrides } from '../src/options.js';
 
 export const BASE_URL = 'https://auth.example';
 export const ISSUER: string = `${BASE_URL}/tenant/demo`;
@@ -37,7 +38,7 @@ export interface TestServerOptions {
   readonly tenant?: Partial<TenantConfig>;
   readonly alg?: SigningKeyConfig['alg'];
   readonly cimdResolver?: CimdResolver;
-  readonly options?: Partial<AuthorizationServerOptions>;
+  readonly options?: Partial<AuthorizationServerOptions & ResolverOverrides>;
 }
 
 export async function createTestServer(overrides: TestServerOptions = {}): Promise<TestServer> {

@@ -1,8 +1,10 @@
 import type { HandlerRequest, HandlerResult, Logger, RateLimiter } from '@keyhold/core';
 import { createMemoryRateLimiter } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import type { CimdResolver, RateLimitsOptions } from '../src/index.js';
-import { DEFAULT_RATE_LIMITS, OAuthCoreError } from '../src/index.js';
+import type { CimdResolver } from '../src/cimd/types.js';
+import type { RateLimitsOptions } from '../src/index.js';
+import { OAuthCoreError } from '../src/index.js';
+import { DEFAULT_RATE_LIMITS } from '../src/rate-limits.js';
 import {
   BASE_URL,
   basic,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CimdResolver, ClientMetadataDocument } from '../src/index.js';
+import type { CimdResolver, ClientMetadataDocument } from '../src/cimd/types.js';
 import { createMemoryStorage } from '../src/index.js';
 import {
   basic,

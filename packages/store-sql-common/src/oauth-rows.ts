@@ -1,16 +1,14 @@
+import type { ClientJwks, ClientRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
+import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
 import type {
   ApplicationType,
   AuthorizationCodeRecord,
-  ClientJwks,
-  ClientRecord,
   ClientRegistration,
   ClientType,
   ConsentRecord,
   PendingAuthorizationRecord,
   RefreshTokenRecord,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
-import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
+} from '@keyhold/oauth-core/storage';
 import type { ColumnReader, Row } from './column-reader.js';
 import { splitScopes, withOptional } from './column-reader.js';
 

@@ -1,9 +1,9 @@
+import type { OAuthStorage } from '@keyhold/oauth-core';
 import type {
   AuthorizationCodeRecord,
-  OAuthStorage,
   RefreshTokenRotation,
   RefreshTokenRotationOutcome,
-} from '@keyhold/oauth-core';
+} from '@keyhold/oauth-core/storage';
 import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';

@@ -1,4 +1,5 @@
-import type { AuthorizationCodeRecord, ClientRecord } from '@keyhold/oauth-core';
+import type { ClientRecord } from '@keyhold/oauth-core';
+import type { AuthorizationCodeRecord } from '@keyhold/oauth-core/storage';
 import { ONCE_SWEPT_TABLES } from '@keyhold/store-sql-common';
 import { expectVersion4RefreshTokensWork } from '@keyhold/store-sql-common/testing';
 import { describe, expect, it } from 'vitest';

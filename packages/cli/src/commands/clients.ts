@@ -4,6 +4,8 @@ import type {
   ClientJwks,
   ClientProvisionInput,
   ClientRecord,
+  OAuthStorage,
+  TenantConfig,
   TokenEndpointAuthMethod,
 } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
@@ -317,18 +319,34 @@ function describeError(error: unknown): string {
   return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown error';
 }
 
+/**
+ * The client administration of an authorization server over the host's store. The server serves nothing here:
+ * it is built for `server.clients` only, the one provisioning API a host has. The CLI does not know the host's
+ * tenant configuration (its keys and scopes live in the host), so every well-formed slug is taken as a tenant
+ * offering any scope and authentication method: the store and the client metadata rules still apply.
+ */
+async function administrationOver(storage: OAuthStorage): Promise<ClientAdministration> {
+  const { createAuthorizationServer } = await import('@keyhold/oauth-core');
+  const anyTenant: TenantConfig = { signingKeys: [] };
+  return createAuthorizationServer({
+    baseUrl: 'http://127.0.0.1',
+    tenants: { get: () => anyTenant },
+    storage,
+    metrics: false,
+  }).clients;
+}
+
 /** The stores load only for this command, so `keyhold claim` never opens a database driver. */
 async function openAdministration(
   context: CommandContext,
   dataDirFlag: string | undefined,
 ): Promise<OpenedAdministration> {
-  const { createClientAdministration } = await import('@keyhold/oauth-core');
   const databaseUrl = context.io.env[DATABASE_URL_ENV];
   if (databaseUrl !== undefined && databaseUrl !== '') {
     const { createPostgresStores } = await import('@keyhold/store-postgres');
     // A failed start ends the pool it opened from the URL.
     const stores = await createPostgresStores(databaseUrl);
-    return { admin: createClientAdministration({ storage: stores.oauth }), close: () => stores.close() };
+    return { admin: await administrationOver(stores.oauth), close: () => stores.close() };
   }
   const { createSqliteStores, openSqliteDatabase } = await import('@keyhold/store-sqlite');
   const { existsSync } = await import('node:fs');
@@ -340,7 +358,7 @@ async function openAdministration(
     });
   const db = openSqliteDatabase(file);
   return {
-    admin: createClientAdministration({ storage: createSqliteStores(db).oauth }),
+    admin: await administrationOver(createSqliteStores(db).oauth),
     close: async () => {
       db.close();
     },

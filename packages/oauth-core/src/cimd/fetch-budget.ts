@@ -3,7 +3,7 @@ import { assertRateLimitRule, consumeRateLimit, sha256Base64url } from '@keyhold
 import { optionCheck } from '../errors.js';
 
 /**
- * The budgets of outbound fetches (`fetchRateLimit` of `createCimdResolver`) for client metadata documents
+ * The budgets of outbound fetches (`cimd.fetchRateLimit` of the server) for client metadata documents
  * and the `jwks_uri` key sets of `private_key_jwt` clients. Two budgets, so that a stranger cannot spend
  * another client's:
  * - a first fetch (a URL never fetched successfully, or forgotten) is charged to whoever asks: `limit`
@@ -14,9 +14,12 @@ import { optionCheck } from '../errors.js';
  * @example
  * ```ts
  * import { createMemoryRateLimiter } from '@keyhold/core';
- * import { createCimdResolver } from '@keyhold/oauth-core';
+ * import { createAuthorizationServer } from '@keyhold/oauth-core';
  *
- * createCimdResolver({ fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 10, windowSeconds: 60 } });
+ * createAuthorizationServer({
+ *   ...options,
+ *   cimd: { fetchRateLimit: { limiter: createMemoryRateLimiter(), limit: 10, windowSeconds: 60 } },
+ * });
  * ```
  */
 export interface CimdFetchRateLimit {

@@ -3,7 +3,8 @@
 import { OAuthCoreError } from '../errors.js';
 
 /**
- * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does {@link createSafeFetch}.
+ * The fetch signature the CIMD resolver calls: the global `fetch` fits it, and so does the SSRF-safe fetch
+ * (`createSafeFetch`), which a host's `cimd.fetch` receives as its third argument.
  * Replacing it (tests, a host's egress proxy) replaces the network; the SSRF checks are then the replacement's job.
  *
  * @example
@@ -14,11 +15,12 @@ import { OAuthCoreError } from '../errors.js';
 export type CimdFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
- * The error `createSafeFetch` (`@keyhold/oauth-core/node`) rejects with when a host resolves to, or connects to, a forbidden address.
+ * The error the SSRF-safe fetch (`createSafeFetch`) rejects with when a host resolves to, or connects to, a
+ * forbidden address: the resolvers answer it with `forbidden_address`.
  *
  * @example
  * ```ts
- * try { await safeFetch(url, {}); } catch (e) { if (e instanceof ForbiddenAddressError) e.address; }
+ * const refused = new ForbiddenAddressError('metadata.example', '10.0.0.7'); // code ERR_FORBIDDEN_ADDRESS
  * ```
  */
 export class ForbiddenAddressError extends OAuthCoreError {

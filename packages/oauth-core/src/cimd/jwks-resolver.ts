@@ -19,7 +19,7 @@ import { lazySafeFetch } from './lazy-safe-fetch.js';
  */
 export interface JwksResolverOptions {
   /**
-   * The network. Default: `createSafeFetch()` of `@keyhold/oauth-core/node`, loaded on first use. `createCimdResolver` passes its own fetch, so documents and
+   * The network. Default: the SSRF-safe fetch (`createSafeFetch()`), loaded on first use. `createCimdResolver` passes its own fetch, so documents and
    * key sets of metadata-document clients travel the same SSRF-safe path.
    */
   readonly fetch?: CimdFetch;

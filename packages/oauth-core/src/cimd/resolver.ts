@@ -9,23 +9,20 @@ import { describeError, forbiddenAddressIn } from './bounded-read.js';
 import { fetchCachePolicy } from './cache-control.js';
 import { checkClientIdUrl, isHostAllowed } from './client-id-url.js';
 import { checkMetadataDocument } from './document.js';
-import type { CimdFetchRateLimit, FetchFor } from './fetch-budget.js';
+import type { FetchFor } from './fetch-budget.js';
 import { createFetchBudget } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
-import type { JwksResolverOptions } from './jwks-resolver.js';
 import { createJwksResolver } from './jwks-resolver.js';
 import { lazySafeFetch } from './lazy-safe-fetch.js';
+import type { CimdOptions } from './options.js';
 import type { CimdErrorCode, CimdResolution, CimdResolver, ClientMetadataDocument } from './types.js';
 
 /**
- * Options of {@link createCimdResolver}. Every limit carries its unit; all are validated at creation.
+ * Options of {@link createCimdResolver}: the server's `cimd` option (its tuning, see {@link CimdOptions}) with
+ * the network, clock, logger and metrics resolved.
  */
-export interface CimdResolverOptions {
-  /**
-   * The network. Default: `createSafeFetch()` of `@keyhold/oauth-core/node`, the SSRF-safe fetcher, loaded on
-   * first use (so the main entry runs where `node:dns` and `node:https` do not exist, when a fetch is given).
-   * A replacement owns the address checks.
-   */
+export interface CimdResolverOptions extends Omit<CimdOptions, 'fetch' | 'allowedAddresses' | 'ca'> {
+  /** The network. Default: the SSRF-safe fetcher, loaded on first use. A replacement owns the address checks. */
   readonly fetch?: CimdFetch;
   /** Time source for cache expiry. Default: `systemClock`. */
   readonly clock?: Clock;
@@ -36,47 +33,6 @@ export interface CimdResolverOptions {
    * `@opentelemetry/api` when it is installed, nothing when it is not.
    */
   readonly metrics?: AuthMetrics;
-  /**
-   * Documents kept, least recently used evicted first; failures are kept apart, as many again, so requests
-   * for documents that do not exist cannot evict the documents of real clients. Default 1000.
-   */
-  readonly maxEntries?: number;
-  /** Lifetime when the response has no usable `Cache-Control`. Default 300 (5 minutes). */
-  readonly defaultMaxAgeSeconds?: number;
-  /** Lower clamp of `max-age` (also used for `no-cache`/`no-store`). Default 60. */
-  readonly minMaxAgeSeconds?: number;
-  /** Upper clamp of `max-age`. Default 86 400 (one day). */
-  readonly maxMaxAgeSeconds?: number;
-  /** How long a transient failure (timeout, network error, 5xx, 429) is remembered, sparing the document host. Default 10. */
-  readonly failureTtlSeconds?: number;
-  /**
-   * How long a definitive failure is remembered: any other non-200 answer (404 above all), a body that is not a
-   * valid document, one too large, a forbidden address. Within it the URL is not fetched again, so asking
-   * for a document that does not exist costs one fetch per this many seconds, not one per request. Default 300.
-   */
-  readonly negativeTtlSeconds?: number;
-  /** Whole-request limit, body included. Default 10 000. */
-  readonly timeoutMs?: number;
-  /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
-  readonly maxBodyBytes?: number;
-  /**
-   * Budgets of outbound fetches, counted through a `RateLimiter` from `@keyhold/core`: only requests that
-   * reach the network count (cache hits and requests joined to one in flight do not). A first fetch of a URL
-   * is charged to the requesting address (`requesterIp`) for the URL's host (`limit`, default 10 per window);
-   * a refetch of a document or key set that was fetched successfully before (revalidation, key-set refresh)
-   * is charged to that URL (`knownLimit`, default 10 per window). So a stranger spends only its own budget:
-   * neither another user's first sign-in nor a known client's refresh. Over a budget, resolution fails with
-   * `fetch_rate_limited` and `retryAfterSeconds`, which the authorization server answers with 429 and
-   * `Retry-After`. The resolver's {@link CimdResolver.jwks} draws from the same budgets. `windowSeconds`
-   * defaults to 60. Default: no limit.
-   */
-  readonly fetchRateLimit?: CimdFetchRateLimit;
-  /**
-   * Options of the resolver's {@link CimdResolver.jwks} (the `jwks_uri` key sets of `private_key_jwt` clients),
-   * which fetches through this resolver's `fetch` with its `clock`, `logger` and `fetchRateLimit`. Default:
-   * the {@link createJwksResolver} defaults (among them a refetch throttle of 60 s).
-   */
-  readonly jwks?: Omit<JwksResolverOptions, 'fetch' | 'clock' | 'logger' | 'fetchRateLimit'>;
 }
 
 type Failure = Extract<CimdResolution, { ok: false }>;
@@ -124,7 +80,7 @@ function failure(error: CimdErrorCode, description: string, detail?: string): Fa
  * if (!resolution.ok) return invalidClient(resolution.description);
  * ```
  */
-export function createCimdResolver(options: CimdResolverOptions = {}): CimdResolver {
+export function createCimdResolver(options: CimdResolverOptions = {}): Required<CimdResolver> {
   const fetchDocument = options.fetch ?? lazySafeFetch();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;

@@ -95,7 +95,7 @@ export interface CimdResolver {
   resolve(clientId: string, context: CimdResolveContext): Promise<CimdResolution>;
   /**
    * Fetches the `jwks_uri` key sets of `private_key_jwt` clients through the same fetch as the documents.
-   * `createCimdResolver` provides it; the authorization server uses it unless given its own.
+   * `createCimdResolver` provides it; the authorization server fetches key sets through it.
    */
   readonly jwks?: JwksResolver;
 }

@@ -14,6 +14,7 @@ import {
   type ConsentView,
   consentRecipient,
   formActionSource,
+  renderConsentPage,
 } from '../consent-screen.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
@@ -140,7 +141,7 @@ export async function consentPageHandler(
       denyValue: 'deny',
     },
   };
-  const rendered = await context.consent.render(view, context.consent.strings);
+  const rendered = await context.consent.render(view, context.consent.strings, renderConsentPage);
   const html = typeof rendered === 'string' ? rendered : rendered.html;
   const csp =
     (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??

@@ -7,6 +7,7 @@ import type { AuthorizationServerWithEndpoints } from '../../src/authorization-s
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import type { AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
 import { createMemoryStorage, generateSigningKey } from '../../src/index.js';
+import type { ResolverOverrides } from '../../src/options.js';
 
 /** Every discovery form MCP clients try (RFC 8414 and OpenID, path-inserted and issuer-relative; RFC 9728). */
 export const DISCOVERY_ROUTES = {
@@ -37,7 +38,7 @@ export interface HttpHost {
  */
 export async function startHttpHost(
   tenantOverrides: Partial<TenantConfig> = {},
-  options: Partial<AuthorizationServerOptions> = {},
+  options: Partial<AuthorizationServerOptions & ResolverOverrides> = {},
 ): Promise<HttpHost> {
   // The server needs the listening port for its baseUrl: the listener forwards to it once it exists.
   let area: Area | undefined;

@@ -8,7 +8,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CimdResolver } from '../../src/index.js';
+import type { CimdResolver } from '../../src/cimd/types.js';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
 

@@ -6,9 +6,9 @@ import { createManualClock } from '@keyhold/core';
 import type { CryptoKey } from 'jose';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_ASSERTION_TYPE_JWT_BEARER, createCimdResolver } from '../../src/index.js';
-import type { DnsLookup } from '../../src/node.js';
-import { createSafeFetch } from '../../src/node.js';
+import type { DnsLookup } from '../../src/cimd/safe-fetch.js';
+import { createSafeFetch } from '../../src/cimd/safe-fetch.js';
+import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../src/client-assertion.js';
 import type { TestServer } from '../helpers.js';
 import {
   createTestServer,
@@ -79,14 +79,11 @@ afterAll(
 
 async function setup(): Promise<TestServer> {
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
-  const cimdResolver = createCimdResolver({
-    fetch: createSafeFetch({ lookup: toLoopback, allowedAddresses: ['127.0.0.1'], ca }),
-    clock,
-  });
+  // The server's own `cimd` option, its network replaced by the safe fetch with DNS played by the test.
+  const safeFetch = createSafeFetch({ lookup: toLoopback, allowedAddresses: ['127.0.0.1'], ca });
   const t = await createTestServer({
-    cimdResolver,
     tenant: { allowedCimdDomains: ['cimd.test'] },
-    options: { clock },
+    options: { clock, cimd: { fetch: (url, init) => safeFetch(url, init) } },
   });
   return { ...t, clock };
 }

@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import { importJWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
+import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../src/grants/token-exchange.js';
 import { MAX_ACTOR_NESTING } from '../../src/tokens.js';
 import type { TestServer } from '../helpers.js';
 import {

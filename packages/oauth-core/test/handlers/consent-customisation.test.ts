@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONSENT_STRINGS, renderConsentPage } from '../../src/consent-screen.js';
 import type { AuthorizationServerOptions, ConsentView } from '../../src/index.js';
-import { DEFAULT_CONSENT_STRINGS, renderConsentPage } from '../../src/index.js';
 import {
   consentFormFields,
   createTestServer,
@@ -177,6 +177,22 @@ describe('consent pageUrl + consentRequest: the host serves the consent step its
       reason: 'expired',
     });
     expect(await t.server.consentRequest('nope', id, USER)).toEqual({ ok: false, reason: 'unknown_tenant' });
+  });
+});
+
+describe('consent render: the built-in renderer is handed to the host renderer, to wrap', () => {
+  it('passes the built-in page renderer as the third argument', async () => {
+    const { t, consentUrl } = await started({
+      render: (view, strings, builtIn) => builtIn(view, strings).replace('<h1>', '<p>Acme banner</p><h1>'),
+    });
+    const page = await t.server.consentPage(
+      get('/tenant/demo/consent', { req: consentUrl.searchParams.get('req')! }, USER),
+      'demo',
+    );
+    expect(page.body).toContain('<p>Acme banner</p><h1>');
+    // The rest is the built-in page: its sentences and its form, checked by the same anti-forgery rule.
+    expect(page.body).toContain(DEFAULT_CONSENT_STRINGS.scopesIntro);
+    expect(page.body).toContain('name="csrf_token"');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONSENT_STRINGS } from '../../src/consent-screen.js';
 import type { AuthorizationServerOptions, TenantConfig } from '../../src/index.js';
-import { DEFAULT_CONSENT_STRINGS } from '../../src/index.js';
 import { createTestServer, get, location, pkce, REDIRECT_URI, registerClient, USER } from '../helpers.js';
 
 /** The consent page of one pending authorization, on a tenant configured as given. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CimdResolver } from '../../src/index.js';
-import { createMemoryStorage, generateSigningKey, wellKnownUrl } from '../../src/index.js';
+import type { CimdResolver } from '../../src/cimd/types.js';
+import { wellKnownUrl } from '../../src/discovery-paths.js';
+import { createMemoryStorage, generateSigningKey } from '../../src/index.js';
 import { BASE_URL, createTestServer, get, ISSUER, json, RESOURCE, registerClient } from '../helpers.js';
 
 const EC_PUBLIC = {

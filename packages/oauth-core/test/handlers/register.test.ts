@@ -1,8 +1,10 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
+import { CLIENT_METADATA_LIMITS } from '../../src/client-metadata.js';
+import { TOKEN_EXCHANGE_GRANT } from '../../src/grants/token-exchange.js';
 import type { RegistrationDecision, RegistrationPolicyInput, TenantConfig } from '../../src/index.js';
-import { CLIENT_METADATA_LIMITS, defaultRegistrationPolicy, TOKEN_EXCHANGE_GRANT } from '../../src/index.js';
+import { defaultRegistrationPolicy } from '../../src/index.js';
 import type { TestServer, TestServerOptions } from '../helpers.js';
 import { BASE_URL, basic, createTestServer, json, postForm } from '../helpers.js';
 

@@ -42,7 +42,7 @@ function registerGlobalReader(): TestReader {
 
 /** A server built the way a host without any metrics option builds it. */
 async function serverWithoutMetricsOption(
-  extra: { metrics?: ReturnType<typeof createOpenTelemetryMetrics> } = {},
+  extra: { metrics?: ReturnType<typeof createOpenTelemetryMetrics> | false } = {},
 ): Promise<TestServer> {
   const storage = createMemoryStorage();
   const clock = createManualClock(Date.parse('2026-03-01T12:00:00Z'));
@@ -116,6 +116,14 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
       { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
     ]);
     expect(await read(globalReader, 'mcp_auth.events')).toEqual([]);
+  });
+
+  it('records nothing anywhere with metrics: false', async () => {
+    const reader = registerGlobalReader();
+    const t = await serverWithoutMetricsOption({ metrics: false });
+    await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    await metricsWhenPresent.settled();
+    expect(await read(reader, 'mcp_auth.events')).toEqual([]);
   });
 });
 
