@@ -125,20 +125,27 @@ try {
   }
 
   // 4. Import every entry in one Node process of the fresh project, each on its own.
+  // Entries that hold types only (a store author's contracts): they must load, and have nothing at run time.
+  const TYPES_ONLY = new Set(['@keyhold/oauth-core/storage', '@keyhold/token-vault/storage']);
   const specifiers = [];
   for (const manifest of [...packed.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       const specifier = subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`;
-      specifiers.push({ specifier, json: JSON.stringify(target).includes('.json"') });
+      specifiers.push({
+        specifier,
+        json: JSON.stringify(target).includes('.json"'),
+        typesOnly: TYPES_ONLY.has(specifier),
+      });
     }
   }
   const importer = `
 const results = [];
-for (const { specifier, json } of ${JSON.stringify(specifiers)}) {
+for (const { specifier, json, typesOnly } of ${JSON.stringify(specifiers)}) {
   try {
     const loaded = json ? await import(specifier, { with: { type: 'json' } }) : await import(specifier);
     const names = Object.keys(loaded);
-    results.push(names.length > 0 ? { specifier, ok: true, names: names.length } : { specifier, ok: false, error: 'no exports' });
+    if (typesOnly) results.push(names.length === 0 ? { specifier, ok: true, names: 0 } : { specifier, ok: false, error: 'a types-only entry has run-time exports' });
+    else results.push(names.length > 0 ? { specifier, ok: true, names: names.length } : { specifier, ok: false, error: 'no exports' });
   } catch (error) {
     results.push({ specifier, ok: false, error: String(error?.stack ?? error) });
   }
