@@ -25,7 +25,7 @@ const NODE_CRYPTO = new Set(['crypto', 'node:crypto']);
 // Issue 28 ("main entries free of Node built-ins"): these main entries still import node:crypto at start-up
 // (oauth-core: refresh-successor's AES-GCM and HKDF; token-vault: the local vault's AES-GCM and scrypt).
 // Every other main entry loads no Node built-in at all, and this check keeps it so.
-const STILL_NODE_CRYPTO = new Set(['oauth-core', 'token-vault']);
+const STILL_NODE_CRYPTO = new Set(['token-vault']);
 const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 
 let failed = false;

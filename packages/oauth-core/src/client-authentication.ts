@@ -1,5 +1,5 @@
 import type { HandlerRequest } from '@keyhold/core';
-import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
+import { base64urlDecodeToString, constantTimeEqual, sha256Base64url } from '@keyhold/internal';
 import {
   CLIENT_ASSERTION_TYPE_JWT_BEARER,
   unverifiedAssertionSubject,
@@ -43,7 +43,13 @@ function readBasic(header: string): { clientId: string; secret: string } {
   const encoded = match?.[1];
   if (!encoded || !BASE64.test(encoded))
     throw new OAuthError('invalid_client', 'malformed Basic authorization');
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  let decoded: string;
+  try {
+    // Standard base64 read through the strict base64url decoder: same alphabet after two swaps.
+    decoded = base64urlDecodeToString(encoded.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_'));
+  } catch {
+    throw new OAuthError('invalid_client', 'malformed Basic authorization');
+  }
   const colon = decoded.indexOf(':');
   if (colon <= 0) throw new OAuthError('invalid_client', 'malformed Basic authorization');
   // RFC 6749 §2.3.1: both halves are form-urlencoded before they are joined.

@@ -86,7 +86,7 @@ async function redeem(
     successorHash: sha256Base64url(successor),
     successorExpiresAt: now + context.refreshTokenTtlMs,
     ...(context.refreshReuseWindowMs > 0
-      ? { sealedSuccessor: sealSuccessor(presented, binding, successor) }
+      ? { sealedSuccessor: await sealSuccessor(presented, binding, successor) }
       : {}),
   });
   if (outcome.ok === true) {
@@ -206,7 +206,7 @@ async function reusableSuccessor(
   const rotatedAt = current.consumedAt;
   if (rotatedAt === undefined || current.sealedSuccessor === undefined) return undefined;
   if (current.revokedAt !== undefined || now >= rotatedAt + context.refreshReuseWindowMs) return undefined;
-  const successor = openSuccessor(
+  const successor = await openSuccessor(
     presented,
     { tenant: tenant.slug, tokenHash: current.tokenHash },
     current.sealedSuccessor,

@@ -16,6 +16,8 @@ import { oauthErrorResult } from '../responses.js';
 import type { ClientJwks } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 
+const utf8 = new TextEncoder();
+
 const L = CLIENT_METADATA_LIMITS;
 
 // RFC 7591 §2: unknown members are ignored (and not stored), known ones are checked. The limits here only
@@ -108,7 +110,7 @@ export async function registerHandler(
   if (mediaType(request.headers['content-type']) !== 'application/json') {
     throw invalidMetadata('the body must be application/json');
   }
-  if (Buffer.byteLength(request.body) > L.bodyBytes) {
+  if (utf8.encode(request.body).byteLength > L.bodyBytes) {
     throw invalidMetadata(`the registration request is larger than ${L.bodyBytes} bytes`);
   }
   let json: unknown;
