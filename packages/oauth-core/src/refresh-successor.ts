@@ -35,7 +35,7 @@ async function keyFrom(presentedToken: string): Promise<CryptoKey> {
   );
 }
 
-function gcm(iv: Uint8Array, binding: SuccessorBinding): AesGcmParams {
+function gcm(iv: Uint8Array<ArrayBuffer>, binding: SuccessorBinding): AesGcmParams {
   return {
     name: 'AES-GCM',
     iv,
