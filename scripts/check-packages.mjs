@@ -8,16 +8,20 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const packagesDir = join(root, 'packages');
+
+/** Every workspace package under packages/, in name order, with its manifest. */
+const workspacePackages = readdirSync(packagesDir)
+  .sort()
+  .map((name) => ({ name, dir: join(packagesDir, name) }))
+  .filter(({ dir }) => existsSync(join(dir, 'package.json')))
+  .map((entry) => ({
+    ...entry,
+    manifest: JSON.parse(readFileSync(join(entry.dir, 'package.json'), 'utf8')),
+  }));
+
 let failed = false;
 
-for (const name of readdirSync(packagesDir).sort()) {
-  const dir = join(packagesDir, name);
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const { dir, manifest } of workspacePackages) {
   if (manifest.private) continue;
   for (const [tool, args] of [
     ['publint', ['--strict']],
@@ -51,14 +55,7 @@ function exportedFiles(manifest) {
   return [...found];
 }
 
-for (const name of readdirSync(packagesDir).sort()) {
-  const dir = join(packagesDir, name);
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const { dir, manifest } of workspacePackages) {
   if (manifest.private) continue;
   const problems = [];
   let packed = [];
@@ -100,12 +97,9 @@ for (const name of readdirSync(packagesDir).sort()) {
 
 // A private workspace package (`"private": true`) is never published: tsup compiles it into each package
 // that lists it in devDependencies. An import of it left in a built .js or .d.ts would fail on install.
-const privateNames = readdirSync(packagesDir)
-  .map((name) => join(packagesDir, name, 'package.json'))
-  .filter((file) => existsSync(file))
-  .map((file) => JSON.parse(readFileSync(file, 'utf8')))
-  .filter((manifest) => manifest.private)
-  .map((manifest) => manifest.name);
+const privateNames = workspacePackages
+  .filter(({ manifest }) => manifest.private)
+  .map(({ manifest }) => manifest.name);
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir) {
@@ -116,14 +110,7 @@ function filesUnder(dir) {
 }
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
-for (const name of readdirSync(packagesDir).sort()) {
-  const dir = join(packagesDir, name);
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const { dir, manifest } of workspacePackages) {
   if (manifest.private) continue;
   const problems = [];
   for (const file of filesUnder(join(dir, 'dist')).filter((path) => /\.(c|m)?(js|ts)$/.test(path))) {

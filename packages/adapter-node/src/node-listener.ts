@@ -209,14 +209,7 @@ export function toNodeListener(
         writeResult(response, jsonResult(500, { error: 'server_error', error_description: error.message }));
       } else {
         // A target or header no URL or Request can carry: the client's mistake, not a server error.
-        writeResult(
-          response,
-          jsonResult(
-            400,
-            { error: 'invalid_request', error_description: 'malformed request target' },
-            { connection: 'close' },
-          ),
-        );
+        writeResult(response, malformedTarget());
       }
       return;
     }
@@ -313,14 +306,7 @@ export function toNodeListener(
     }
     if (!target.startsWith('/')) {
       // Only origin-form targets (RFC 9112 §3.2.1): an absolute-form one would make the URL ambiguous.
-      writeResult(
-        response,
-        jsonResult(
-          400,
-          { error: 'invalid_request', error_description: 'malformed request target' },
-          { connection: 'close' },
-        ),
-      );
+      writeResult(response, malformedTarget());
       return;
     }
     const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true;
@@ -350,6 +336,15 @@ function timeoutResult(error: BodyTimeoutError): HandlerResult {
   return jsonResult(
     408,
     { error: 'request_timeout', error_description: error.message },
+    { connection: 'close' },
+  );
+}
+
+/** A target no URL can carry, or one not in origin form: the client's mistake; the connection closes. */
+function malformedTarget(): HandlerResult {
+  return jsonResult(
+    400,
+    { error: 'invalid_request', error_description: 'malformed request target' },
     { connection: 'close' },
   );
 }

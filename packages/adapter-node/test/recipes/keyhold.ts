@@ -1,13 +1,11 @@
 // What every recipe mounts: the authorization server (memory storage, one single-user tenant) composed with
 // an MCP endpoint, and the flow a client runs against it over real HTTP.
-import { createHash, randomBytes } from 'node:crypto';
 import { type Area, compose } from '@keyhold/core';
 import { createMcpEndpoint, defineTool, type McpEndpoint } from '@keyhold/mcp';
 import { createAuthorizationServer, createMemoryStorage, generateSigningKey } from '@keyhold/oauth-core';
 import { expect } from 'vitest';
 import * as z from 'zod';
-
-const REDIRECT_URI = 'https://app.example/callback';
+import { singleUserToken } from '../../../../test-support/single-user-token.js';
 
 /** Keyhold for a host whose public origin is `origin`: one area for the server and its MCP endpoint. */
 export async function createKeyhold(origin: string): Promise<{ keyhold: Area; close(): Promise<void> }> {
@@ -43,59 +41,9 @@ export async function createKeyhold(origin: string): Promise<{ keyhold: Area; cl
  * consent → token, then the MCP endpoint: a challenge without a token, `tools/list` with it.
  */
 export async function runClientFlow(origin: string): Promise<void> {
-  const discovered = await fetch(`${origin}/.well-known/oauth-authorization-server/tenant/demo`);
-  expect(discovered.status).toBe(200);
-  const as = (await discovered.json()) as Record<string, string>;
-  const registered = await fetch(as['registration_endpoint']!, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-  });
-  expect(registered.status).toBe(201);
-  const { client_id: clientId } = (await registered.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(as['authorization_endpoint']!);
-  authorize.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    scope: 'mcp:tools',
-    state: 's',
-  }).toString();
-  const toConsent = await fetch(authorize, { redirect: 'manual' });
-  expect(toConsent.status).toBe(302);
-  const consentUrl = new URL(toConsent.headers.get('location')!, authorize);
-  const page = await fetch(consentUrl);
-  expect(page.status).toBe(200);
-  const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0]!;
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())![1]!;
-  const decided = await fetch(consentUrl.href.split('?')[0]!, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({
-      req: consentUrl.searchParams.get('req')!,
-      decision: 'approve',
-      csrf_token: csrf,
-    }),
-  });
-  expect(decided.status).toBe(302);
-  const code = new URL(decided.headers.get('location')!).searchParams.get('code')!;
-  const token = await fetch(as['token_endpoint']!, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-    }),
-  });
-  expect(token.status).toBe(200);
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const { accessToken } = await singleUserToken(
+    `${origin}/.well-known/oauth-authorization-server/tenant/demo`,
+  );
 
   const mcpUrl = `${origin}/tenant/demo/mcp`;
   const listTools = (headers: Record<string, string>) =>

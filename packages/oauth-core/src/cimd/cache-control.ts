@@ -1,4 +1,5 @@
 import { optionCheck } from '../errors.js';
+import type { CimdOptions } from './options.js';
 
 /**
  * How long a response may be reused according to its `Cache-Control` header, before clamping:
@@ -24,17 +25,18 @@ export function cacheLifetimeSeconds(header: string | null): number | undefined 
   return maxAge;
 }
 
-/** The caching and fetching options the CIMD resolver and the key-set resolver share, as their options spell them. */
-export interface FetchCacheOptions {
-  readonly maxEntries?: number;
-  readonly defaultMaxAgeSeconds?: number;
-  readonly minMaxAgeSeconds?: number;
-  readonly maxMaxAgeSeconds?: number;
-  readonly failureTtlSeconds?: number;
-  readonly negativeTtlSeconds?: number;
-  readonly timeoutMs?: number;
-  readonly maxBodyBytes?: number;
-}
+/** The caching and fetching options the CIMD resolver and the key-set resolver share, documented on `CimdOptions`. */
+export type FetchCacheOptions = Pick<
+  CimdOptions,
+  | 'maxEntries'
+  | 'defaultMaxAgeSeconds'
+  | 'minMaxAgeSeconds'
+  | 'maxMaxAgeSeconds'
+  | 'failureTtlSeconds'
+  | 'negativeTtlSeconds'
+  | 'timeoutMs'
+  | 'maxBodyBytes'
+>;
 
 /** {@link FetchCacheOptions} checked once, with defaults applied and the lifetime clamp ready to use. */
 export interface FetchCachePolicy {
