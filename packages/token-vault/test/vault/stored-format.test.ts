@@ -1,0 +1,162 @@
+import { createDecipheriv } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
+import type { KeyManagementService } from '../../src/vault/kms-vault.js';
+import type { VaultBinding } from '../../src/vault/vault.js';
+
+// Every value below was sealed by the node:crypto implementation (createCipheriv, Buffer base64, node scrypt)
+// just before the vault moved to WebCrypto (issue 28). They are the stored format: if one stops opening,
+// tokens already in databases are lost. Never regenerate them.
+const MASTER = 'a-master-key-of-at-least-32-bytes-long';
+const PLAINTEXT = 'gho_sealed-by-node-crypto/é✓😀 and more than one 16-byte AES block';
+const binding: VaultBinding = {
+  tenantId: 'tenant-a',
+  userId: 'user-1',
+  toolModuleId: 'module-1',
+  provider: 'github',
+};
+/** createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 }).encrypt(PLAINTEXT, binding) */
+const SEALED_LOCAL_1024 =
+  'v1.k1.feGpGeq1r0ebzF8KvxPrJvX5zGolv953Vsuf+d1psE/QXxcVtRJD4D9kd+Z+tFujwhQ1AAa7ZvJHBtVtK1v6UAt+ZNwJzaBpCeV/csu73aHxXeFMXVVjkAOwak5syg6bM1m0';
+/** The same with the default scrypt cost (2^15). */
+const SEALED_LOCAL_DEFAULT_COST =
+  'v1.k1.rHFt+IN6Z0uzRQ94NxeC6pMBY4gSf4Sig2qLihQGyF6nn+KGeH/z6bUEOLKh1prQQZN4I8qupUGWAPfRDQYIfmPoLjWZCyTq8ls5Sp1taJiVGqoCc5aSDVLiIf/oX+kRKgLS';
+/** An empty token, a byte master key, a non-ASCII tenant id and cost 2048. */
+const BYTES_MASTER = new Uint8Array(Array.from({ length: 40 }, (_, i) => (i * 7) % 256));
+const SEALED_LOCAL_BYTES = 'v1.bytes-key.xtWbMsHnTpATSaVFOyqQXYc/nk9TDeoXSloHDQ==';
+/** A KMS vault value under the fixed data key of {@link fixedKms}. */
+const SEALED_KMS =
+  'v1k.kms-1.Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA.ypOOycQooYuEvd1c+VNcva0j19U2ERumageqFvjBIgu3SQJSoEAv3bezHTtkXbZDLx9gml4Yods3JY032JfN8a9Mf/rK96ygmUK84Bcmnk/vH7iPVHz0lnIGdtayAsUdVZw+';
+/** node:crypto's scrypt(MASTER, 'keyhold/token-vault/local/v1\0k1\0tenant-a', 32, { N: 1024, r: 8, p: 1 }). */
+const TENANT_A_KEY_1024 = 'e10fd4b26738af2fd192117440e3a7cfa7888b8795e1a84f96e644bebfbdbb27';
+
+const DATA_KEY = new Uint8Array(Array.from({ length: 32 }, (_, i) => i));
+/** A KMS whose one data key is the bytes 0…31, "wrapped" as the same bytes reversed. */
+const fixedKms: KeyManagementService = {
+  generateDataKey: async () => ({
+    keyId: 'kms-1',
+    plaintextKey: DATA_KEY,
+    encryptedKey: DATA_KEY.slice().reverse(),
+  }),
+  decryptDataKey: async () => DATA_KEY,
+};
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TokenVaultError);
+  return (error as TokenVaultError).code;
+}
+
+const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+const fromBase64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+
+describe('values sealed by the node:crypto implementation still open (the stored format is unchanged)', () => {
+  it('opens a local-vault value (scrypt cost 1024) sealed before the move to WebCrypto', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    expect(await vault.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
+  });
+
+  it('opens a local-vault value sealed with the default scrypt cost', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1' });
+    expect(await vault.decrypt(SEALED_LOCAL_DEFAULT_COST, binding)).toBe(PLAINTEXT);
+  });
+
+  it('opens an empty token sealed under a byte master key for a non-ASCII tenant id', async () => {
+    const vault = createLocalVault({ masterKey: BYTES_MASTER, masterKeyId: 'bytes-key', scryptCost: 2048 });
+    expect(await vault.decrypt(SEALED_LOCAL_BYTES, { ...binding, tenantId: 'tenant-ü' })).toBe('');
+  });
+
+  it('opens a KMS-vault value (the wrapped data key in its header) sealed before the move', async () => {
+    expect(await createKmsVault({ kms: fixedKms }).decrypt(SEALED_KMS, binding)).toBe(PLAINTEXT);
+  });
+});
+
+describe('a new value has the old layout: header, then base64(iv + tag + ciphertext) that node:crypto opens', () => {
+  it('node:crypto AES-256-GCM with the scrypt tenant key opens what the vault seals today', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const sealed = await vault.encrypt(PLAINTEXT, binding);
+    const [version, keyId, body, ...rest] = sealed.split('.');
+    expect([version, keyId, rest]).toEqual(['v1', 'k1', []]);
+    const bytes = fromBase64(body as string);
+    expect(toBase64(bytes)).toBe(body);
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      Buffer.from(TENANT_A_KEY_1024, 'hex'),
+      bytes.subarray(0, 12),
+      {
+        authTagLength: 16,
+      },
+    );
+    decipher.setAAD(
+      Buffer.from(
+        JSON.stringify(['keyhold/token-vault', 'v1.k1', 'tenant-a', 'user-1', 'module-1', 'github']),
+        'utf8',
+      ),
+    );
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    const opened = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+    expect(opened).toBe(PLAINTEXT);
+  });
+});
+
+describe('tampering any byte of a sealed value fails with a typed error, never a wrong plaintext', () => {
+  it('flipping any bit of any byte of iv, tag or ciphertext gives ERR_DECRYPT_FAILED', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const bytes = fromBase64(SEALED_LOCAL_1024.split('.')[2] as string);
+    for (let index = 0; index < bytes.length; index++) {
+      for (const bit of [0x01, 0x80]) {
+        const tampered = bytes.slice();
+        tampered[index] = (tampered[index] as number) ^ bit;
+        expect(await failure(vault.decrypt(`v1.k1.${toBase64(tampered)}`, binding)), `byte ${index}`).toBe(
+          'ERR_DECRYPT_FAILED',
+        );
+      }
+    }
+  });
+
+  it('a body shorter than iv + tag is ERR_MALFORMED_CIPHERTEXT', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const bytes = fromBase64(SEALED_LOCAL_1024.split('.')[2] as string);
+    for (const length of [0, 1, 12, 27]) {
+      expect(await failure(vault.decrypt(`v1.k1.${toBase64(bytes.subarray(0, length))}`, binding))).toBe(
+        'ERR_MALFORMED_CIPHERTEXT',
+      );
+    }
+  });
+
+  it('a header changed to another known key id is ERR_DECRYPT_FAILED, to an unknown one ERR_UNKNOWN_KEY', async () => {
+    const vault = createLocalVault({
+      masterKey: MASTER,
+      masterKeyId: 'k1',
+      previousMasterKeys: { k2: 'the-previous-master-key-32-bytes-long!' },
+      scryptCost: 1024,
+    });
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k2.'), binding))).toBe(
+      'ERR_DECRYPT_FAILED',
+    );
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k3.'), binding))).toBe(
+      'ERR_UNKNOWN_KEY',
+    );
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v2.k1.'), binding))).toBe(
+      'ERR_MALFORMED_CIPHERTEXT',
+    );
+  });
+
+  it('the wrapped data key is authenticated: a changed one fails even when the KMS unwraps it', async () => {
+    const vault = createKmsVault({ kms: fixedKms });
+    const [version, keyId, wrapped, body] = SEALED_KMS.split('.') as [string, string, string, string];
+    const changed = `${wrapped.slice(0, -2)}AA`;
+    expect(changed).not.toBe(wrapped);
+    expect(await failure(vault.decrypt(`${version}.${keyId}.${changed}.${body}`, binding))).toBe(
+      'ERR_DECRYPT_FAILED',
+    );
+    const bytes = fromBase64(body);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1;
+    expect(await failure(vault.decrypt(`${version}.${keyId}.${wrapped}.${toBase64(bytes)}`, binding))).toBe(
+      'ERR_DECRYPT_FAILED',
+    );
+  });
+});
