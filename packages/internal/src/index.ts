@@ -1,6 +1,12 @@
 // Keyhold's shared internals: bundled into each package that uses them at build time, never published.
 // What a host calls lives in @keyhold/core.
-export { base64urlDecode, base64urlDecodeToString, base64urlEncode } from './base64url.js';
+export {
+  base64Decode,
+  base64Encode,
+  base64urlDecode,
+  base64urlDecodeToString,
+  base64urlEncode,
+} from './base64url.js';
 export type { BodyRead } from './bounded-read.js';
 export { discard, raceAbort, readCapped } from './bounded-read.js';
 export { constantTimeEqual } from './constant-time.js';

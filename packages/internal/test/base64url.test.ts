@@ -1,6 +1,12 @@
 import { CoreError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
-import { base64urlDecode, base64urlDecodeToString, base64urlEncode } from '../src/base64url.js';
+import {
+  base64Decode,
+  base64Encode,
+  base64urlDecode,
+  base64urlDecodeToString,
+  base64urlEncode,
+} from '../src/base64url.js';
 
 describe('base64url (RFC 4648 §5, unpadded)', () => {
   it.each([
@@ -50,4 +56,59 @@ describe('base64url is plain JS, byte for byte what Node encodes', () => {
     expect(base64urlEncode('é€😀')).toBe(Buffer.from('é€😀', 'utf8').toString('base64url'));
     expect(base64urlDecodeToString(base64urlEncode('é€😀'))).toBe('é€😀');
   });
+});
+
+describe('base64 (RFC 4648 §4, standard alphabet, padded) is what Buffer encodes', () => {
+  it.each([
+    ['', ''],
+    ['f', 'Zg=='],
+    ['fo', 'Zm8='],
+    ['foo', 'Zm9v'],
+    ['foob', 'Zm9vYg=='],
+    ['fooba', 'Zm9vYmE='],
+    ['foobar', 'Zm9vYmFy'],
+  ])('encodes the RFC 4648 §10 vector %j as %j', (plain, encoded) => {
+    expect(base64Encode(plain)).toBe(encoded);
+    expect(new TextDecoder().decode(base64Decode(encoded))).toBe(plain);
+  });
+
+  it('uses + and / instead of - and _', () => {
+    expect(base64Encode(new Uint8Array([251, 255]))).toBe('+/8=');
+    expect(Array.from(base64Decode('+/8='))).toEqual([251, 255]);
+  });
+
+  it('round-trips every length from 0 to 300 bytes and matches Buffer for each', () => {
+    for (let length = 0; length <= 300; length++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(length));
+      const encoded = base64Encode(bytes);
+      expect(encoded).toBe(Buffer.from(bytes).toString('base64'));
+      expect(base64Decode(encoded)).toEqual(bytes);
+    }
+  });
+
+  it('encodes strings as UTF-8 and a view by its own bytes only', () => {
+    expect(base64Encode('é€😀')).toBe(Buffer.from('é€😀', 'utf8').toString('base64'));
+    const backing = new Uint8Array([1, 2, 3, 4]);
+    expect(base64Encode(backing.subarray(1, 3))).toBe(base64Encode(new Uint8Array([2, 3])));
+  });
+
+  it.each([
+    'Zg',
+    'Zm8',
+    'Zg=',
+    'Z===',
+    'Zh==',
+    'Zm9=',
+    '-_8=',
+    'Zm 9v',
+    'Zm9v\n',
+    '=Zm9',
+    'Zg==Zg==',
+    '====',
+  ])(
+    'refuses %j (unpadded, bad padding, stray bits, url alphabet, whitespace) with ERR_INVALID_ENCODING',
+    (bad) => {
+      expect(() => base64Decode(bad)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ENCODING' }));
+    },
+  );
 });
