@@ -1,10 +1,13 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { base64Decode, base64Encode } from '@keyhold/internal';
 import { TokenVaultError } from '../errors.js';
 import type { VaultBinding } from './vault.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Checks a key id can sit in the dotted prefix of a sealed value. */
 export function isValidKeyId(keyId: string): boolean {
@@ -16,8 +19,8 @@ export function isValidKeyId(keyId: string): boolean {
 // names are not part of the bytes, so renaming `photonId` to `toolModuleId` left every value sealed before
 // the rename decryptable (test/vault/local-vault.test.ts keeps a value sealed by the old code as a vector).
 // Never reorder these entries or add names to them.
-function additionalData(header: string, binding: VaultBinding): Buffer {
-  return Buffer.from(
+function additionalData(header: string, binding: VaultBinding): Uint8Array<ArrayBuffer> {
+  return encoder.encode(
     JSON.stringify([
       'keyhold/token-vault',
       header,
@@ -26,19 +29,49 @@ function additionalData(header: string, binding: VaultBinding): Buffer {
       binding.toolModuleId,
       binding.provider,
     ]),
-    'utf8',
   );
+}
+
+// Both vaults keep each raw key in a cache for as long as they use it, so keying the imported CryptoKey on
+// the raw key's identity imports each key once rather than on every seal and open.
+const imported = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+function aesKey(key: Uint8Array): Promise<CryptoKey> {
+  let cryptoKey = imported.get(key);
+  if (cryptoKey === undefined) {
+    // Checked here because WebCrypto would also take a 128- or 192-bit key, and the format says AES-256.
+    if (key.byteLength !== KEY_BYTES) throw new TypeError('the vault needs a 32-byte AES-256 key');
+    cryptoKey = crypto.subtle.importKey('raw', new Uint8Array(key), 'AES-GCM', false, ['encrypt', 'decrypt']);
+    cryptoKey.catch(() => imported.delete(key));
+    imported.set(key, cryptoKey);
+  }
+  return cryptoKey;
 }
 
 /**
  * AES-256-GCM with a random 96-bit IV and a 128-bit tag; returns `header.base64(iv + authTag + ciphertext)`.
  */
-export function seal(key: Uint8Array, header: string, plaintext: string, binding: VaultBinding): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(additionalData(header, binding));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return `${header}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+export async function seal(
+  key: Uint8Array,
+  header: string,
+  plaintext: string,
+  binding: VaultBinding,
+): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv, additionalData: additionalData(header, binding), tagLength: TAG_BYTES * 8 },
+      await aesKey(key),
+      encoder.encode(plaintext),
+    ),
+  );
+  // WebCrypto answers ciphertext + tag; the stored layout (from node:crypto days) puts the tag first.
+  const ciphertextBytes = sealed.length - TAG_BYTES;
+  const body = new Uint8Array(IV_BYTES + sealed.length);
+  body.set(iv, 0);
+  body.set(sealed.subarray(ciphertextBytes), IV_BYTES);
+  body.set(sealed.subarray(0, ciphertextBytes), IV_BYTES + TAG_BYTES);
+  return `${header}.${base64Encode(body)}`;
 }
 
 /** A sealed value split into its parts; nothing is decrypted yet. */
@@ -70,21 +103,38 @@ export function parseSealedValue(value: string): ParsedSealedValue {
 }
 
 /** Opens a value produced by {@link seal}; throws `ERR_DECRYPT_FAILED` when authentication fails. */
-export function open(key: Uint8Array, parsed: ParsedSealedValue, binding: VaultBinding): string {
-  // No canonical-encoding check: GCM authenticates the decoded bytes, so a re-spelt body either decodes to
-  // the same authentic bytes or fails authentication, and re-encoding 2 KB on every read is not free.
-  const bytes = Buffer.from(parsed.body, 'base64');
+export async function open(
+  key: Uint8Array,
+  parsed: ParsedSealedValue,
+  binding: VaultBinding,
+): Promise<string> {
+  // The body must be the padded, canonical base64 that `seal` writes (and node:crypto's vault wrote before
+  // it): anything else was not written by a vault, so it is malformed rather than worth a decryption.
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = base64Decode(parsed.body);
+  } catch {
+    throw new TokenVaultError('ERR_MALFORMED_CIPHERTEXT', 'sealed value body is not base64');
+  }
   if (bytes.length < IV_BYTES + TAG_BYTES) {
     throw new TokenVaultError('ERR_MALFORMED_CIPHERTEXT', 'sealed value body is too short');
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), {
-    authTagLength: TAG_BYTES,
-  });
-  decipher.setAAD(additionalData(parsed.header, binding));
-  decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  // Back from the stored iv + tag + ciphertext to the ciphertext + tag WebCrypto reads.
+  const sealed = new Uint8Array(bytes.length - IV_BYTES);
+  sealed.set(bytes.subarray(IV_BYTES + TAG_BYTES), 0);
+  sealed.set(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), sealed.length - TAG_BYTES);
+  const cryptoKey = await aesKey(key);
+  let plaintext: ArrayBuffer;
   try {
-    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
-      'utf8',
+    plaintext = await crypto.subtle.decrypt(
+      {
+        name: 'AES-GCM',
+        iv: bytes.subarray(0, IV_BYTES),
+        additionalData: additionalData(parsed.header, binding),
+        tagLength: TAG_BYTES * 8,
+      },
+      cryptoKey,
+      sealed,
     );
   } catch (cause) {
     throw new TokenVaultError(
@@ -93,4 +143,5 @@ export function open(key: Uint8Array, parsed: ParsedSealedValue, binding: VaultB
       { cause },
     );
   }
+  return decoder.decode(plaintext);
 }

@@ -127,6 +127,20 @@ describe('tampering any byte of a sealed value fails with a typed error, never a
     }
   });
 
+  it('a body that is not the padded, canonical base64 a vault writes is ERR_MALFORMED_CIPHERTEXT', async () => {
+    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const body = SEALED_LOCAL_1024.split('.')[2] as string;
+    const respelt = [
+      body.replaceAll('+', '-').replaceAll('/', '_'),
+      `${body.slice(0, 20)} ${body.slice(20)}`,
+      `${body}====`,
+      '!!!',
+    ];
+    for (const bad of respelt) {
+      expect(await failure(vault.decrypt(`v1.k1.${bad}`, binding)), bad).toBe('ERR_MALFORMED_CIPHERTEXT');
+    }
+  });
+
   it('a header changed to another known key id is ERR_DECRYPT_FAILED, to an unknown one ERR_UNKNOWN_KEY', async () => {
     const vault = createLocalVault({
       masterKey: MASTER,
