@@ -1,4 +1,4 @@
-import { formEncode, mediaType, parseForm, raceAbort, readCapped } from '@keyhold/internal';
+import { base64Encode, formEncode, mediaType, parseForm, raceAbort, readCapped } from '@keyhold/internal';
 import * as z from 'zod';
 import type { Provider } from './providers.js';
 import { parseScopeString } from './scopes.js';
@@ -69,8 +69,10 @@ export function providerText(value: string): string {
   return clean.length > MAX_PROVIDER_TEXT ? `${clean.slice(0, MAX_PROVIDER_TEXT)}…` : clean;
 }
 
+const encoder = new TextEncoder();
+
 function utf8Length(value: string): number {
-  return Buffer.byteLength(value, 'utf8');
+  return encoder.encode(value).byteLength;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function requestTokens(
     // RFC 6749 §2.3.1: the credentials are form-encoded before they are joined and base64-encoded.
     const user = encodeURIComponent(provider.clientId);
     const password = encodeURIComponent(provider.clientSecret);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    headers.authorization = `Basic ${base64Encode(`${user}:${password}`)}`;
   } else {
     body.client_id = provider.clientId;
     body.client_secret = provider.clientSecret;

@@ -159,6 +159,15 @@ describe('a token over maxTokenBytes is refused as a provider error and never st
     expect(await h.storage.grants.list({ tenantId: 'tenant-a' })).toEqual(before);
   });
 
+  it('the cap counts UTF-8 bytes, not characters: 6 000 three-byte characters are over 16 KiB', async () => {
+    const path = '/big-token/utf8';
+    const h = harness(path);
+    peer.route(path, { kind: 'plain', body: JSON.stringify({ access_token: '€'.repeat(6_000) }) });
+    const { callback } = await authorizeInBrowser(h.broker, (await elicitation(h)).elicitationUrl);
+    expect((await h.broker.callback(callback)).status).toBe(502);
+    expect(await h.storage.grants.list({ tenantId: 'tenant-a' })).toEqual([]);
+  });
+
   it('the caps are options: a larger maxTokenBytes accepts the same token', async () => {
     const path = '/big-token/allowed';
     const h = harness(path, { maxTokenBytes: 32_768 });
