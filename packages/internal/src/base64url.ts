@@ -99,7 +99,7 @@ export function base64urlDecodeToString(input: string): string {
 }
 
 /**
- * Encodes bytes or a UTF-8 string as padded standard base64 (RFC 4648 §4), what `Buffer#toString('base64')`
+ * Encodes bytes or a UTF-8 string as padded standard base64 (RFC 4648 §4), what Node's `toString('base64')`
  * gives: the alphabet of HTTP Basic credentials and of the token vault's stored values.
  *
  * @example

@@ -46,5 +46,9 @@ export {
   storageUnavailableResult,
   textResult,
 } from './results.js';
+export type { Scrypt } from './scrypt.js';
+export { scrypt } from './scrypt.js';
+export type { ScryptParameters } from './scrypt-portable.js';
+export { scryptPortable } from './scrypt-portable.js';
 export { sha256Base64url } from './sha256.js';
 export { traceHandler } from './tracing.js';
