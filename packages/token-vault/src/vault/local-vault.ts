@@ -1,7 +1,7 @@
-import { scrypt } from 'node:crypto';
 import type { Logger } from '@keyhold/core';
 import { silentLogger } from '@keyhold/core';
-import { optionValidators } from '@keyhold/internal';
+import type { Scrypt } from '@keyhold/internal';
+import { optionValidators, scrypt } from '@keyhold/internal';
 import { LRUCache } from 'lru-cache';
 import { TokenVaultError } from '../errors.js';
 import { isValidKeyId, open, parseSealedValue, seal } from './sealed-value.js';
@@ -34,20 +34,30 @@ export interface LocalVaultOptions {
 }
 
 const check = optionValidators(TokenVaultError);
+const encoder = new TextEncoder();
 
 function keyBytes(value: string | Uint8Array | undefined, name: string): Uint8Array {
-  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  const bytes = typeof value === 'string' ? encoder.encode(value) : value;
   if (!(bytes instanceof Uint8Array) || bytes.byteLength < 32) {
     throw check.invalid(`${name} must be at least 32 bytes`);
   }
   return bytes;
 }
 
-function derive(masterKey: Uint8Array, salt: string, cost: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    scrypt(masterKey, salt, 32, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
+// The stored format: every local key ever sealed with was scrypt(masterKey, UTF-8 salt, N = cost, r = 8,
+// p = 1, 32 bytes). maxmem is twice what that takes, as it was when node:crypto was called directly.
+function deriveWith(
+  scryptImplementation: Scrypt,
+  masterKey: Uint8Array,
+  salt: string,
+  cost: number,
+): Promise<Uint8Array> {
+  return scryptImplementation(masterKey, encoder.encode(salt), {
+    cost,
+    blockSize: 8,
+    parallelization: 1,
+    keyLengthBytes: 32,
+    maxMemoryBytes: 256 * cost * 8,
   });
 }
 
@@ -63,6 +73,20 @@ function derive(masterKey: Uint8Array, salt: string, cost: number): Promise<Uint
  * ```
  */
 export function createLocalVault(options: LocalVaultOptions): Vault {
+  return createLocalVaultDerivingWith(options, scrypt);
+}
+
+/**
+ * {@link createLocalVault} with the scrypt implementation chosen by the caller, not by the runtime: the seam
+ * through which tests prove that the portable scrypt (workers without node:crypto) derives the tenant keys
+ * node:crypto derives. Not exported from the package.
+ *
+ * @example
+ * ```ts
+ * const onWorkers = createLocalVaultDerivingWith({ masterKey }, scryptPortable);
+ * ```
+ */
+export function createLocalVaultDerivingWith(options: LocalVaultOptions, derivation: Scrypt): Vault {
   const currentKeyId = options.masterKeyId ?? 'k1';
   const masterKeys = new Map<string, Uint8Array>();
   masterKeys.set(currentKeyId, keyBytes(options.masterKey, 'masterKey'));
@@ -94,7 +118,8 @@ export function createLocalVault(options: LocalVaultOptions): Vault {
       return Promise.reject(new TokenVaultError('ERR_UNKNOWN_KEY', `no master key with id ${keyId}`));
     }
     const started = performance.now();
-    const derived = derive(
+    const derived = deriveWith(
+      derivation,
       masterKey,
       `keyhold/token-vault/local/v1\u0000${keyId}\u0000${tenantId}`,
       cost,

@@ -1,7 +1,10 @@
 import { createDecipheriv } from 'node:crypto';
+import type { Scrypt } from '@keyhold/internal';
+import { scrypt, scryptPortable } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
 import type { KeyManagementService } from '../../src/vault/kms-vault.js';
+import { createLocalVaultDerivingWith } from '../../src/vault/local-vault.js';
 import type { VaultBinding } from '../../src/vault/vault.js';
 
 // Every value below was sealed by the node:crypto implementation (createCipheriv, Buffer base64, node scrypt)
@@ -172,5 +175,54 @@ describe('tampering any byte of a sealed value fails with a typed error, never a
     expect(await failure(vault.decrypt(`${version}.${keyId}.${wrapped}.${toBase64(bytes)}`, binding))).toBe(
       'ERR_DECRYPT_FAILED',
     );
+  });
+});
+
+describe('the portable scrypt (workers without node:crypto) derives the tenant keys node:crypto derives', () => {
+  /** Runs `implementation` and keeps every key it derives. */
+  function recording(implementation: Scrypt): { derive: Scrypt; keys: string[] } {
+    const keys: string[] = [];
+    const derive: Scrypt = async (password, salt, parameters) => {
+      const key = await implementation(password, salt, parameters);
+      keys.push(Buffer.from(key).toString('hex'));
+      return key;
+    };
+    return { derive, keys };
+  }
+
+  it('derives the same tenant key on both paths: the one node:crypto derived for the stored values', async () => {
+    const portable = recording(scryptPortable);
+    const native = recording(scrypt);
+    for (const { derive } of [portable, native]) {
+      const vault = createLocalVaultDerivingWith(
+        { masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 },
+        derive,
+      );
+      expect(await vault.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
+    }
+    expect(portable.keys).toEqual([TENANT_A_KEY_1024]);
+    expect(native.keys).toEqual([TENANT_A_KEY_1024]);
+    expect(scrypt).not.toBe(scryptPortable);
+  });
+
+  it('opens every stored local value, byte master keys and the default cost included', async () => {
+    const byString = createLocalVaultDerivingWith({ masterKey: MASTER, masterKeyId: 'k1' }, scryptPortable);
+    expect(await byString.decrypt(SEALED_LOCAL_DEFAULT_COST, binding)).toBe(PLAINTEXT);
+    const byBytes = createLocalVaultDerivingWith(
+      { masterKey: BYTES_MASTER, masterKeyId: 'bytes-key', scryptCost: 2048 },
+      scryptPortable,
+    );
+    expect(await byBytes.decrypt(SEALED_LOCAL_BYTES, { ...binding, tenantId: 'tenant-ü' })).toBe('');
+  });
+
+  it('a value sealed on one path opens on the other, for every tenant', async () => {
+    const options = { masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 };
+    const onWorkers = createLocalVaultDerivingWith(options, scryptPortable);
+    const onNode = createLocalVault(options);
+    for (const tenantId of ['tenant-a', 'tenant-b', 'テナント', '']) {
+      const row = { ...binding, tenantId };
+      expect(await onNode.decrypt(await onWorkers.encrypt('from a worker', row), row)).toBe('from a worker');
+      expect(await onWorkers.decrypt(await onNode.encrypt('from node', row), row)).toBe('from node');
+    }
   });
 });
