@@ -1,7 +1,8 @@
 // Bundles the main entry of every runtime-neutral package as a worker would (esbuild, ESM, browser/worker
-// conditions) and fails when the code that loads at start-up needs a Node built-in (two packages may still
-// load `node:crypto`, which Bun, Deno and workerd with `nodejs_compat` provide; see STILL_NODE_CRYPTO). Built-ins reached only through a dynamic
-// `import()` (loaded on first use, never on a worker that injects its own fetch) are allowed and listed.
+// conditions) and fails when the code that loads at start-up needs a Node built-in: since issue 28 ("main
+// entries free of Node built-ins") none does, so each loads on workerd without `nodejs_compat`. Built-ins
+// reached only through a dynamic `import()` (loaded on first use, never on a worker that injects its own
+// fetch) are allowed and listed.
 // Node-only packages (adapter-node, cli, the stores) are not checked: they are Node by design. Built-ins a
 // package reaches through `process.getBuiltinModule` (webhook-kit's source reader) are not imports at all.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,11 +22,6 @@ const NEUTRAL_PACKAGES = [
   'claim-codes',
   'webhook-kit',
 ];
-const NODE_CRYPTO = new Set(['crypto', 'node:crypto']);
-// Issue 28 ("main entries free of Node built-ins"): these main entries still import node:crypto at start-up
-// (oauth-core: refresh-successor's AES-GCM and HKDF; token-vault: the local vault's AES-GCM and scrypt).
-// Every other main entry loads no Node built-in at all, and this check keeps it so.
-const STILL_NODE_CRYPTO = new Set(['token-vault']);
 const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 
 let failed = false;
@@ -71,13 +67,12 @@ for (const name of NEUTRAL_PACKAGES) {
         else dynamicBuiltins.add(imported.path);
       }
     }
-    const allowed = STILL_NODE_CRYPTO.has(name) ? NODE_CRYPTO : new Set();
-    const refused = [...startupBuiltins].filter((builtin) => !allowed.has(builtin));
+    const refused = [...startupBuiltins];
     if (refused.length > 0) {
       failed = true;
       console.log(`FAIL worker   @keyhold/${name}: loads ${refused.join(', ')} at start-up`);
     } else {
-      const later = [...dynamicBuiltins].filter((builtin) => !allowed.has(builtin));
+      const later = [...dynamicBuiltins];
       console.log(
         `ok   worker   @keyhold/${name}${later.length > 0 ? ` (on first use only: ${later.join(', ')})` : ''}`,
       );
