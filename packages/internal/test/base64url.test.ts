@@ -1,4 +1,5 @@
 import { CoreError } from '@keyhold/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   base64Decode,
@@ -111,4 +112,48 @@ describe('base64 (RFC 4648 §4, standard alphabet, padded) is what Buffer encode
       expect(() => base64Decode(bad)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ENCODING' }));
     },
   );
+});
+
+describe('each decoder accepts exactly one spelling per value: what its encoder writes', () => {
+  const spellings = fc.oneof(
+    fc.string({
+      unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_= \n'),
+      maxLength: 40,
+    }),
+    fc.string({ maxLength: 12 }),
+    fc.uint8Array({ maxLength: 30 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+    fc.uint8Array({ maxLength: 30 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
+  );
+
+  it('base64Decode either refuses a string or decodes it to bytes base64Encode spells the same way', () => {
+    fc.assert(
+      fc.property(spellings, (text) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = base64Decode(text);
+        } catch (error) {
+          expect((error as CoreError).code).toBe('ERR_INVALID_ENCODING');
+          return;
+        }
+        expect(base64Encode(bytes)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('base64urlDecode either refuses a string or decodes it to bytes base64urlEncode spells the same way', () => {
+    fc.assert(
+      fc.property(spellings, (text) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = base64urlDecode(text);
+        } catch (error) {
+          expect((error as CoreError).code).toBe('ERR_INVALID_ENCODING');
+          return;
+        }
+        expect(base64urlEncode(bytes)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
