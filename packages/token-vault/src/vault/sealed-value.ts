@@ -1,5 +1,7 @@
 import { base64Decode, base64Encode } from '@keyhold/internal';
 import { TokenVaultError } from '../errors.js';
+import type { AesGcm } from './aes-gcm.js';
+import { aesGcm } from './aes-gcm.js';
 import type { VaultBinding } from './vault.js';
 
 const IV_BYTES = 12;
@@ -32,45 +34,26 @@ function additionalData(header: string, binding: VaultBinding): Uint8Array<Array
   );
 }
 
-// Both vaults keep each raw key in a cache for as long as they use it, so keying the imported CryptoKey on
-// the raw key's identity imports each key once rather than on every seal and open.
-const imported = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-
-function aesKey(key: Uint8Array): Promise<CryptoKey> {
-  let cryptoKey = imported.get(key);
-  if (cryptoKey === undefined) {
-    // Checked here because WebCrypto would also take a 128- or 192-bit key, and the format says AES-256.
-    if (key.byteLength !== KEY_BYTES) throw new TypeError('the vault needs a 32-byte AES-256 key');
-    cryptoKey = crypto.subtle.importKey('raw', new Uint8Array(key), 'AES-GCM', false, ['encrypt', 'decrypt']);
-    cryptoKey.catch(() => imported.delete(key));
-    imported.set(key, cryptoKey);
-  }
-  return cryptoKey;
+// A misuse (the vaults check their keys), so thrown as such, not reported as a failed authentication.
+function checkKey(key: Uint8Array): void {
+  // WebCrypto would also take a 128- or 192-bit key, and the format says AES-256.
+  if (key.byteLength !== KEY_BYTES) throw new TypeError('the vault needs a 32-byte AES-256 key');
 }
 
 /**
  * AES-256-GCM with a random 96-bit IV and a 128-bit tag; returns `header.base64(iv + authTag + ciphertext)`.
+ * `engine` is the runtime's (node:crypto's or WebCrypto); tests pass each.
  */
 export async function seal(
   key: Uint8Array,
   header: string,
   plaintext: string,
   binding: VaultBinding,
+  engine: AesGcm = aesGcm,
 ): Promise<string> {
+  checkKey(key);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealed = new Uint8Array(
-    await crypto.subtle.encrypt(
-      { name: 'AES-GCM', iv, additionalData: additionalData(header, binding), tagLength: TAG_BYTES * 8 },
-      await aesKey(key),
-      encoder.encode(plaintext),
-    ),
-  );
-  // WebCrypto answers ciphertext + tag; the stored layout (from node:crypto days) puts the tag first.
-  const ciphertextBytes = sealed.length - TAG_BYTES;
-  const body = new Uint8Array(IV_BYTES + sealed.length);
-  body.set(iv, 0);
-  body.set(sealed.subarray(ciphertextBytes), IV_BYTES);
-  body.set(sealed.subarray(0, ciphertextBytes), IV_BYTES + TAG_BYTES);
+  const body = await engine.seal(key, iv, additionalData(header, binding), encoder.encode(plaintext));
   return `${header}.${base64Encode(body)}`;
 }
 
@@ -107,7 +90,9 @@ export async function open(
   key: Uint8Array,
   parsed: ParsedSealedValue,
   binding: VaultBinding,
+  engine: AesGcm = aesGcm,
 ): Promise<string> {
+  checkKey(key);
   // The body must be the padded, canonical base64 that `seal` writes (and node:crypto's vault wrote before
   // it): anything else was not written by a vault, so it is malformed rather than worth a decryption.
   let bytes: Uint8Array<ArrayBuffer>;
@@ -119,23 +104,9 @@ export async function open(
   if (bytes.length < IV_BYTES + TAG_BYTES) {
     throw new TokenVaultError('ERR_MALFORMED_CIPHERTEXT', 'sealed value body is too short');
   }
-  // Back from the stored iv + tag + ciphertext to the ciphertext + tag WebCrypto reads.
-  const sealed = new Uint8Array(bytes.length - IV_BYTES);
-  sealed.set(bytes.subarray(IV_BYTES + TAG_BYTES), 0);
-  sealed.set(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), sealed.length - TAG_BYTES);
-  const cryptoKey = await aesKey(key);
-  let plaintext: ArrayBuffer;
+  let plaintext: Uint8Array;
   try {
-    plaintext = await crypto.subtle.decrypt(
-      {
-        name: 'AES-GCM',
-        iv: bytes.subarray(0, IV_BYTES),
-        additionalData: additionalData(parsed.header, binding),
-        tagLength: TAG_BYTES * 8,
-      },
-      cryptoKey,
-      sealed,
-    );
+    plaintext = await engine.open(key, bytes, additionalData(parsed.header, binding));
   } catch (cause) {
     throw new TokenVaultError(
       'ERR_DECRYPT_FAILED',

@@ -1,10 +1,13 @@
 import { createDecipheriv } from 'node:crypto';
 import type { Scrypt } from '@keyhold/internal';
 import { scrypt, scryptPortable } from '@keyhold/internal';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
+import type { AesGcm } from '../../src/vault/aes-gcm.js';
+import { aesGcm, nodeAesGcm, webCryptoAesGcm } from '../../src/vault/aes-gcm.js';
 import type { KeyManagementService } from '../../src/vault/kms-vault.js';
 import { createLocalVaultDerivingWith } from '../../src/vault/local-vault.js';
+import { open, parseSealedValue, seal } from '../../src/vault/sealed-value.js';
 import type { VaultBinding } from '../../src/vault/vault.js';
 
 // Every value below was sealed by the node:crypto implementation (createCipheriv, Buffer base64, node scrypt)
@@ -223,6 +226,95 @@ describe('the portable scrypt (workers without node:crypto) derives the tenant k
       const row = { ...binding, tenantId };
       expect(await onNode.decrypt(await onWorkers.encrypt('from a worker', row), row)).toBe('from a worker');
       expect(await onWorkers.decrypt(await onNode.encrypt('from node', row), row)).toBe('from node');
+    }
+  });
+});
+
+describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read and write the same stored bytes', () => {
+  const tenantKey = new Uint8Array(Buffer.from(TENANT_A_KEY_1024, 'hex'));
+  const engines: [string, AesGcm][] = [
+    ['node:crypto', nodeAesGcm as AesGcm],
+    ['WebCrypto', webCryptoAesGcm],
+  ];
+
+  it('Node gets the node:crypto engine', () => {
+    expect(nodeAesGcm).toBeDefined();
+    expect(aesGcm).toBe(nodeAesGcm);
+  });
+
+  it.each(engines)('%s opens the values sealed before the move to WebCrypto', async (_name, engine) => {
+    expect(await open(tenantKey, parseSealedValue(SEALED_LOCAL_1024), binding, engine)).toBe(PLAINTEXT);
+    expect(await open(DATA_KEY, parseSealedValue(SEALED_KMS), binding, engine)).toBe(PLAINTEXT);
+  });
+
+  it('for one key, IV and AAD both engines give the same iv + tag + ciphertext, and each opens the other', async () => {
+    for (const length of [0, 1, 15, 16, 17, 2048]) {
+      const plaintext = crypto.getRandomValues(new Uint8Array(length));
+      const iv = crypto.getRandomValues(new Uint8Array(12));
+      const aad = crypto.getRandomValues(new Uint8Array(length % 50));
+      const byNode = await (nodeAesGcm as AesGcm).seal(tenantKey, iv, aad, plaintext);
+      const byWebCrypto = await webCryptoAesGcm.seal(tenantKey, iv, aad, plaintext);
+      expect(toBase64(byWebCrypto), `length ${length}`).toBe(toBase64(byNode));
+      expect(byNode.length).toBe(12 + 16 + length);
+      expect(await webCryptoAesGcm.open(tenantKey, byNode, aad)).toEqual(plaintext);
+      expect(await (nodeAesGcm as AesGcm).open(tenantKey, byWebCrypto, aad)).toEqual(plaintext);
+    }
+  });
+
+  it.each(engines)('%s: a value it seals opens on the other engine', async (_name, engine) => {
+    const other = engine === webCryptoAesGcm ? (nodeAesGcm as AesGcm) : webCryptoAesGcm;
+    const sealed = await seal(tenantKey, 'v1.k1', PLAINTEXT, binding, engine);
+    expect(await open(tenantKey, parseSealedValue(sealed), binding, other)).toBe(PLAINTEXT);
+  });
+
+  it.each(engines)(
+    '%s: flipping any bit of iv, tag or ciphertext gives ERR_DECRYPT_FAILED',
+    async (_name, engine) => {
+      const bytes = fromBase64(SEALED_LOCAL_1024.split('.')[2] as string);
+      for (let index = 0; index < bytes.length; index++) {
+        const tampered = bytes.slice();
+        tampered[index] = (tampered[index] as number) ^ (1 << (index % 8));
+        const parsed = parseSealedValue(`v1.k1.${toBase64(tampered)}`);
+        expect(await failure(open(tenantKey, parsed, binding, engine)), `byte ${index}`).toBe(
+          'ERR_DECRYPT_FAILED',
+        );
+      }
+    },
+  );
+
+  it('a key that is not 32 bytes is a misuse (TypeError), not a failed authentication', async () => {
+    await expect(seal(new Uint8Array(16), 'v1.k1', 'x', binding)).rejects.toThrow(TypeError);
+    await expect(open(new Uint8Array(16), parseSealedValue(SEALED_LOCAL_1024), binding)).rejects.toThrow(
+      TypeError,
+    );
+  });
+});
+
+describe('where the runtime offers no Node built-in, the vault runs on WebCrypto and the portable scrypt', () => {
+  it('loads without process.getBuiltinModule, opens every stored value and round-trips new ones', async () => {
+    const original = process.getBuiltinModule;
+    vi.resetModules();
+    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+    try {
+      const engines = await import('../../src/vault/aes-gcm.js');
+      expect(engines.nodeAesGcm).toBeUndefined();
+      expect(engines.aesGcm).toBe(engines.webCryptoAesGcm);
+      const internal = await import('@keyhold/internal');
+      expect(internal.scrypt).toBe(internal.scryptPortable);
+      const onWorkers = await import('../../src/index.js');
+      const local = onWorkers.createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+      expect(await local.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
+      expect(await local.decrypt(await local.encrypt('new', binding), binding)).toBe('new');
+      expect(
+        await createLocalVault({ masterKey: MASTER, scryptCost: 1024 }).decrypt(
+          await local.encrypt('new', binding),
+          binding,
+        ),
+      ).toBe('new');
+      const kms = onWorkers.createKmsVault({ kms: fixedKms });
+      expect(await kms.decrypt(SEALED_KMS, binding)).toBe(PLAINTEXT);
+    } finally {
+      process.getBuiltinModule = original;
     }
   });
 });
