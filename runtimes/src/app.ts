@@ -8,6 +8,29 @@ import { createWebhookHandler, type ReadSource } from '@keyhold/webhook-kit';
 import * as z from 'zod';
 import { echoModule } from './echo-module.js';
 
+// A value sealed by the token vault's node:crypto implementation (packages/token-vault/test/vault/
+// stored-format.test.ts keeps it too): every runtime must still open it, and seal values Node opens.
+const VAULT_MASTER_KEY = 'a-master-key-of-at-least-32-bytes-long';
+const SEALED_BY_NODE_CRYPTO =
+  'v1.k1.feGpGeq1r0ebzF8KvxPrJvX5zGolv953Vsuf+d1psE/QXxcVtRJD4D9kd+Z+tFujwhQ1AAa7ZvJHBtVtK1v6UAt+ZNwJzaBpCeV/csu73aHxXeFMXVVjkAOwak5syg6bM1m0';
+const VAULT_BINDING = {
+  tenantId: 'tenant-a',
+  userId: 'user-1',
+  toolModuleId: 'module-1',
+  provider: 'github',
+};
+
+/** Opens the stored value and seals a new one with the runtime's vault (scrypt cost 1024). */
+async function vaultCheck(): Promise<{ stored: string; sealed: string; roundTrip: string }> {
+  const vault = createLocalVault({ masterKey: VAULT_MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
+  const sealed = await vault.encrypt('sealed on this runtime', VAULT_BINDING);
+  return {
+    stored: await vault.decrypt(SEALED_BY_NODE_CRYPTO, VAULT_BINDING),
+    sealed,
+    roundTrip: await vault.decrypt(sealed, VAULT_BINDING),
+  };
+}
+
 /** What every runtime's server script passes in. */
 export interface AppOptions {
   /** The server's own origin, e.g. `http://127.0.0.1:8787` (the issuer is `{baseUrl}/tenant/demo`). */
@@ -97,12 +120,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
     ],
   });
-  // What the runtime test reads: the routes discovery found, and what a tool asking for a token gets before
-  // the user connected (the login link).
+  // What the runtime test reads: the routes discovery found, what a tool asking for a token gets before
+  // the user connected (the login link), and what the local vault makes of a stored value and a new one.
   const testRoutes: Area = {
-    ownsPath: (pathname) => pathname === '/__routes' || pathname === '/__ask',
+    ownsPath: (pathname) => pathname === '/__routes' || pathname === '/__ask' || pathname === '/__vault',
     async fetch(request) {
       if (new URL(request.url).pathname === '/__routes') return Response.json({ webhookRoutes });
+      if (new URL(request.url).pathname === '/__vault') return Response.json(await vaultCheck());
       const outcome = await broker.requestToken(
         { ask: 'oauth', provider: 'acme', scopes: ['read'] },
         { tenantId: 'demo', userId: 'owner', toolModuleId: 'echo' },

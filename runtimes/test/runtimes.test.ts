@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createLocalVault } from '@keyhold/token-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FrameworkName, startFramework } from './support/frameworks.js';
 import { type Running, type RuntimeName, start, WEBHOOK_SECRET } from './support/runtimes.js';
@@ -190,6 +191,27 @@ describe.each<RuntimeName | FrameworkName>([
     expect(provider.searchParams.get('redirect_uri')).toBe(`${server.origin}/auth/oauth/callback`);
     const forged = await fetch(`${server.origin}/auth/oauth/callback?state=forged&code=x`);
     expect(forged.status).toBe(400);
+  });
+
+  it('runs the token vault: opens a value node:crypto sealed, and seals one that Node opens', async () => {
+    const answer = await fetch(`${server.origin}/__vault`);
+    expect(answer.status).toBe(200);
+    const check = (await answer.json()) as { stored: string; sealed: string; roundTrip: string };
+    expect(check.stored).toBe('gho_sealed-by-node-crypto/é✓😀 and more than one 16-byte AES block');
+    expect(check.roundTrip).toBe('sealed on this runtime');
+    const onNode = createLocalVault({
+      masterKey: 'a-master-key-of-at-least-32-bytes-long',
+      masterKeyId: 'k1',
+      scryptCost: 1024,
+    });
+    expect(
+      await onNode.decrypt(check.sealed, {
+        tenantId: 'tenant-a',
+        userId: 'user-1',
+        toolModuleId: 'module-1',
+        provider: 'github',
+      }),
+    ).toBe('sealed on this runtime');
   });
 
   it('serves the registry API with its ETag and per-IP limit headers', async () => {
