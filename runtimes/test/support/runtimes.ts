@@ -42,7 +42,7 @@ export function runtimeBinary(name: Exclude<RuntimeName, 'node'>): string {
 }
 
 /** Resolves `@keyhold/<package>[/<subpath>]` to the package's source, like the root vitest config does. */
-const keyholdFromSource: Plugin = {
+export const keyholdFromSource: Plugin = {
   name: 'keyhold-from-source',
   setup(builder) {
     builder.onResolve({ filter: /^@keyhold\/[a-z-]+(\/[a-z-]+)?$/ }, (args) => {
