@@ -1,5 +1,4 @@
 import { optionCheck } from '../errors.js';
-import type { CimdOptions } from './options.js';
 
 /**
  * How long a response may be reused according to its `Cache-Control` header, before clamping:
@@ -25,18 +24,32 @@ export function cacheLifetimeSeconds(header: string | null): number | undefined 
   return maxAge;
 }
 
-/** The caching and fetching options the CIMD resolver and the key-set resolver share, documented on `CimdOptions`. */
-export type FetchCacheOptions = Pick<
-  CimdOptions,
-  | 'maxEntries'
-  | 'defaultMaxAgeSeconds'
-  | 'minMaxAgeSeconds'
-  | 'maxMaxAgeSeconds'
-  | 'failureTtlSeconds'
-  | 'negativeTtlSeconds'
-  | 'timeoutMs'
-  | 'maxBodyBytes'
->;
+/** The caching and fetching options the CIMD resolver and the key-set resolver share (part of `CimdOptions`). */
+export interface FetchCacheOptions {
+  /**
+   * Documents kept, least recently used evicted first; failures are kept apart, as many again, so requests
+   * for documents that do not exist cannot evict the documents of real clients. Default 1000.
+   */
+  readonly maxEntries?: number;
+  /** Lifetime when the response has no usable `Cache-Control`. Default 300 (5 minutes). */
+  readonly defaultMaxAgeSeconds?: number;
+  /** Lower clamp of `max-age` (also used for `no-cache`/`no-store`). Default 60. */
+  readonly minMaxAgeSeconds?: number;
+  /** Upper clamp of `max-age`. Default 86 400 (one day). */
+  readonly maxMaxAgeSeconds?: number;
+  /** How long a transient failure (timeout, network error, 5xx, 429) is remembered, sparing the document host. Default 10. */
+  readonly failureTtlSeconds?: number;
+  /**
+   * How long a definitive failure is remembered: any other non-200 answer (404 above all), a body that is not a
+   * valid document, one too large, a forbidden address. Within it the URL is not fetched again, so asking
+   * for a document that does not exist costs one fetch per this many seconds, not one per request. Default 300.
+   */
+  readonly negativeTtlSeconds?: number;
+  /** Whole-request limit, body included. Default 10 000. */
+  readonly timeoutMs?: number;
+  /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
+  readonly maxBodyBytes?: number;
+}
 
 /** {@link FetchCacheOptions} checked once, with defaults applied and the lifetime clamp ready to use. */
 export interface FetchCachePolicy {

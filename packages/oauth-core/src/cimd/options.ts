@@ -1,3 +1,4 @@
+import type { FetchCacheOptions } from './cache-control.js';
 import type { CimdFetchRateLimit } from './fetch-budget.js';
 import type { CimdFetch } from './fetch-contract.js';
 import type { JwksResolverOptions } from './jwks-resolver.js';
@@ -16,7 +17,7 @@ import type { JwksResolverOptions } from './jwks-resolver.js';
  * const cimd: CimdOptions = { fetchRateLimit: { limiter: createMemoryRateLimiter() }, timeoutMs: 5000 };
  * ```
  */
-export interface CimdOptions {
+export interface CimdOptions extends FetchCacheOptions {
   /**
    * The network for documents and key sets. Default: the SSRF-safe fetch, which reaches public addresses
    * over https only, checks every address a name resolves to inside the connection's own lookup and follows
@@ -40,29 +41,6 @@ export interface CimdOptions {
   readonly allowedAddresses?: readonly string[];
   /** Extra trust anchors (PEM) of the SSRF-safe fetch, besides the system's. Default: none. */
   readonly ca?: string;
-  /**
-   * Documents kept, least recently used evicted first; failures are kept apart, as many again, so requests
-   * for documents that do not exist cannot evict the documents of real clients. Default 1000.
-   */
-  readonly maxEntries?: number;
-  /** Lifetime when the response has no usable `Cache-Control`. Default 300 (5 minutes). */
-  readonly defaultMaxAgeSeconds?: number;
-  /** Lower clamp of `max-age` (also used for `no-cache`/`no-store`). Default 60. */
-  readonly minMaxAgeSeconds?: number;
-  /** Upper clamp of `max-age`. Default 86 400 (one day). */
-  readonly maxMaxAgeSeconds?: number;
-  /** How long a transient failure (timeout, network error, 5xx, 429) is remembered, sparing the document host. Default 10. */
-  readonly failureTtlSeconds?: number;
-  /**
-   * How long a definitive failure is remembered: any other non-200 answer (404 above all), a body that is not a
-   * valid document, one too large, a forbidden address. Within it the URL is not fetched again, so asking
-   * for a document that does not exist costs one fetch per this many seconds, not one per request. Default 300.
-   */
-  readonly negativeTtlSeconds?: number;
-  /** Whole-request limit, body included. Default 10 000. */
-  readonly timeoutMs?: number;
-  /** Body size limit, enforced while streaming. Default 5 120 (5 KB). */
-  readonly maxBodyBytes?: number;
   /**
    * Budgets of outbound fetches, counted through a `RateLimiter` from `@keyhold/core`: only requests that
    * reach the network count (cache hits and requests joined to one in flight do not). A first fetch of a URL
