@@ -2,6 +2,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from '@keyhold/cor
 import { optionValidators } from '@keyhold/internal';
 import { generateClaimCode, normalizeClaimCode } from './code.js';
 import { ClaimCodesError } from './errors.js';
+import { resolveScopeDir } from './scope-dir.js';
 import type { ClaimRecord, ClaimStore } from './storage.js';
 
 /** 24 hours, the default claim lifetime. */
@@ -134,8 +135,7 @@ export function createClaims(options: ClaimsOptions): Claims {
   if (options.resolveScopeDir !== undefined && typeof options.resolveScopeDir !== 'function') {
     throw check.invalid('resolveScopeDir must be a function');
   }
-  const resolveDir =
-    options.resolveScopeDir ?? (async (dir: string) => (await import('./scope.js')).resolveScopeDir(dir));
+  const resolveDir = options.resolveScopeDir ?? resolveScopeDir;
 
   return {
     async create(input) {

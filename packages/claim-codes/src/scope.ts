@@ -1,7 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { ClaimCodesError } from './errors.js';
 
 /**
  * Whether an already-resolved absolute path lies in the scope directory, with the path-separator guard:
@@ -51,25 +49,4 @@ export function resolveExistingPath(path: string): string | undefined {
   }
 }
 
-/**
- * Resolves a claim's scope: made absolute (against `process.cwd()` when relative) and resolved through
- * symlinks. Throws `ERR_INVALID_SCOPE` when it does not exist or is not a directory.
- *
- * @example
- * ```ts
- * await resolveScopeDir('.'); // '/workspace/proj'
- * ```
- */
-export async function resolveScopeDir(dir: string): Promise<string> {
-  let resolved: string;
-  try {
-    resolved = await realpath(resolve(dir));
-  } catch (cause) {
-    throw new ClaimCodesError('ERR_INVALID_SCOPE', `The scope directory ${dir} does not exist.`, { cause });
-  }
-  const stats = await stat(resolved);
-  if (!stats.isDirectory()) {
-    throw new ClaimCodesError('ERR_INVALID_SCOPE', `The scope ${dir} is not a directory.`);
-  }
-  return resolved;
-}
+export { resolveScopeDir } from './scope-dir.js';

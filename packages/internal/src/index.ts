@@ -32,6 +32,7 @@ export {
 } from './host-validation.js';
 export { escapeHtml } from './html.js';
 export { mediaType } from './media-type.js';
+export { nodeBuiltin } from './node-builtin.js';
 export { onceKey } from './once-key.js';
 export type { InvalidOptionsErrorClass, OptionValidators } from './option-validation.js';
 export { optionValidators } from './option-validation.js';

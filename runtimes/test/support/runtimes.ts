@@ -111,7 +111,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [(name = "worker.mjs", esModule = embed "${basename(bundlePath)}")],
   compatibilityDate = "2026-01-01",
-  compatibilityFlags = ["nodejs_compat"],
+  compatibilityFlags = [],
   bindings = [
     (name = "BASE_URL", text = "${origin}"),
     (name = "WEBHOOK_SECRET", text = "${WEBHOOK_SECRET}"),

@@ -1,11 +1,8 @@
 import type { LookupAddress } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
-import { isForbiddenAddress } from './address.js';
+import { createAddressCheck } from './address.js';
 import { type CimdFetch, ForbiddenAddressError } from './fetch-contract.js';
+import { type NodeNetworking, nodeNetworking } from './node-networking.js';
 
 /**
  * Resolves a host name to every address it has. The default is `dns.promises.lookup(host, { all: true })`.
@@ -29,8 +26,6 @@ export interface SafeFetchOptions {
   readonly ca?: string;
 }
 
-const defaultLookup: DnsLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -52,8 +47,19 @@ type LookupCallback = (
  * ```
  */
 export function createSafeFetch(options: SafeFetchOptions = {}): CimdFetch {
-  const resolveAll = options.lookup ?? defaultLookup;
+  // Node's modules load on the first fetch (see node-networking.ts), then this fetch is built once.
+  let ready: Promise<CimdFetch> | undefined;
+  return async (input, init) => {
+    ready ??= nodeNetworking().then((networking) => connectingFetch(options, networking));
+    return (await ready)(input, init);
+  };
+}
+
+function connectingFetch(options: SafeFetchOptions, { dns, https, net, stream }: NodeNetworking): CimdFetch {
+  const resolveAll: DnsLookup =
+    options.lookup ?? ((hostname) => dns.lookup(hostname, { all: true, verbatim: true }));
   const exempt = new Set(options.allowedAddresses ?? []);
+  const isForbiddenAddress = createAddressCheck(net);
   const permitted = (address: string): boolean => exempt.has(address) || !isForbiddenAddress(address);
 
   const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -88,7 +94,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): CimdFetch {
         throw new TypeError(`refusing to fetch a non-https URL: ${url.protocol}`);
       const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       // An IP literal never goes through `lookup`, so it is checked here (and again once connected).
-      if (isIP(hostname) && !permitted(hostname)) throw new ForbiddenAddressError(hostname, hostname);
+      if (net.isIP(hostname) && !permitted(hostname)) throw new ForbiddenAddressError(hostname, hostname);
       if (init.signal?.aborted) throw init.signal.reason;
 
       const headers: Record<string, string> = {};
@@ -96,7 +102,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): CimdFetch {
         headers[name] = value;
       });
       const method = (init.method ?? 'GET').toUpperCase();
-      const outgoing = request(
+      const outgoing = https.request(
         {
           protocol: 'https:',
           hostname,
@@ -118,7 +124,9 @@ export function createSafeFetch(options: SafeFetchOptions = {}): CimdFetch {
           }
           const noBody = method === 'HEAD' || status === 204 || status === 304;
           if (noBody) incoming.resume();
-          const body = noBody ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
+          const body = noBody
+            ? null
+            : (stream.Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
           resolve(
             new Response(body, {
               status,

@@ -1,5 +1,8 @@
+import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { isForbiddenAddress } from '../../src/cimd/address.js';
+import { createAddressCheck } from '../../src/cimd/address.js';
+
+const isForbiddenAddress = createAddressCheck(net);
 
 describe('isForbiddenAddress: only globally routable addresses may be fetched', () => {
   it.each([
