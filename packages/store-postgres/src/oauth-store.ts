@@ -10,12 +10,15 @@ import { preparedStatements } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent, grant, clientBlock } =
+  OAUTH_TABLE_SHAPES;
 const CLIENT_COLUMNS = columnNames(client).join(', ');
 const CODE_COLUMNS = columnNames(authorizationCode).join(', ');
 const PENDING_COLUMNS = columnNames(pendingAuthorization).join(', ');
 const REFRESH_TOKEN_COLUMNS = columnNames(refreshToken).join(', ');
 const CONSENT_COLUMNS = columnNames(consent).join(', ');
+const GRANT_COLUMNS = columnNames(grant).join(', ');
+const CLIENT_BLOCK_COLUMNS = columnNames(clientBlock).join(', ');
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
 
@@ -139,6 +142,48 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'is_revoked',
       'SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2',
     ),
+    createGrant: statement('create_grant', postgresWriter.insert(grant, { onConflict: 'nothing' })),
+    getGrant: statement(
+      'get_grant',
+      `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants WHERE tenant = $1 AND grant_id = $2`,
+    ),
+    // One statement for every filter: a NULL parameter matches any user (or client). Keyset pagination on
+    // the primary key, as for clients.
+    listGrants: statement(
+      'list_grants',
+      `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants
+       WHERE tenant = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR client_id = $3)
+         AND ($4::boolean OR revoked_at IS NULL) AND grant_id > $5
+       ORDER BY grant_id LIMIT $6`,
+    ),
+    touchGrant: statement(
+      'touch_grant',
+      `UPDATE keyhold_oauth_grants SET last_used_at = $3
+       WHERE tenant = $1 AND grant_id = $2 AND last_used_at < $3`,
+    ),
+    // Concurrent revocations wait on the row lock and re-check `revoked_at IS NULL` against the winner's
+    // commit, so the first mark stays and the read after it shows that mark.
+    revokeGrant: statement(
+      'revoke_grant',
+      `UPDATE keyhold_oauth_grants SET revoked_at = $3, revoked_reason = $4
+       WHERE tenant = $1 AND grant_id = $2 AND revoked_at IS NULL`,
+    ),
+    revokeGrantsWhere: statement(
+      'revoke_grants_where',
+      `UPDATE keyhold_oauth_grants SET revoked_at = $4, revoked_reason = $5
+       WHERE tenant = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR client_id = $3)
+         AND revoked_at IS NULL
+       RETURNING ${GRANT_COLUMNS}`,
+    ),
+    blockClient: statement('block_client', postgresWriter.insert(clientBlock, { onConflict: 'nothing' })),
+    unblockClient: statement(
+      'unblock_client',
+      'DELETE FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2',
+    ),
+    getClientBlock: statement(
+      'get_client_block',
+      `SELECT ${CLIENT_BLOCK_COLUMNS} FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2`,
+    ),
   };
   const first = (rows: Row[]): Row | undefined => rows[0];
 
@@ -251,6 +296,59 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async delete(tenant, userId, clientId) {
         await q.deleteConsents([tenant, userId, clientId]);
+      },
+    },
+    grants: {
+      async create(tenant, r) {
+        await q.createGrant(postgresWriter.values(grant, r, tenant));
+      },
+      async get(tenant, grantId) {
+        const row = first((await q.getGrant([tenant, grantId])).rows);
+        return row && oauthRows.grant(row);
+      },
+      async list(tenant, options = {}) {
+        const { rows } = await q.listGrants([
+          tenant,
+          options.userId ?? null,
+          options.clientId ?? null,
+          options.includeRevoked === true,
+          options.afterGrantId ?? '',
+          options.limit ?? 100,
+        ]);
+        return rows.map(oauthRows.grant);
+      },
+      async touch(tenant, grantId, usedAt) {
+        await q.touchGrant([tenant, grantId, usedAt]);
+      },
+      async revoke(tenant, grantId, now, reason) {
+        await q.revokeGrant([tenant, grantId, now, reason]);
+        const row = first((await q.getGrant([tenant, grantId])).rows);
+        return row && oauthRows.grant(row);
+      },
+      async revokeWhere(tenant, filter, now, reason) {
+        if (filter.userId === undefined && filter.clientId === undefined) {
+          throw new Error('revokeWhere needs a userId or a clientId');
+        }
+        const { rows } = await q.revokeGrantsWhere([
+          tenant,
+          filter.userId ?? null,
+          filter.clientId ?? null,
+          now,
+          reason,
+        ]);
+        return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
+      },
+    },
+    clientBlocks: {
+      async block(tenant, r) {
+        await q.blockClient(postgresWriter.values(clientBlock, r, tenant));
+      },
+      async unblock(tenant, clientId) {
+        return (await q.unblockClient([tenant, clientId])).rowCount > 0;
+      },
+      async get(tenant, clientId) {
+        const row = first((await q.getClientBlock([tenant, clientId])).rows);
+        return row && oauthRows.clientBlock(row);
       },
     },
     onceStore,

@@ -20,6 +20,8 @@ export const OAUTH_TABLE_SHAPES: {
   readonly refreshToken: TableShape;
   readonly consent: TableShape;
   readonly loginTransaction: TableShape;
+  readonly grant: TableShape;
+  readonly clientBlock: TableShape;
 } = {
   client: tableShape(
     'keyhold_oauth_clients',
@@ -121,6 +123,33 @@ export const OAUTH_TABLE_SHAPES: {
     ['tenant', 'user_id', 'client_id', 'scopes'],
     ['user_id', 'client_id', 'scopes', 'granted_at', 'expires_at'],
     { tenantColumn, kinds: { scopes: 'joinedScopes' } },
+  ),
+  grant: tableShape(
+    'keyhold_oauth_grants',
+    ['tenant', 'grant_id'],
+    [
+      'grant_id',
+      'user_id',
+      'client_id',
+      'client_type',
+      'kind',
+      'scopes',
+      'resources',
+      'offline_access',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+      'revoked_reason',
+    ],
+    { tenantColumn, kinds: { scopes: 'joinedScopes', resources: 'stringArray', offline_access: 'flag' } },
+  ),
+  clientBlock: tableShape(
+    'keyhold_oauth_client_blocks',
+    ['tenant', 'client_id'],
+    ['client_id', 'blocked_at'],
+    {
+      tenantColumn,
+    },
   ),
   loginTransaction: tableShape(
     'keyhold_oauth_login_transactions',

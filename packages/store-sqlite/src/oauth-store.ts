@@ -14,7 +14,8 @@ import type { Row } from './row-mapping.js';
 import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
-const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent, grant, clientBlock } =
+  OAUTH_TABLE_SHAPES;
 
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
@@ -88,6 +89,33 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
     isRevoked: db.prepare(
       'SELECT 1 AS revoked FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
+    ),
+    createGrant: db.prepare(sqliteWriter.insert(grant, { onConflict: 'nothing' })),
+    getGrant: db.prepare('SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND grant_id = ?'),
+    // One statement for every filter: a NULL parameter matches any user (or client), and the planner still
+    // takes the (tenant, user_id) or (tenant, client_id) index when the value is given.
+    listGrants: db.prepare(
+      `SELECT * FROM keyhold_oauth_grants
+       WHERE tenant = ? AND (? IS NULL OR user_id = ?) AND (? IS NULL OR client_id = ?)
+         AND (? = 1 OR revoked_at IS NULL) AND grant_id > ?
+       ORDER BY grant_id LIMIT ?`,
+    ),
+    touchGrant: db.prepare(
+      'UPDATE keyhold_oauth_grants SET last_used_at = ? WHERE tenant = ? AND grant_id = ? AND last_used_at < ?',
+    ),
+    revokeGrant: db.prepare(
+      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+       WHERE tenant = ? AND grant_id = ? AND revoked_at IS NULL`,
+    ),
+    revokeGrantsWhere: db.prepare(
+      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+       WHERE tenant = ? AND (? IS NULL OR user_id = ?) AND (? IS NULL OR client_id = ?) AND revoked_at IS NULL
+       RETURNING *`,
+    ),
+    blockClient: db.prepare(sqliteWriter.insert(clientBlock, { onConflict: 'nothing' })),
+    unblockClient: db.prepare('DELETE FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?'),
+    getClientBlock: db.prepare(
+      'SELECT * FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?',
     ),
   };
 
@@ -208,6 +236,68 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async delete(tenant, userId, clientId) {
         q.deleteConsents.run(tenant, userId, clientId);
+      },
+    },
+    grants: {
+      async create(tenant, r) {
+        q.createGrant.run(...sqliteWriter.values(grant, r, tenant));
+      },
+      async get(tenant, grantId) {
+        const row = q.getGrant.get(tenant, grantId) as Row | undefined;
+        return row && oauthRows.grant(row);
+      },
+      async list(tenant, options = {}) {
+        const userId = options.userId ?? null;
+        const clientId = options.clientId ?? null;
+        const rows = q.listGrants.all(
+          tenant,
+          userId,
+          userId,
+          clientId,
+          clientId,
+          options.includeRevoked === true ? 1 : 0,
+          options.afterGrantId ?? '',
+          options.limit ?? 100,
+        ) as Row[];
+        return rows.map(oauthRows.grant);
+      },
+      async touch(tenant, grantId, usedAt) {
+        q.touchGrant.run(usedAt, tenant, grantId, usedAt);
+      },
+      async revoke(tenant, grantId, now, reason) {
+        // The conditional UPDATE keeps the first revocation; the read after it answers whichever stands.
+        q.revokeGrant.run(now, reason, tenant, grantId);
+        const row = q.getGrant.get(tenant, grantId) as Row | undefined;
+        return row && oauthRows.grant(row);
+      },
+      async revokeWhere(tenant, filter, now, reason) {
+        if (filter.userId === undefined && filter.clientId === undefined) {
+          throw new Error('revokeWhere needs a userId or a clientId');
+        }
+        const userId = filter.userId ?? null;
+        const clientId = filter.clientId ?? null;
+        const rows = q.revokeGrantsWhere.all(
+          now,
+          reason,
+          tenant,
+          userId,
+          userId,
+          clientId,
+          clientId,
+        ) as Row[];
+        return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
+      },
+    },
+    clientBlocks: {
+      async block(tenant, r) {
+        q.blockClient.run(...sqliteWriter.values(clientBlock, r, tenant));
+      },
+      async unblock(tenant, clientId) {
+        return q.unblockClient.run(tenant, clientId).changes > 0;
+      },
+      async get(tenant, clientId) {
+        const row = q.getClientBlock.get(tenant, clientId) as Row | undefined;
+        return row && oauthRows.clientBlock(row);
       },
     },
     onceStore: createSqliteOnceStore(db),

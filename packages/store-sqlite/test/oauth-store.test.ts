@@ -12,7 +12,16 @@ import { temporaryDatabases } from './temp-database.js';
 const databases = temporaryDatabases();
 
 describeOAuthStorageConformance('sqlite (:memory:)', () => createSqliteOAuthStorage(databases.memory()));
-describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
+describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()), {
+  // Two connections on one file: two processes (or instances) sharing the database.
+  twoInstances: async () => {
+    const path = databases.path();
+    return [
+      createSqliteOAuthStorage(openSqliteDatabase(path)),
+      createSqliteOAuthStorage(openSqliteDatabase(path)),
+    ] as const;
+  },
+});
 describeRefreshReuseConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
 
 const NOW = 1_767_225_600_000;
