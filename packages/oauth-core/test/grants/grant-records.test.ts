@@ -131,6 +131,32 @@ describe('last used moves with use, written at most once a minute', () => {
   });
 });
 
+describe('the per-request cost of the grant check is one primary-key read', () => {
+  it('a bearer request reads the revoked-token set and the grant once each, and writes nothing within the minute', async () => {
+    const faults = faultyStorage(createMemoryStorage());
+    const t = await createTestServer({ options: { storage: faults.storage } });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { accessToken } = await authorized({ ...t, storage: faults.storage }, client);
+    faults.completed.length = 0;
+    expect((await bearer(t, accessToken)).ok).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([...faults.completed].sort()).toEqual(['grants.get', 'revokedAccessTokens.isRevoked']);
+  });
+});
+
+describe('a replayed authorization code revokes the grant its first redemption opened', () => {
+  it('the access token issued from the code is refused after the replay', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const accessToken = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+    expect(json(await exchangeCode(t, client, code, verifier)).error).toBe('invalid_grant');
+    expect((await bearer(t, accessToken)).ok).toBe(false);
+    const [grant] = await t.server.grants.list('demo', { includeRevoked: true });
+    expect(grant?.revokedReason).toBe('code_replay');
+  });
+});
+
 describe('revoking a grant refuses its access tokens at the next request', () => {
   it("a revoked grant's access token is refused at the next request (401 invalid_token)", async () => {
     const { t, accessToken, grantId } = await setup();
