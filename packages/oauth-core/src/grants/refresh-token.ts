@@ -110,6 +110,8 @@ async function redeem(
   const current = outcome.current;
   if (current.clientId !== clientId) {
     await store.revokeFamily(tenant.slug, current.familyId, now);
+    // The family id is the grant's: the access tokens issued under it go at their next request too.
+    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
     context.logger.warn(
       {
         event: 'replay_detected',
@@ -141,6 +143,8 @@ async function redeem(
       return { record: current, successor: reused };
     }
     await store.revokeFamily(tenant.slug, current.familyId, now);
+    // The family id is the grant's: the access tokens issued under it go at their next request too.
+    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
     context.logger.warn(
       {
         event: 'replay_detected',

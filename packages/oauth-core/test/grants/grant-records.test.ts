@@ -157,6 +157,17 @@ describe('a replayed authorization code revokes the grant its first redemption o
   });
 });
 
+describe('a replayed refresh token revokes its grant', () => {
+  it('the access tokens of the family are refused once a used refresh token comes back', async () => {
+    const { t, client, refreshToken, grantId } = await setup();
+    const next = json(await refresh(t, client, refreshToken));
+    t.clock.advance(10_000);
+    expect(json(await refresh(t, client, refreshToken)).error).toBe('invalid_grant');
+    expect((await bearer(t, String(next.access_token))).ok).toBe(false);
+    expect((await t.storage.grants.get('demo', grantId))?.revokedReason).toBe('family_reuse');
+  });
+});
+
 describe('revoking a grant refuses its access tokens at the next request', () => {
   it("a revoked grant's access token is refused at the next request (401 invalid_token)", async () => {
     const { t, accessToken, grantId } = await setup();
