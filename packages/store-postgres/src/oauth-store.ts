@@ -1,5 +1,11 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import {
+  columnNames,
+  createOAuthRowMappers,
+  type GrantFilterShape,
+  grantFilterShape,
+  OAUTH_TABLE_SHAPES,
+} from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
@@ -21,6 +27,22 @@ const GRANT_COLUMNS = columnNames(grant).join(', ');
 const CLIENT_BLOCK_COLUMNS = columnNames(clientBlock).join(', ');
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
+
+/**
+ * One statement per grant filter shape, each naming only the columns it filters on so that it uses the
+ * (tenant, user_id) or (tenant, client_id) index; `where(n)` writes the condition on parameters `$n` (user)
+ * and `$n+1` (client), which every shape takes (unused ones are ignored by the typed casts).
+ */
+function grantStatements<S>(
+  make: (shape: GrantFilterShape, where: (first: number) => string) => S,
+): Record<GrantFilterShape, S> {
+  return {
+    user: make('user', (n) => `user_id = $${n} AND $${n + 1}::text IS NULL`),
+    client: make('client', (n) => `$${n}::text IS NULL AND client_id = $${n + 1}`),
+    both: make('both', (n) => `user_id = $${n} AND client_id = $${n + 1}`),
+    none: make('none', (n) => `$${n}::text IS NULL AND $${n + 1}::text IS NULL`),
+  };
+}
 
 /**
  * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
@@ -147,14 +169,15 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'get_grant',
       `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants WHERE tenant = $1 AND grant_id = $2`,
     ),
-    // One statement for every filter: a NULL parameter matches any user (or client). Keyset pagination on
-    // the primary key, as for clients.
-    listGrants: statement(
-      'list_grants',
-      `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants
-       WHERE tenant = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR client_id = $3)
-         AND ($4::boolean OR revoked_at IS NULL) AND grant_id > $5
-       ORDER BY grant_id LIMIT $6`,
+    // A statement per filter shape (a generic plan of `$2 IS NULL OR user_id = $2` could not use the user
+    // index); keyset pagination on the grant id, as for clients.
+    listGrants: grantStatements((shape, where) =>
+      statement(
+        `list_grants_${shape}`,
+        `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants
+         WHERE tenant = $1 AND ${where(2)} AND ($4::boolean OR revoked_at IS NULL) AND grant_id > $5
+         ORDER BY grant_id LIMIT $6`,
+      ),
     ),
     touchGrant: statement(
       'touch_grant',
@@ -168,12 +191,13 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       `UPDATE keyhold_oauth_grants SET revoked_at = $3, revoked_reason = $4
        WHERE tenant = $1 AND grant_id = $2 AND revoked_at IS NULL`,
     ),
-    revokeGrantsWhere: statement(
-      'revoke_grants_where',
-      `UPDATE keyhold_oauth_grants SET revoked_at = $4, revoked_reason = $5
-       WHERE tenant = $1 AND ($2::text IS NULL OR user_id = $2) AND ($3::text IS NULL OR client_id = $3)
-         AND revoked_at IS NULL
-       RETURNING ${GRANT_COLUMNS}`,
+    revokeGrantsWhere: grantStatements((shape, where) =>
+      statement(
+        `revoke_grants_where_${shape}`,
+        `UPDATE keyhold_oauth_grants SET revoked_at = $4, revoked_reason = $5
+         WHERE tenant = $1 AND ${where(2)} AND revoked_at IS NULL
+         RETURNING ${GRANT_COLUMNS}`,
+      ),
     ),
     blockClient: statement('block_client', postgresWriter.insert(clientBlock, { onConflict: 'nothing' })),
     unblockClient: statement(
@@ -307,7 +331,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.grant(row);
       },
       async list(tenant, options = {}) {
-        const { rows } = await q.listGrants([
+        const { rows } = await q.listGrants[grantFilterShape(options)]([
           tenant,
           options.userId ?? null,
           options.clientId ?? null,
@@ -329,7 +353,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
-        const { rows } = await q.revokeGrantsWhere([
+        const { rows } = await q.revokeGrantsWhere[grantFilterShape(filter)]([
           tenant,
           filter.userId ?? null,
           filter.clientId ?? null,

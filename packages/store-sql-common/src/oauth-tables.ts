@@ -157,3 +157,22 @@ export const OAUTH_TABLE_SHAPES: {
     ['id', 'provider_id', 'code_verifier', 'nonce', 'return_to', 'expires_at'],
   ),
 };
+
+/** Which columns a grant filter names: each shape has its own statement, so each uses its index. */
+export type GrantFilterShape = 'user' | 'client' | 'both' | 'none';
+
+/**
+ * The shape of a grant filter (`userId` and/or `clientId` given).
+ *
+ * @example
+ * ```ts
+ * const rows = listGrants[grantFilterShape({ userId: 'alice' })].all(tenant, 'alice', null);
+ * ```
+ */
+export function grantFilterShape(filter: {
+  readonly userId?: string | undefined;
+  readonly clientId?: string | undefined;
+}): GrantFilterShape {
+  if (filter.userId !== undefined) return filter.clientId !== undefined ? 'both' : 'user';
+  return filter.clientId !== undefined ? 'client' : 'none';
+}

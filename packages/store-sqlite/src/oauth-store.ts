@@ -4,7 +4,12 @@ import type {
   RefreshTokenRotation,
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core/storage';
-import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import {
+  createOAuthRowMappers,
+  type GrantFilterShape,
+  grantFilterShape,
+  OAUTH_TABLE_SHAPES,
+} from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
@@ -14,6 +19,20 @@ import type { Row } from './row-mapping.js';
 import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
+
+/**
+ * One statement per grant filter shape, each naming only the columns it filters on so that it uses the
+ * (tenant, user_id) or (tenant, client_id) index. Every shape takes the user and the client parameters in
+ * that order (an unused one is NULL and only checked to be).
+ */
+function grantStatements<S>(make: (where: string) => S): Record<GrantFilterShape, S> {
+  return {
+    user: make('user_id = ? AND ? IS NULL'),
+    client: make('? IS NULL AND client_id = ?'),
+    both: make('user_id = ? AND client_id = ?'),
+    none: make('? IS NULL AND ? IS NULL'),
+  };
+}
 const { client, authorizationCode, pendingAuthorization, refreshToken, consent, grant, clientBlock } =
   OAUTH_TABLE_SHAPES;
 
@@ -92,13 +111,13 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
     createGrant: db.prepare(sqliteWriter.insert(grant, { onConflict: 'nothing' })),
     getGrant: db.prepare('SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND grant_id = ?'),
-    // One statement for every filter: a NULL parameter matches any user (or client), and the planner still
-    // takes the (tenant, user_id) or (tenant, client_id) index when the value is given.
-    listGrants: db.prepare(
-      `SELECT * FROM keyhold_oauth_grants
-       WHERE tenant = ? AND (? IS NULL OR user_id = ?) AND (? IS NULL OR client_id = ?)
-         AND (? = 1 OR revoked_at IS NULL) AND grant_id > ?
-       ORDER BY grant_id LIMIT ?`,
+    // A statement per filter shape, so that each uses the (tenant, user_id) or (tenant, client_id) index.
+    listGrants: grantStatements((where) =>
+      db.prepare(
+        `SELECT * FROM keyhold_oauth_grants
+         WHERE tenant = ? AND ${where} AND (? = 1 OR revoked_at IS NULL) AND grant_id > ?
+         ORDER BY grant_id LIMIT ?`,
+      ),
     ),
     touchGrant: db.prepare(
       'UPDATE keyhold_oauth_grants SET last_used_at = ? WHERE tenant = ? AND grant_id = ? AND last_used_at < ?',
@@ -107,10 +126,11 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
        WHERE tenant = ? AND grant_id = ? AND revoked_at IS NULL`,
     ),
-    revokeGrantsWhere: db.prepare(
-      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
-       WHERE tenant = ? AND (? IS NULL OR user_id = ?) AND (? IS NULL OR client_id = ?) AND revoked_at IS NULL
-       RETURNING *`,
+    revokeGrantsWhere: grantStatements((where) =>
+      db.prepare(
+        `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+         WHERE tenant = ? AND ${where} AND revoked_at IS NULL RETURNING *`,
+      ),
     ),
     blockClient: db.prepare(sqliteWriter.insert(clientBlock, { onConflict: 'nothing' })),
     unblockClient: db.prepare('DELETE FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?'),
@@ -247,14 +267,10 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return row && oauthRows.grant(row);
       },
       async list(tenant, options = {}) {
-        const userId = options.userId ?? null;
-        const clientId = options.clientId ?? null;
-        const rows = q.listGrants.all(
+        const rows = q.listGrants[grantFilterShape(options)].all(
           tenant,
-          userId,
-          userId,
-          clientId,
-          clientId,
+          options.userId ?? null,
+          options.clientId ?? null,
           options.includeRevoked === true ? 1 : 0,
           options.afterGrantId ?? '',
           options.limit ?? 100,
@@ -274,16 +290,12 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
-        const userId = filter.userId ?? null;
-        const clientId = filter.clientId ?? null;
-        const rows = q.revokeGrantsWhere.all(
+        const rows = q.revokeGrantsWhere[grantFilterShape(filter)].all(
           now,
           reason,
           tenant,
-          userId,
-          userId,
-          clientId,
-          clientId,
+          filter.userId ?? null,
+          filter.clientId ?? null,
         ) as Row[];
         return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
       },
