@@ -448,6 +448,11 @@ export interface GrantFilter {
 
 /**
  * Options of {@link GrantStore.list}: the filter, revoked grants or not (default not), and the page.
+ *
+ * @example
+ * ```ts
+ * const all = await server.grants.list('demo', { clientId, includeRevoked: true, afterGrantId: last, limit: 1000 });
+ * ```
  */
 export interface GrantListOptions extends GrantFilter {
   readonly includeRevoked?: boolean;

@@ -258,6 +258,24 @@ describe('a person sees and ends only their own grants', () => {
     expect(await t.server.grants.list('demo', { userId: 'user-2' })).toEqual([]);
   });
 
+  it('a malformed grant id answers not_found too; malformed filters are invalid_request', async () => {
+    const { t } = await setup();
+    expect(await t.server.grants.revoke('demo', 'a\u0000b', { userId: USER })).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
+    expect(await t.server.grants.revoke('demo', 'x'.repeat(5000))).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
+    await expect(t.server.grants.list('demo', { userId: 'a\u0000b' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(t.server.grants.revokeAll('demo', { clientId: '' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
   it("the owner's revocation is recorded with reason user; revoked grants list only when asked", async () => {
     const { t, grantId } = await setup();
     const outcome = await t.server.grants.revoke('demo', grantId, { userId: USER });
