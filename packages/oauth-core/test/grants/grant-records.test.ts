@@ -207,6 +207,21 @@ describe('revoking a grant refuses its access tokens at the next request', () =>
     await expect(t.server.tokenVerifier('demo').verifyAccessToken(accessToken)).rejects.toThrow(/revoked/);
   });
 
+  it('userinfo refuses it too', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id, { scope: 'openid' });
+    const accessToken = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+    const userinfo = () =>
+      t.server.userinfo(
+        { ...get('/tenant/demo/userinfo'), headers: { authorization: `Bearer ${accessToken}` } },
+        'demo',
+      );
+    expect((await userinfo()).status).toBe(200);
+    await t.server.grants.revoke('demo', String(decodePayload(accessToken).grant_id));
+    expect((await userinfo()).status).toBe(401);
+  });
+
   it("another grant's tokens stay accepted", async () => {
     const { t, client, grantId } = await setup();
     const other = await authorized(t, client, 'user-2');
