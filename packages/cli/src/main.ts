@@ -8,8 +8,9 @@ const USAGE = `Usage: keyhold <command> [options]
 
 Commands:
   claim       create, list and revoke claim codes
-  clients     provision, list and remove the host's OAuth clients
+  clients     provision, list, remove and block the host's OAuth clients
   doctor      check which MCP clients can sign in to a deployment, and why not
+  grants      list and revoke the grants people gave applications
   providers   list, get, search and add MCP providers from the registry
 
 Options:

@@ -11,6 +11,7 @@ import { corsHeaders } from './cors.js';
 import { OAuthError } from './errors.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
+import { createGrantAdministration, type GrantAdministration } from './grant-administration.js';
 import { authorizeHandler } from './handlers/authorize.js';
 import { consentDecisionHandler, consentPageHandler, refuseCrossOriginConsent } from './handlers/consent.js';
 import { introspectHandler } from './handlers/introspect.js';
@@ -135,6 +136,11 @@ export interface AuthorizationServer {
    * and remove clients. Tenants are checked with the server's {@link TenantLookup}.
    */
   readonly clients: ClientAdministration;
+  /**
+   * Grants people and administrators can see and end: list by user or client, revoke one (a person's own,
+   * with `userId`), revoke all of a client's or a user's. See {@link GrantAdministration}.
+   */
+  readonly grants: GrantAdministration;
 }
 
 type Run = (
@@ -441,5 +447,6 @@ export function createAuthorizationServerWithEndpoints(
       logger: context.logger,
       tenants: context.tenants,
     }),
+    grants: createGrantAdministration(context),
   };
 }

@@ -1,5 +1,6 @@
 import type { HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/internal';
+import { tokenRefusal } from './grant-records.js';
 import type { ServerContext } from './options.js';
 import { isWithin, scopeList } from './scopes.js';
 import type { Tenant } from './tenant.js';
@@ -146,7 +147,8 @@ export type TokenValidity =
   | { readonly ok: false; readonly description: string };
 
 /**
- * The token half of the bearer policy: signature, issuer, expiry, audience and revocation. The SDK-shaped
+ * The token half of the bearer policy: signature, issuer, expiry, audience and revocation (of the token's
+ * `jti` and of its grant, see grant-records.ts). The SDK-shaped
  * token verifier stops here (the SDK applies scopes itself); {@link checkBearer} goes on with subject and scope.
  */
 export async function validateAccessToken(
@@ -162,9 +164,8 @@ export async function validateAccessToken(
   if (!audiences(claims).includes(resource)) {
     return { ok: false, description: 'the access token is not for this resource' };
   }
-  if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
-    return { ok: false, description: 'the access token was revoked' };
-  }
+  const refusal = await tokenRefusal(context, tenant, claims, now);
+  if (refusal !== undefined) return { ok: false, description: refusal };
   return { ok: true, claims };
 }
 

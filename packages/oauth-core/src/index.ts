@@ -13,6 +13,7 @@ export type { ConsentLookup, ConsentRequest } from './consent-request.js';
 export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
+export type { GrantAdministration, GrantRevocation } from './grant-administration.js';
 export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
@@ -36,7 +37,15 @@ export type {
 export { defaultRegistrationPolicy } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
 // The records and stores a store author implements are `@keyhold/oauth-core/storage`.
-export type { ClientJwks, ClientRecord, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+export type {
+  ClientJwks,
+  ClientRecord,
+  GrantKind,
+  GrantListOptions,
+  GrantRecord,
+  OAuthStorage,
+  TokenEndpointAuthMethod,
+} from './storage.js';
 export type { AuthInfo, OAuthTokenVerifier } from './token-verifier.js';
 export type { AccessTokenClaims } from './tokens.js';
 export type { UserClaimsHook } from './user-claims.js';

@@ -1,8 +1,11 @@
 import { createMemoryOnceStore } from '@keyhold/core';
 import type {
   AuthorizationCodeRecord,
+  ClientBlockRecord,
   ClientRecord,
   ConsentRecord,
+  GrantFilter,
+  GrantRecord,
   OAuthStorage,
   PendingAuthorizationRecord,
   RefreshTokenRecord,
@@ -48,6 +51,17 @@ export function createMemoryStorage(): OAuthStorage {
   const families = new Map<string, Set<string>>();
   const consents = new Map<string, Map<string, ConsentRecord>>();
   const revoked = new Map<string, number>();
+  const grants = new Map<string, GrantRecord>();
+  const blocks = new Map<string, ClientBlockRecord>();
+  const grantsOf = (tenant: string, filter: GrantFilter): [string, GrantRecord][] => {
+    const prefix = key(tenant, '');
+    return [...grants.entries()].filter(
+      ([k, record]) =>
+        k.startsWith(prefix) &&
+        (filter.userId === undefined || record.userId === filter.userId) &&
+        (filter.clientId === undefined || record.clientId === filter.clientId),
+    );
+  };
   let consumes = 0;
 
   return {
@@ -200,6 +214,69 @@ export function createMemoryStorage(): OAuthStorage {
       },
       async delete(tenant, userId, clientId) {
         consents.delete(key(tenant, userId, clientId));
+      },
+    },
+    grants: {
+      async create(tenant, record) {
+        const k = key(tenant, record.grantId);
+        if (!grants.has(k)) grants.set(k, copy(record));
+      },
+      async get(tenant, grantId) {
+        const found = grants.get(key(tenant, grantId));
+        return found && copy(found);
+      },
+      async list(tenant, options = {}) {
+        const after = options.afterGrantId;
+        return grantsOf(tenant, options)
+          .map(([, record]) => record)
+          .filter(
+            (record) =>
+              (options.includeRevoked === true || record.revokedAt === undefined) &&
+              (after === undefined || record.grantId > after),
+          )
+          .sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0))
+          .slice(0, Math.max(0, options.limit ?? DEFAULT_LIST_LIMIT))
+          .map(copy);
+      },
+      async touch(tenant, grantId, usedAt) {
+        const k = key(tenant, grantId);
+        const found = grants.get(k);
+        if (found && found.lastUsedAt < usedAt) grants.set(k, { ...found, lastUsedAt: usedAt });
+      },
+      async revoke(tenant, grantId, now, reason) {
+        const k = key(tenant, grantId);
+        const found = grants.get(k);
+        if (!found) return undefined;
+        if (found.revokedAt !== undefined) return copy(found);
+        const revokedGrant = { ...found, revokedAt: now, revokedReason: reason };
+        grants.set(k, revokedGrant);
+        return copy(revokedGrant);
+      },
+      async revokeWhere(tenant, filter, now, reason) {
+        if (filter.userId === undefined && filter.clientId === undefined) {
+          throw new Error('revokeWhere needs a userId or a clientId');
+        }
+        const done: GrantRecord[] = [];
+        for (const [k, record] of grantsOf(tenant, filter)) {
+          if (record.revokedAt !== undefined) continue;
+          const revokedGrant = { ...record, revokedAt: now, revokedReason: reason };
+          grants.set(k, revokedGrant);
+          done.push(copy(revokedGrant));
+        }
+        return done;
+      },
+    },
+    clientBlocks: {
+      async block(tenant, record) {
+        const k = key(tenant, record.clientId);
+        if (!blocks.has(k)) blocks.set(k, copy(record));
+      },
+      async unblock(tenant, clientId) {
+        return blocks.delete(key(tenant, clientId));
+      },
+      async get(tenant, clientId) {
+        const found = blocks.get(key(tenant, clientId));
+        return found && copy(found);
       },
     },
     onceStore: createMemoryOnceStore(),

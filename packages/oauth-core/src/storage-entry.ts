@@ -1,10 +1,12 @@
-// The `@keyhold/oauth-core/storage` entry: the contracts a store author implements (the six stores behind
+// The `@keyhold/oauth-core/storage` entry: the contracts a store author implements (the stores behind
 // `OAuthStorage` and their records). A host needs none of them: it passes an `OAuthStorage` (main entry) that a
 // store package built. The conformance suite every store runs is `describeOAuthStorageConformance` of `./testing`.
 export type {
   ApplicationType,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
+  ClientBlockRecord,
+  ClientBlockStore,
   ClientJwk,
   ClientListOptions,
   ClientRegistration,
@@ -12,6 +14,8 @@ export type {
   ClientType,
   ConsentRecord,
   ConsentStore,
+  GrantFilter,
+  GrantStore,
   PendingAuthorizationRecord,
   PendingAuthorizationStore,
   RefreshTokenRecord,

@@ -388,6 +388,145 @@ export interface RevokedAccessTokenStore {
 }
 
 /**
+ * How a grant came to be: a user's authorization of a client through the authorization-code flow, or a
+ * client acting for itself (client_credentials).
+ *
+ * @example
+ * ```ts
+ * const isMachine = (grant: GrantRecord) => grant.kind === 'client_credentials';
+ * ```
+ */
+export type GrantKind = 'authorization_code' | 'client_credentials';
+
+/**
+ * One grant: what a user (or, for a machine grant, the client itself) authorized a client to do. Access
+ * tokens carry its id (`grant_id`); a revoked grant's tokens are refused at the next request and its refresh
+ * family stops working. An authorization-code grant's id is its refresh-token family id.
+ *
+ * @example
+ * ```ts
+ * await store.grants.create('demo', { grantId, userId, clientId, clientType: 'registered', kind: 'authorization_code',
+ *   scopes: ['mcp:tools'], resources: [], offlineAccess: false, createdAt: now, lastUsedAt: now });
+ * ```
+ */
+export interface GrantRecord {
+  readonly grantId: string;
+  /** The user, or `client:<client_id>` for a machine grant. */
+  readonly userId: string;
+  readonly clientId: string;
+  readonly clientType: ClientType;
+  readonly kind: GrantKind;
+  /** Sorted, free of duplicates. */
+  readonly scopes: readonly string[];
+  /** RFC 8707 resource indicators the grant is for (empty: the tenant's own resources). */
+  readonly resources: readonly string[];
+  /** Whether the grant came with a refresh token: access that outlives the session. */
+  readonly offlineAccess: boolean;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  /** Epoch ms of the last token issued or accepted for it (written at most about once a minute). */
+  readonly lastUsedAt: number;
+  /** Epoch ms; absent while the grant is active. */
+  readonly revokedAt?: number;
+  /** Why it was revoked (`user`, `admin`, `client_blocked`, `code_replay`…); set with `revokedAt`. */
+  readonly revokedReason?: string;
+}
+
+/**
+ * Which grants {@link GrantStore.list} and {@link GrantStore.revokeWhere} take: every filter given must
+ * match. A page is ordered by `grantId` and starts after `afterGrantId`.
+ *
+ * @example
+ * ```ts
+ * const page = await store.grants.list('demo', { userId: 'alice', limit: 50 });
+ * ```
+ */
+export interface GrantFilter {
+  readonly userId?: string;
+  readonly clientId?: string;
+}
+
+/**
+ * Options of {@link GrantStore.list}: the filter, revoked grants or not (default not), and the page.
+ *
+ * @example
+ * ```ts
+ * const all = await server.grants.list('demo', { clientId, includeRevoked: true, afterGrantId: last, limit: 1000 });
+ * ```
+ */
+export interface GrantListOptions extends GrantFilter {
+  readonly includeRevoked?: boolean;
+  /** Start after this grant id (exclusive); absent: from the first. */
+  readonly afterGrantId?: string;
+  /** At most this many grants (default 100). */
+  readonly limit?: number;
+}
+
+/**
+ * Grants, per tenant. Lookups by id are primary-key searches: the bearer policy reads one per request.
+ *
+ * @example
+ * ```ts
+ * const grant = await store.grants.get('demo', claims.grant_id);
+ * if (grant?.revokedAt !== undefined) refuse();
+ * ```
+ */
+export interface GrantStore {
+  /** Inserts a grant; a grant already stored under the id is left as it is (first writer wins). */
+  create(tenant: string, record: GrantRecord): Promise<void>;
+  get(tenant: string, grantId: string): Promise<GrantRecord | undefined>;
+  list(tenant: string, options?: GrantListOptions): Promise<readonly GrantRecord[]>;
+  /** Moves `lastUsedAt` to `usedAt`, only ever later; a no-op for an unknown grant. */
+  touch(tenant: string, grantId: string, usedAt: number): Promise<void>;
+  /**
+   * Marks the grant revoked at `now` for `reason`, unless it already is (the first revocation stays).
+   * Answers the grant as it is afterwards (`undefined`: unknown).
+   */
+  revoke(tenant: string, grantId: string, now: number, reason: string): Promise<GrantRecord | undefined>;
+  /**
+   * Revokes every active grant the filter matches (at least one of `userId`, `clientId` is given) and answers
+   * the grants this call revoked, as they are afterwards.
+   */
+  revokeWhere(
+    tenant: string,
+    filter: GrantFilter,
+    now: number,
+    reason: string,
+  ): Promise<readonly GrantRecord[]>;
+}
+
+/**
+ * A blocked client id (a registered id or a Client ID Metadata Document URL): refused at authorize, at the
+ * token endpoint, and (through its revoked grants) at every resource.
+ *
+ * @example
+ * ```ts
+ * await store.clientBlocks.block('demo', { clientId: 'https://app.example/client.json', blockedAt: now });
+ * ```
+ */
+export interface ClientBlockRecord {
+  readonly clientId: string;
+  /** Epoch ms. */
+  readonly blockedAt: number;
+}
+
+/**
+ * Blocked client ids, per tenant.
+ *
+ * @example
+ * ```ts
+ * if (await store.clientBlocks.get('demo', clientId)) refuse();
+ * ```
+ */
+export interface ClientBlockStore {
+  /** Blocks the client (blocking again keeps the first `blockedAt`). */
+  block(tenant: string, record: ClientBlockRecord): Promise<void>;
+  /** Lifts the block; answers whether there was one. */
+  unblock(tenant: string, clientId: string): Promise<boolean>;
+  get(tenant: string, clientId: string): Promise<ClientBlockRecord | undefined>;
+}
+
+/**
  * Everything the authorization server stores. Every method is tenant-scoped; a store may partition by it.
  *
  * @example
@@ -402,6 +541,8 @@ export interface OAuthStorage {
   readonly refreshTokens: RefreshTokenStore;
   readonly consents: ConsentStore;
   readonly revokedAccessTokens: RevokedAccessTokenStore;
+  readonly grants: GrantStore;
+  readonly clientBlocks: ClientBlockStore;
   /**
    * The spend-once store (`OnceStore` of `@keyhold/core`) behind single-use ids: each `private_key_jwt`
    * assertion's `jti` is spent under the key `assertion:<tenant>:<client>:<jti>` until it expires. Without it

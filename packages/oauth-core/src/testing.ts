@@ -1,5 +1,6 @@
 import { describeOnceStoreConformance } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
+import { describeGrantStoreConformance, type StoragePair } from './grant-store-testing.js';
 import type {
   AuthorizationCodeRecord,
   ClientRecord,
@@ -84,7 +85,7 @@ function refresh(overrides: Partial<RefreshTokenRecord> = {}): RefreshTokenRecor
 /**
  * The conformance suite every {@link OAuthStorage} implementation must pass. Call it from a test file;
  * `makeStorage` is called once per test and must return an empty store (or one whose tenants the suite
- * cannot collide with: every id it writes is random).
+ * cannot collide with: every id it writes is random). `options.twoInstances` adds the cross-instance checks.
  *
  * @example
  * ```ts
@@ -95,6 +96,13 @@ function refresh(overrides: Partial<RefreshTokenRecord> = {}): RefreshTokenRecor
 export function describeOAuthStorageConformance(
   name: string,
   makeStorage: () => OAuthStorage | Promise<OAuthStorage>,
+  options: {
+    /**
+     * Two storages on one fresh database, as two server instances have them: the suite checks that a grant
+     * revoked through one is revoked for the other. Omit it for a storage that lives in one process.
+     */
+    readonly twoInstances?: StoragePair;
+  } = {},
 ): void {
   describe(`OAuthStorage conformance: ${name}`, () => {
     describe('clients', () => {
@@ -620,6 +628,8 @@ export function describeOAuthStorageConformance(
       }
       return store.onceStore;
     });
+
+    describeGrantStoreConformance(makeStorage, options.twoInstances);
 
     describe('revoked access tokens', () => {
       it('a revoked jti is revoked until its expiry, and no other jti is', async () => {

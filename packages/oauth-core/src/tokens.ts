@@ -36,6 +36,8 @@ export interface AccessTokenClaims {
   readonly iat: number;
   readonly exp: number;
   readonly act?: ActorClaim;
+  /** The grant the token was issued under: revoking the grant refuses the token at the next request. */
+  readonly grant_id?: string;
 }
 
 /** The typ header of access tokens (RFC 9068 §2.1). */
@@ -52,6 +54,7 @@ export interface AccessTokenInput {
   readonly act?: ActorClaim;
   /** A `jti` chosen in advance (an authorization code records it); default: a fresh random one. */
   readonly jti?: string;
+  readonly grantId?: string;
 }
 
 export async function signAccessToken(
@@ -68,6 +71,7 @@ export async function signAccessToken(
     iat: input.nowSeconds,
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
+    ...(input.grantId === undefined ? {} : { grant_id: input.grantId }),
   };
   const active = keys.active;
   const token = active.nativeSigner
@@ -211,6 +215,7 @@ export async function verifyAccessTokenJwt(
   if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') return MALFORMED;
   if (payload.scope !== undefined && typeof payload.scope !== 'string') return MALFORMED;
   if (payload.act !== undefined && !isActor(payload.act)) return MALFORMED;
+  if (payload.grant_id !== undefined && typeof payload.grant_id !== 'string') return MALFORMED;
   const claims = payload as unknown as AccessTokenClaims;
   let verified = cache;
   if (verified === undefined) {

@@ -137,6 +137,27 @@ INSERT INTO keyhold_once (key, expires_at)
 DROP TABLE keyhold_oauth_client_assertion_jtis;
 `,
   },
+  {
+    version: 7,
+    name: 'grants and client blocks',
+    // One row per grant (never swept: a person lists revoked grants too), read by primary key on every
+    // bearer request; listed by user or by client through the two indexes. Blocked client ids by tenant.
+    sql: `
+CREATE TABLE keyhold_oauth_grants (
+  tenant TEXT NOT NULL, grant_id TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
+  client_type TEXT NOT NULL, kind TEXT NOT NULL, scopes TEXT NOT NULL, resources TEXT[] NOT NULL,
+  offline_access SMALLINT NOT NULL, created_at BIGINT NOT NULL, last_used_at BIGINT NOT NULL,
+  revoked_at BIGINT, revoked_reason TEXT,
+  PRIMARY KEY (tenant, grant_id)
+);
+CREATE INDEX keyhold_oauth_grants_user ON keyhold_oauth_grants (tenant, user_id, grant_id);
+CREATE INDEX keyhold_oauth_grants_client ON keyhold_oauth_grants (tenant, client_id, grant_id);
+CREATE TABLE keyhold_oauth_client_blocks (
+  tenant TEXT NOT NULL, client_id TEXT NOT NULL, blocked_at BIGINT NOT NULL,
+  PRIMARY KEY (tenant, client_id)
+);
+`,
+  },
 ];
 
 /**

@@ -1,5 +1,11 @@
 import type { OAuthStorage } from '@keyhold/oauth-core';
-import { columnNames, createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import {
+  columnNames,
+  createOAuthRowMappers,
+  type GrantFilterShape,
+  grantFilterShape,
+  OAUTH_TABLE_SHAPES,
+} from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
@@ -10,14 +16,33 @@ import { preparedStatements } from './statements.js';
 
 // Columns are named, never `*`: a statement prepared on a pooled connection keeps working when another
 // instance's migration adds a column (PostgreSQL refuses a cached plan whose result type changed).
-const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent, grant, clientBlock } =
+  OAUTH_TABLE_SHAPES;
 const CLIENT_COLUMNS = columnNames(client).join(', ');
 const CODE_COLUMNS = columnNames(authorizationCode).join(', ');
 const PENDING_COLUMNS = columnNames(pendingAuthorization).join(', ');
 const REFRESH_TOKEN_COLUMNS = columnNames(refreshToken).join(', ');
 const CONSENT_COLUMNS = columnNames(consent).join(', ');
+const GRANT_COLUMNS = columnNames(grant).join(', ');
+const CLIENT_BLOCK_COLUMNS = columnNames(clientBlock).join(', ');
 
 const oauthRows = createOAuthRowMappers(postgresColumns);
+
+/**
+ * One statement per grant filter shape, each naming only the columns it filters on so that it uses the
+ * (tenant, user_id) or (tenant, client_id) index; `where(n)` writes the condition on parameters `$n` (user)
+ * and `$n+1` (client), which every shape takes (unused ones are ignored by the typed casts).
+ */
+function grantStatements<S>(
+  make: (shape: GrantFilterShape, where: (first: number) => string) => S,
+): Record<GrantFilterShape, S> {
+  return {
+    user: make('user', (n) => `user_id = $${n} AND $${n + 1}::text IS NULL`),
+    client: make('client', (n) => `$${n}::text IS NULL AND client_id = $${n + 1}`),
+    both: make('both', (n) => `user_id = $${n} AND client_id = $${n + 1}`),
+    none: make('none', (n) => `$${n}::text IS NULL AND $${n + 1}::text IS NULL`),
+  };
+}
 
 /**
  * Every oauth-core storage interface on PostgreSQL, after running the `oauth` migrations (under an
@@ -139,6 +164,50 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       'is_revoked',
       'SELECT 1 FROM keyhold_oauth_revoked_access_tokens WHERE tenant = $1 AND jti = $2',
     ),
+    createGrant: statement('create_grant', postgresWriter.insert(grant, { onConflict: 'nothing' })),
+    getGrant: statement(
+      'get_grant',
+      `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants WHERE tenant = $1 AND grant_id = $2`,
+    ),
+    // A statement per filter shape (a generic plan of `$2 IS NULL OR user_id = $2` could not use the user
+    // index); keyset pagination on the grant id, as for clients.
+    listGrants: grantStatements((shape, where) =>
+      statement(
+        `list_grants_${shape}`,
+        `SELECT ${GRANT_COLUMNS} FROM keyhold_oauth_grants
+         WHERE tenant = $1 AND ${where(2)} AND ($4::boolean OR revoked_at IS NULL) AND grant_id > $5
+         ORDER BY grant_id LIMIT $6`,
+      ),
+    ),
+    touchGrant: statement(
+      'touch_grant',
+      `UPDATE keyhold_oauth_grants SET last_used_at = $3
+       WHERE tenant = $1 AND grant_id = $2 AND last_used_at < $3`,
+    ),
+    // Concurrent revocations wait on the row lock and re-check `revoked_at IS NULL` against the winner's
+    // commit, so the first mark stays and the read after it shows that mark.
+    revokeGrant: statement(
+      'revoke_grant',
+      `UPDATE keyhold_oauth_grants SET revoked_at = $3, revoked_reason = $4
+       WHERE tenant = $1 AND grant_id = $2 AND revoked_at IS NULL`,
+    ),
+    revokeGrantsWhere: grantStatements((shape, where) =>
+      statement(
+        `revoke_grants_where_${shape}`,
+        `UPDATE keyhold_oauth_grants SET revoked_at = $4, revoked_reason = $5
+         WHERE tenant = $1 AND ${where(2)} AND revoked_at IS NULL
+         RETURNING ${GRANT_COLUMNS}`,
+      ),
+    ),
+    blockClient: statement('block_client', postgresWriter.insert(clientBlock, { onConflict: 'nothing' })),
+    unblockClient: statement(
+      'unblock_client',
+      'DELETE FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2',
+    ),
+    getClientBlock: statement(
+      'get_client_block',
+      `SELECT ${CLIENT_BLOCK_COLUMNS} FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2`,
+    ),
   };
   const first = (rows: Row[]): Row | undefined => rows[0];
 
@@ -251,6 +320,59 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
       },
       async delete(tenant, userId, clientId) {
         await q.deleteConsents([tenant, userId, clientId]);
+      },
+    },
+    grants: {
+      async create(tenant, r) {
+        await q.createGrant(postgresWriter.values(grant, r, tenant));
+      },
+      async get(tenant, grantId) {
+        const row = first((await q.getGrant([tenant, grantId])).rows);
+        return row && oauthRows.grant(row);
+      },
+      async list(tenant, options = {}) {
+        const { rows } = await q.listGrants[grantFilterShape(options)]([
+          tenant,
+          options.userId ?? null,
+          options.clientId ?? null,
+          options.includeRevoked === true,
+          options.afterGrantId ?? '',
+          options.limit ?? 100,
+        ]);
+        return rows.map(oauthRows.grant);
+      },
+      async touch(tenant, grantId, usedAt) {
+        await q.touchGrant([tenant, grantId, usedAt]);
+      },
+      async revoke(tenant, grantId, now, reason) {
+        await q.revokeGrant([tenant, grantId, now, reason]);
+        const row = first((await q.getGrant([tenant, grantId])).rows);
+        return row && oauthRows.grant(row);
+      },
+      async revokeWhere(tenant, filter, now, reason) {
+        if (filter.userId === undefined && filter.clientId === undefined) {
+          throw new Error('revokeWhere needs a userId or a clientId');
+        }
+        const { rows } = await q.revokeGrantsWhere[grantFilterShape(filter)]([
+          tenant,
+          filter.userId ?? null,
+          filter.clientId ?? null,
+          now,
+          reason,
+        ]);
+        return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
+      },
+    },
+    clientBlocks: {
+      async block(tenant, r) {
+        await q.blockClient(postgresWriter.values(clientBlock, r, tenant));
+      },
+      async unblock(tenant, clientId) {
+        return (await q.unblockClient([tenant, clientId])).rowCount > 0;
+      },
+      async get(tenant, clientId) {
+        const row = first((await q.getClientBlock([tenant, clientId])).rows);
+        return row && oauthRows.clientBlock(row);
       },
     },
     onceStore,

@@ -60,6 +60,21 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
         ['t', 'u'],
       ],
       ['SELECT * FROM keyhold_claims WHERE code = $1', ['ABCDEF']],
+      // The bearer policy reads a grant on every request; people and admins list them by user or client.
+      ['SELECT * FROM keyhold_oauth_grants WHERE tenant = $1 AND grant_id = $2', ['t', 'g']],
+      [
+        'SELECT * FROM keyhold_oauth_grants WHERE tenant = $1 AND user_id = $2 AND grant_id > $3 ORDER BY grant_id LIMIT 100',
+        ['t', 'u', ''],
+      ],
+      [
+        'SELECT * FROM keyhold_oauth_grants WHERE tenant = $1 AND client_id = $2 AND grant_id > $3 ORDER BY grant_id LIMIT 100',
+        ['t', 'c', ''],
+      ],
+      [
+        'UPDATE keyhold_oauth_grants SET revoked_at = 1 WHERE tenant = $1 AND client_id = $2 AND revoked_at IS NULL',
+        ['t', 'c'],
+      ],
+      ['SELECT * FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2', ['t', 'c']],
     ];
     const client = await db.pool.connect();
     try {

@@ -6,6 +6,7 @@ import { type FaultProxy, startFaultProxy } from '../../../test-support/fault-pr
 import { checkPostgresReadiness } from '../src/availability.js';
 import { createPostgresClaimStore } from '../src/claim-store.js';
 import { createPostgresPool, type PostgresPool, withTransaction } from '../src/index.js';
+import { createPostgresOAuthStorage } from '../src/oauth-store.js';
 import { POSTGRES_URL, requirePostgres } from './postgres.js';
 
 const available = await requirePostgres();
@@ -136,6 +137,32 @@ describe.skipIf(!available)('a PostgreSQL pool survives its server and bounds ev
       expect(await checkPostgresReadiness(pool, { timeoutMs: 2000 })).toEqual({ ok: true });
       expect(await store.insert(claim('d'))).toBe(true);
       expect(stateLines()).toEqual(['warn postgres connection lost', 'info postgres connection restored']);
+    });
+
+    it('the reads of the bearer and token checks (grant, client block) fail the same way, so they fail closed', async () => {
+      const storage = await createPostgresOAuthStorage(pool);
+      await storage.grants.create('t', {
+        grantId: 'g1',
+        userId: 'u',
+        clientId: 'c',
+        clientType: 'registered',
+        kind: 'authorization_code',
+        scopes: [],
+        resources: [],
+        offlineAccess: false,
+        createdAt: 1,
+        lastUsedAt: 1,
+      });
+      await proxy.refuse();
+      for (const read of [() => storage.grants.get('t', 'g1'), () => storage.clientBlocks.get('t', 'c')]) {
+        const took = await elapsedMs(async () => {
+          const error = await read().catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(StorageUnavailableError);
+        });
+        expect(took).toBeLessThan(CONNECT_TIMEOUT_MS + SLACK_MS);
+      }
+      await proxy.heal();
+      expect(await storage.grants.get('t', 'g1')).toMatchObject({ grantId: 'g1' });
     });
 
     it('stalled (bytes accepted, nothing answered): a query on an open connection fails within queryTimeoutMs', async () => {

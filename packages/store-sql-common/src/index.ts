@@ -14,7 +14,8 @@ export type { Migration, MigrationFailure, MigrationProblemCode } from './migrat
 export { checkMigrationOrder, pendingMigrations } from './migration-plan.js';
 export type { OAuthRowMappers } from './oauth-rows.js';
 export { createOAuthRowMappers } from './oauth-rows.js';
-export { OAUTH_TABLE_SHAPES } from './oauth-tables.js';
+export type { GrantFilterShape } from './oauth-tables.js';
+export { grantFilterShape, OAUTH_TABLE_SHAPES } from './oauth-tables.js';
 export type {
   RowWriter,
   SqlWriteDialect,

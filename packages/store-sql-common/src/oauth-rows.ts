@@ -1,8 +1,15 @@
-import type { ClientJwks, ClientRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
+import type {
+  ClientJwks,
+  ClientRecord,
+  GrantKind,
+  GrantRecord,
+  TokenEndpointAuthMethod,
+} from '@keyhold/oauth-core';
 import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
 import type {
   ApplicationType,
   AuthorizationCodeRecord,
+  ClientBlockRecord,
   ClientRegistration,
   ClientType,
   ConsentRecord,
@@ -23,6 +30,8 @@ export interface OAuthRowMappers {
   pendingAuthorization(row: Row): PendingAuthorizationRecord;
   refreshToken(row: Row): RefreshTokenRecord;
   consent(row: Row): ConsentRecord;
+  grant(row: Row): GrantRecord;
+  clientBlock(row: Row): ClientBlockRecord;
   loginTransaction(row: Row): LoginTransaction;
   federatedIdentity(row: Row): FederatedIdentity;
 }
@@ -128,6 +137,29 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
       scopes: splitScopes(c.text(row, 'scopes')),
       grantedAt: c.integer(row, 'granted_at'),
       expiresAt: c.integer(row, 'expires_at'),
+    }),
+    grant: (row) =>
+      withOptional<GrantRecord>(
+        {
+          grantId: c.text(row, 'grant_id'),
+          userId: c.text(row, 'user_id'),
+          clientId: c.text(row, 'client_id'),
+          clientType: c.text(row, 'client_type') as ClientType,
+          kind: c.text(row, 'kind') as GrantKind,
+          scopes: splitScopes(c.text(row, 'scopes')),
+          resources: c.stringArray(row, 'resources'),
+          offlineAccess: c.integer(row, 'offline_access') === 1,
+          createdAt: c.integer(row, 'created_at'),
+          lastUsedAt: c.integer(row, 'last_used_at'),
+        },
+        {
+          revokedAt: c.optionalInteger(row, 'revoked_at'),
+          revokedReason: c.optionalText(row, 'revoked_reason'),
+        },
+      ),
+    clientBlock: (row) => ({
+      clientId: c.text(row, 'client_id'),
+      blockedAt: c.integer(row, 'blocked_at'),
     }),
     loginTransaction: (row) =>
       withOptional<LoginTransaction>(

@@ -20,6 +20,8 @@ export const OAUTH_TABLE_SHAPES: {
   readonly refreshToken: TableShape;
   readonly consent: TableShape;
   readonly loginTransaction: TableShape;
+  readonly grant: TableShape;
+  readonly clientBlock: TableShape;
 } = {
   client: tableShape(
     'keyhold_oauth_clients',
@@ -122,9 +124,55 @@ export const OAUTH_TABLE_SHAPES: {
     ['user_id', 'client_id', 'scopes', 'granted_at', 'expires_at'],
     { tenantColumn, kinds: { scopes: 'joinedScopes' } },
   ),
+  grant: tableShape(
+    'keyhold_oauth_grants',
+    ['tenant', 'grant_id'],
+    [
+      'grant_id',
+      'user_id',
+      'client_id',
+      'client_type',
+      'kind',
+      'scopes',
+      'resources',
+      'offline_access',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+      'revoked_reason',
+    ],
+    { tenantColumn, kinds: { scopes: 'joinedScopes', resources: 'stringArray', offline_access: 'flag' } },
+  ),
+  clientBlock: tableShape(
+    'keyhold_oauth_client_blocks',
+    ['tenant', 'client_id'],
+    ['client_id', 'blocked_at'],
+    {
+      tenantColumn,
+    },
+  ),
   loginTransaction: tableShape(
     'keyhold_oauth_login_transactions',
     ['id'],
     ['id', 'provider_id', 'code_verifier', 'nonce', 'return_to', 'expires_at'],
   ),
 };
+
+/** Which columns a grant filter names: each shape has its own statement, so each uses its index. */
+export type GrantFilterShape = 'user' | 'client' | 'both' | 'none';
+
+/**
+ * The shape of a grant filter (`userId` and/or `clientId` given).
+ *
+ * @example
+ * ```ts
+ * const rows = listGrants[grantFilterShape({ userId: 'alice' })].all(tenant, 'alice', null);
+ * ```
+ */
+export function grantFilterShape(filter: {
+  readonly userId?: string | undefined;
+  readonly clientId?: string | undefined;
+}): GrantFilterShape {
+  if (filter.userId !== undefined) return filter.clientId !== undefined ? 'both' : 'user';
+  return filter.clientId !== undefined ? 'client' : 'none';
+}

@@ -2,7 +2,7 @@
  * How a column's value is encoded from its record field: as it is, a string array in the dialect's
  * encoding, JSON text, or a scope set joined by spaces (a key column, so it compares as text).
  */
-export type WrittenColumnKind = 'value' | 'stringArray' | 'json' | 'joinedScopes';
+export type WrittenColumnKind = 'value' | 'stringArray' | 'json' | 'joinedScopes' | 'flag';
 
 /** One column a record writes: its name, and the record field it comes from (the name in camelCase). */
 export interface WrittenColumn {
@@ -113,6 +113,9 @@ function encode(column: WrittenColumn, value: unknown, dialect: SqlWriteDialect)
       return JSON.stringify(value);
     case 'joinedScopes':
       return (value as readonly string[]).join(' ');
+    case 'flag':
+      // 1 or 0 in both dialects: SQLite has no boolean, and one integer column reads the same everywhere.
+      return value === true ? 1 : 0;
     default:
       return value;
   }

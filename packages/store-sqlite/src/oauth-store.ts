@@ -4,7 +4,12 @@ import type {
   RefreshTokenRotation,
   RefreshTokenRotationOutcome,
 } from '@keyhold/oauth-core/storage';
-import { createOAuthRowMappers, OAUTH_TABLE_SHAPES } from '@keyhold/store-sql-common';
+import {
+  createOAuthRowMappers,
+  type GrantFilterShape,
+  grantFilterShape,
+  OAUTH_TABLE_SHAPES,
+} from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
 import { migrateSqlite } from './migrations.js';
@@ -14,7 +19,22 @@ import type { Row } from './row-mapping.js';
 import { sqliteColumns, sqliteWriter } from './row-mapping.js';
 
 const oauthRows = createOAuthRowMappers(sqliteColumns);
-const { client, authorizationCode, pendingAuthorization, refreshToken, consent } = OAUTH_TABLE_SHAPES;
+
+/**
+ * One statement per grant filter shape, each naming only the columns it filters on so that it uses the
+ * (tenant, user_id) or (tenant, client_id) index. Every shape takes the user and the client parameters in
+ * that order (an unused one is NULL and only checked to be).
+ */
+function grantStatements<S>(make: (where: string) => S): Record<GrantFilterShape, S> {
+  return {
+    user: make('user_id = ? AND ? IS NULL'),
+    client: make('? IS NULL AND client_id = ?'),
+    both: make('user_id = ? AND client_id = ?'),
+    none: make('? IS NULL AND ? IS NULL'),
+  };
+}
+const { client, authorizationCode, pendingAuthorization, refreshToken, consent, grant, clientBlock } =
+  OAUTH_TABLE_SHAPES;
 
 /**
  * Every oauth-core storage interface on one SQLite database, after running the `oauth` migrations. Lookups
@@ -88,6 +108,34 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
     isRevoked: db.prepare(
       'SELECT 1 AS revoked FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
+    ),
+    createGrant: db.prepare(sqliteWriter.insert(grant, { onConflict: 'nothing' })),
+    getGrant: db.prepare('SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND grant_id = ?'),
+    // A statement per filter shape, so that each uses the (tenant, user_id) or (tenant, client_id) index.
+    listGrants: grantStatements((where) =>
+      db.prepare(
+        `SELECT * FROM keyhold_oauth_grants
+         WHERE tenant = ? AND ${where} AND (? = 1 OR revoked_at IS NULL) AND grant_id > ?
+         ORDER BY grant_id LIMIT ?`,
+      ),
+    ),
+    touchGrant: db.prepare(
+      'UPDATE keyhold_oauth_grants SET last_used_at = ? WHERE tenant = ? AND grant_id = ? AND last_used_at < ?',
+    ),
+    revokeGrant: db.prepare(
+      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+       WHERE tenant = ? AND grant_id = ? AND revoked_at IS NULL`,
+    ),
+    revokeGrantsWhere: grantStatements((where) =>
+      db.prepare(
+        `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+         WHERE tenant = ? AND ${where} AND revoked_at IS NULL RETURNING *`,
+      ),
+    ),
+    blockClient: db.prepare(sqliteWriter.insert(clientBlock, { onConflict: 'nothing' })),
+    unblockClient: db.prepare('DELETE FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?'),
+    getClientBlock: db.prepare(
+      'SELECT * FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?',
     ),
   };
 
@@ -208,6 +256,60 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       },
       async delete(tenant, userId, clientId) {
         q.deleteConsents.run(tenant, userId, clientId);
+      },
+    },
+    grants: {
+      async create(tenant, r) {
+        q.createGrant.run(...sqliteWriter.values(grant, r, tenant));
+      },
+      async get(tenant, grantId) {
+        const row = q.getGrant.get(tenant, grantId) as Row | undefined;
+        return row && oauthRows.grant(row);
+      },
+      async list(tenant, options = {}) {
+        const rows = q.listGrants[grantFilterShape(options)].all(
+          tenant,
+          options.userId ?? null,
+          options.clientId ?? null,
+          options.includeRevoked === true ? 1 : 0,
+          options.afterGrantId ?? '',
+          options.limit ?? 100,
+        ) as Row[];
+        return rows.map(oauthRows.grant);
+      },
+      async touch(tenant, grantId, usedAt) {
+        q.touchGrant.run(usedAt, tenant, grantId, usedAt);
+      },
+      async revoke(tenant, grantId, now, reason) {
+        // The conditional UPDATE keeps the first revocation; the read after it answers whichever stands.
+        q.revokeGrant.run(now, reason, tenant, grantId);
+        const row = q.getGrant.get(tenant, grantId) as Row | undefined;
+        return row && oauthRows.grant(row);
+      },
+      async revokeWhere(tenant, filter, now, reason) {
+        if (filter.userId === undefined && filter.clientId === undefined) {
+          throw new Error('revokeWhere needs a userId or a clientId');
+        }
+        const rows = q.revokeGrantsWhere[grantFilterShape(filter)].all(
+          now,
+          reason,
+          tenant,
+          filter.userId ?? null,
+          filter.clientId ?? null,
+        ) as Row[];
+        return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
+      },
+    },
+    clientBlocks: {
+      async block(tenant, r) {
+        q.blockClient.run(...sqliteWriter.values(clientBlock, r, tenant));
+      },
+      async unblock(tenant, clientId) {
+        return q.unblockClient.run(tenant, clientId).changes > 0;
+      },
+      async get(tenant, clientId) {
+        const row = q.getClientBlock.get(tenant, clientId) as Row | undefined;
+        return row && oauthRows.clientBlock(row);
       },
     },
     onceStore: createSqliteOnceStore(db),

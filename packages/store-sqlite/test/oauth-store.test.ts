@@ -12,7 +12,16 @@ import { temporaryDatabases } from './temp-database.js';
 const databases = temporaryDatabases();
 
 describeOAuthStorageConformance('sqlite (:memory:)', () => createSqliteOAuthStorage(databases.memory()));
-describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
+describeOAuthStorageConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()), {
+  // Two connections on one file: two processes (or instances) sharing the database.
+  twoInstances: async () => {
+    const path = databases.path();
+    return [
+      createSqliteOAuthStorage(openSqliteDatabase(path)),
+      createSqliteOAuthStorage(openSqliteDatabase(path)),
+    ] as const;
+  },
+});
 describeRefreshReuseConformance('sqlite (WAL file)', () => createSqliteOAuthStorage(databases.file()));
 
 const NOW = 1_767_225_600_000;
@@ -70,11 +79,15 @@ describe('createSqliteOAuthStorage', () => {
       'SELECT * FROM keyhold_oauth_refresh_tokens WHERE tenant = ? AND family_id = ?',
       'SELECT * FROM keyhold_oauth_consents WHERE tenant = ? AND user_id = ? AND client_id = ?',
       'SELECT * FROM keyhold_oauth_revoked_access_tokens WHERE tenant = ? AND jti = ?',
+      'SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND grant_id = ?',
+      'SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND user_id = ? AND ? IS NULL AND grant_id > ? ORDER BY grant_id',
+      'SELECT * FROM keyhold_oauth_grants WHERE tenant = ? AND ? IS NULL AND client_id = ? AND grant_id > ? ORDER BY grant_id',
+      'SELECT * FROM keyhold_oauth_client_blocks WHERE tenant = ? AND client_id = ?',
     ];
     for (const sql of lookups) {
       const plan = db
         .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-        .all('a', 'b', 'c')
+        .all(...Array.from(sql.match(/\?/g) ?? [], (_, i) => `v${i}`))
         .map((row) => String((row as Record<string, unknown>)['detail']));
       expect(plan.join('; '), sql).toMatch(/USING (PRIMARY KEY|INDEX|COVERING INDEX)/);
     }

@@ -1,35 +1,21 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type {
   ClientAdministration,
   ClientJwks,
   ClientProvisionInput,
   ClientRecord,
-  OAuthStorage,
-  TenantConfig,
   TokenEndpointAuthMethod,
 } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 import { printable, styleFor, table } from './claim/render.js';
+import { type CommandContext, fail, parse, print, usage } from './command-context.js';
 import {
-  type CommandContext,
-  DATA_DIR_ENV,
-  dataDirFrom,
-  fail,
-  parse,
-  print,
-  usage,
-} from './command-context.js';
-
-const DATABASE_URL_ENV = 'DATABASE_URL';
-const DEFAULT_TENANT = 'demo';
-
-const WHERE = `  --tenant <slug>     the tenant (default: ${DEFAULT_TENANT}, the example host's)
-  --data-dir <dir>    the host's data directory holding keyhold.db (default: $${DATA_DIR_ENV}, else ./.keyhold);
-                      with $${DATABASE_URL_ENV} set, the host's PostgreSQL database is used instead
-  --json              print JSON for scripts
-  -h, --help          show this help
-`;
+  describeError,
+  HOST_STORE_OPTIONS,
+  HOST_STORE_OPTIONS_HELP as WHERE,
+  withHostServer,
+} from './host-server.js';
 
 const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …] [options]
 
@@ -65,21 +51,34 @@ Deletes a client: its refresh tokens stop working at once, its access tokens run
 Options:
 ${WHERE}`;
 
-const USAGE = `Usage: keyhold clients add|list|remove [options]
+const BLOCK_USAGE = `Usage: keyhold clients block <client_id> [options]
+
+Blocks a client id, registered or a Client ID Metadata Document URL (it need not be known): authorize shows
+a page naming it as blocked, refresh fails (invalid_grant), and every grant of it is revoked, so its access
+tokens are refused at the next request. Prints how many grants were revoked.
+
+Options:
+${WHERE}`;
+
+const UNBLOCK_USAGE = `Usage: keyhold clients unblock <client_id> [options]
+
+Lifts a block. The grants the block revoked stay revoked: people authorize the client again.
+
+Options:
+${WHERE}`;
+
+const USAGE = `Usage: keyhold clients add|list|remove|block|unblock [options]
 
   add       provision a client (machine grants included); prints its secret once
   list      list the tenant's clients
   remove    delete a client
+  block     block a client id (a metadata-document URL too) and revoke its grants
+  unblock   lift a block
 
 Run "keyhold clients <subcommand> --help" for its options.
 `;
 
-const COMMON_OPTIONS = {
-  tenant: { type: 'string' },
-  'data-dir': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const COMMON_OPTIONS = HOST_STORE_OPTIONS;
 
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
   'client_secret_basic',
@@ -88,15 +87,19 @@ const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
   'none',
 ];
 
-/** An opened client administration and how to close what it opened. */
-interface OpenedAdministration {
-  readonly admin: ClientAdministration;
-  close(): Promise<void>;
+/** Runs `body` with `server.clients` over the host's store (see host-server.ts). */
+function withAdministration(
+  context: CommandContext,
+  values: { readonly tenant?: string | undefined; readonly 'data-dir'?: string | undefined },
+  body: (admin: ClientAdministration, tenant: string) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  return withHostServer(context, values, (server, tenant) => body(server.clients, tenant));
 }
 
 /**
  * The `keyhold clients` command: `add` provisions a client (the way a host allows machine grants),
- * `list` lists a tenant's clients, `remove <client_id>` deletes one. It opens the example host's store:
+ * `list` lists a tenant's clients, `remove <client_id>` deletes one, `block <client_id>` blocks one (and
+ * revokes its grants), `unblock <client_id>` lifts a block. It opens the example host's store:
  * PostgreSQL when `DATABASE_URL` is set, else `keyhold.db` in the data directory. Exit codes: 0 success,
  * 1 the operation failed (unknown client, store unreachable), 2 usage error.
  *
@@ -113,8 +116,9 @@ export const clientsCommand: Command = async (args, io) => {
     io.stdout(USAGE);
     return subcommand === undefined ? EXIT.usage : EXIT.ok;
   }
-  const run = { add, list, remove }[subcommand as 'add' | 'list' | 'remove'];
-  if (!Object.hasOwn({ add, list, remove }, subcommand) || run === undefined) {
+  const subcommands = { add, list, remove, block, unblock };
+  const run = subcommands[subcommand as keyof typeof subcommands];
+  if (!Object.hasOwn(subcommands, subcommand) || run === undefined) {
     return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
   }
   return run(rest, context);
@@ -282,87 +286,39 @@ async function remove(args: readonly string[], context: CommandContext): Promise
   });
 }
 
-/** Opens the host's store, runs `body`, closes the store; store and metadata errors become exit 1 / 2. */
-async function withAdministration(
-  context: CommandContext,
-  values: { readonly tenant?: string | undefined; readonly 'data-dir'?: string | undefined },
-  body: (admin: ClientAdministration, tenant: string) => Promise<ExitCode>,
-): Promise<ExitCode> {
-  const tenant = values.tenant ?? DEFAULT_TENANT;
-  const { OAuthError } = await import('@keyhold/oauth-core');
-  let opened: OpenedAdministration;
-  try {
-    opened = await openAdministration(context, values['data-dir']);
-  } catch (error) {
-    // Never echo the error: a database URL may carry a password.
-    return fail(
-      context,
-      EXIT.failure,
-      'store_unavailable',
-      `could not open the host's store (${describeError(error)})`,
-    );
-  }
-  try {
-    return await body(opened.admin, tenant);
-  } catch (error) {
-    if (error instanceof OAuthError) {
-      return fail(context, EXIT.usage, error.code, error.message);
+async function block(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 1, BLOCK_USAGE, context, 'the client id to block');
+  if (typeof parsed === 'number') return parsed;
+  const [clientId = ''] = parsed.positionals;
+  return withAdministration(context, parsed.values, async (admin, tenant) => {
+    const { revokedGrants } = await admin.block(tenant, clientId);
+    if (context.json) print(context, { blocked: true, clientId, revokedGrants });
+    else {
+      context.io.stdout(
+        `Blocked client ${printable(clientId)}; revoked ${revokedGrants} grant${revokedGrants === 1 ? '' : 's'}.\n`,
+      );
     }
-    throw error;
-  } finally {
-    await opened.close();
-  }
+    return EXIT.ok;
+  });
 }
 
-function describeError(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown error';
-}
-
-/**
- * The client administration of an authorization server over the host's store. The server serves nothing here:
- * it is built for `server.clients` only, the one provisioning API a host has. The CLI does not know the host's
- * tenant configuration (its keys and scopes live in the host), so every well-formed slug is taken as a tenant
- * offering any scope and authentication method: the store and the client metadata rules still apply.
- */
-async function administrationOver(storage: OAuthStorage): Promise<ClientAdministration> {
-  const { createAuthorizationServer } = await import('@keyhold/oauth-core');
-  const anyTenant: TenantConfig = { signingKeys: [] };
-  return createAuthorizationServer({
-    baseUrl: 'http://127.0.0.1',
-    tenants: { get: () => anyTenant },
-    storage,
-    metrics: false,
-  }).clients;
-}
-
-/** The stores load only for this command, so `keyhold claim` never opens a database driver. */
-async function openAdministration(
-  context: CommandContext,
-  dataDirFlag: string | undefined,
-): Promise<OpenedAdministration> {
-  const databaseUrl = context.io.env[DATABASE_URL_ENV];
-  if (databaseUrl !== undefined && databaseUrl !== '') {
-    const { createPostgresStores } = await import('@keyhold/store-postgres');
-    // A failed start ends the pool it opened from the URL.
-    const stores = await createPostgresStores(databaseUrl);
-    return { admin: await administrationOver(stores.oauth), close: () => stores.close() };
-  }
-  const { createSqliteStores, openSqliteDatabase } = await import('@keyhold/store-sqlite');
-  const { existsSync } = await import('node:fs');
-  const file = join(dataDirFrom(dataDirFlag, context.io), 'keyhold.db');
-  // Never create an empty database where the user mistyped the data directory.
-  if (!existsSync(file))
-    throw Object.assign(new Error('no database'), {
-      code: `no keyhold.db in ${file.slice(0, -'/keyhold.db'.length)}`,
-    });
-  const db = openSqliteDatabase(file);
-  return {
-    admin: await administrationOver(createSqliteStores(db).oauth),
-    close: async () => {
-      db.close();
-    },
-  };
+async function unblock(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 1, UNBLOCK_USAGE, context, 'the client id to unblock');
+  if (typeof parsed === 'number') return parsed;
+  const [clientId = ''] = parsed.positionals;
+  return withAdministration(context, parsed.values, async (admin, tenant) => {
+    if (!(await admin.unblock(tenant, clientId))) {
+      return fail(
+        context,
+        EXIT.failure,
+        'not_blocked',
+        `Client ${printable(clientId)} is not blocked in tenant "${tenant}".`,
+      );
+    }
+    if (context.json) print(context, { unblocked: true, clientId });
+    else context.io.stdout(`Unblocked client ${printable(clientId)}.\n`);
+    return EXIT.ok;
+  });
 }
 
 function describe(client: ClientRecord, now: number): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
+import { openGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { verifyPkce } from '../pkce.js';
 import { audienceFor, parseResources } from '../resources.js';
@@ -17,7 +18,11 @@ async function revokeIssuedFrom(
   now: number,
 ): Promise<void> {
   // Records written before codes carried these ids cannot be traced to their tokens.
-  if (familyId !== undefined) await context.storage.refreshTokens.revokeFamily(tenant.slug, familyId, now);
+  if (familyId !== undefined) {
+    await context.storage.refreshTokens.revokeFamily(tenant.slug, familyId, now);
+    // The family id is the grant's id: its access tokens (and any exchanged from them) go too.
+    await context.storage.grants.revoke(tenant.slug, familyId, now, 'code_replay');
+  }
   if (accessTokenJti !== undefined) {
     // The access token was issued at the first redemption, so it expires within one lifetime from now.
     await context.storage.revokedAccessTokens.revoke(
@@ -85,18 +90,27 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   }
   const resources = requestedResources.length > 0 ? requestedResources : record.resources;
   const scopes = scopeList(record.scope);
+  const offline = client.grantTypes.includes('refresh_token');
+  const grantId = await openGrant(context, tenant, {
+    ...(record.familyId === undefined ? {} : { grantId: record.familyId }),
+    userId: record.userId,
+    clientId: client.clientId,
+    clientType: client.clientType,
+    kind: 'authorization_code',
+    scope: record.scope,
+    resources: record.resources,
+    offlineAccess: offline,
+  });
   return issueTokens(context, tenant, {
+    grantId,
     clientId: client.clientId,
     clientType: client.clientType,
     subject: record.userId,
     scope: record.scope,
     resources: record.resources,
     audience: audienceFor(tenant, resources),
-    refresh: client.grantTypes.includes('refresh_token')
-      ? record.familyId === undefined
-        ? {}
-        : { familyId: record.familyId }
-      : false,
+    // The family is the grant: revoking the grant revokes the family by the same id.
+    refresh: offline ? { familyId: grantId } : false,
     ...(record.accessTokenJti === undefined ? {} : { accessTokenJti: record.accessTokenJti }),
     ...(scopes.includes('openid')
       ? {

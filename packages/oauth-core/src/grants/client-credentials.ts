@@ -1,5 +1,6 @@
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
+import { machineGrant } from '../grant-records.js';
 import { audienceFor, parseResources } from '../resources.js';
 import { formatScope, requestedScopes } from '../scopes.js';
 import type { Grant } from './grant.js';
@@ -23,7 +24,9 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
   if ('error' in scopes) throw new OAuthError('invalid_scope', scopes.error);
   const resources = parseResources(tenant, params.resource);
   const scope = formatScope(scopes);
+  const grantId = await machineGrant(context, tenant, client.clientId, client.clientType, scope);
   return issueTokens(context, tenant, {
+    grantId,
     clientId: client.clientId,
     clientType: client.clientType,
     subject: `client:${client.clientId}`,

@@ -40,6 +40,8 @@ export interface IssueInput {
   readonly notAfterSeconds?: number;
   /** The access token's `jti`, when chosen in advance (authorization codes pre-allocate it). */
   readonly accessTokenJti?: string;
+  /** The grant record the tokens belong to (`grant_id` claim); see grant-records.ts. */
+  readonly grantId?: string;
 }
 
 /** Signs the access token (and id_token), stores the refresh token, and builds the response body. */
@@ -63,6 +65,7 @@ export async function issueTokens(
     expiresAtSeconds: exp,
     ...(input.act ? { act: input.act } : {}),
     ...(input.accessTokenJti === undefined ? {} : { jti: input.accessTokenJti }),
+    ...(input.grantId === undefined ? {} : { grantId: input.grantId }),
   });
   let refreshToken: string | undefined;
   if (input.refresh && 'rotated' in input.refresh) {

@@ -1,6 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
+import { refreshGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
@@ -55,7 +56,18 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
   }
+  const grantId = await refreshGrant(context, tenant, {
+    grantId: record.familyId,
+    userId: record.userId,
+    clientId: client.clientId,
+    clientType: client.clientType,
+    kind: 'authorization_code',
+    scope: record.scope,
+    resources: record.resources,
+    offlineAccess: true,
+  });
   return issueTokens(context, tenant, {
+    grantId,
     clientId: client.clientId,
     clientType: client.clientType,
     subject: record.userId,
@@ -98,6 +110,8 @@ async function redeem(
   const current = outcome.current;
   if (current.clientId !== clientId) {
     await store.revokeFamily(tenant.slug, current.familyId, now);
+    // The family id is the grant's: the access tokens issued under it go at their next request too.
+    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
     context.logger.warn(
       {
         event: 'replay_detected',
@@ -129,6 +143,8 @@ async function redeem(
       return { record: current, successor: reused };
     }
     await store.revokeFamily(tenant.slug, current.familyId, now);
+    // The family id is the grant's: the access tokens issued under it go at their next request too.
+    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
     context.logger.warn(
       {
         event: 'replay_detected',

@@ -1,5 +1,6 @@
 import { authenticateClient } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
+import { refuseIfBlocked, tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
@@ -35,9 +36,7 @@ async function verifyPresented(
 ): Promise<AccessTokenClaims> {
   const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, context.clock.now());
   if (!verified.ok) throw new OAuthError('invalid_request', `${name}: ${verified.description}`);
-  if (
-    await context.storage.revokedAccessTokens.isRevoked(tenant.slug, verified.claims.jti, context.clock.now())
-  ) {
+  if ((await tokenRefusal(context, tenant, verified.claims, context.clock.now())) !== undefined) {
     throw new OAuthError('invalid_request', `${name}: the token was revoked`);
   }
   return verified.claims;
@@ -96,6 +95,7 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
     throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
   }
+  await refuseIfBlocked(context, tenant, client.clientId);
   // Which downstream services a client may reach is the host's decision, recorded on the client.
   const permitted = client.tokenExchangeAudiences;
   if (permitted === undefined || permitted.length === 0) {
@@ -176,6 +176,8 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
     refresh: false,
     act,
     notAfterSeconds: subject.exp,
+    // The exchanged token lives under the subject token's grant: revoking that grant refuses it too.
+    ...(subject.grant_id === undefined ? {} : { grantId: subject.grant_id }),
   });
   return { ...body, issued_token_type: ACCESS_TOKEN_TYPE };
 };

@@ -123,6 +123,14 @@ export async function authorizeHandler(
   }
   const clientId = params.client_id;
   if (clientId === undefined) return shown(event, new OAuthError('invalid_request', 'client_id is required'));
+  // Before the client is resolved: a blocked metadata-document URL is never fetched. No redirect either way.
+  if ((await context.storage.clientBlocks.get(tenant.slug, clientId)) !== undefined) {
+    return shown(
+      event,
+      new OAuthError('access_denied', `the application "${clientId}" is blocked on this server`),
+      403,
+    );
+  }
   let client: ResolvedClient;
   try {
     client = await resolveClient(context, tenant, clientId, request);
@@ -223,7 +231,7 @@ export async function authorizeHandler(
   return redirectResult(pageUrl ?? `${tenant.issuer}/consent?req=${encodeURIComponent(id)}`);
 }
 
-function shown(event: RequestEvent, error: OAuthError): HandlerResult {
+function shown(event: RequestEvent, error: OAuthError, status = 400): HandlerResult {
   event.error_code = error.code;
-  return errorPage(400, error);
+  return errorPage(status, error);
 }

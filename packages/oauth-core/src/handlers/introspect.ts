@@ -1,5 +1,6 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/internal';
+import { tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { noStoreJson } from '../responses.js';
@@ -30,9 +31,7 @@ export async function introspectHandler(
     if (!verified.ok) return noStoreJson(200, INACTIVE);
     const claims = verified.claims;
     if (!resourceServer && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
-    if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
-      return noStoreJson(200, INACTIVE);
-    }
+    if ((await tokenRefusal(context, tenant, claims, now)) !== undefined) return noStoreJson(200, INACTIVE);
     return noStoreJson(200, { active: true, token_type: 'Bearer', ...claims });
   }
   const record = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(token));

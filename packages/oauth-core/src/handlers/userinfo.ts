@@ -1,6 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/internal';
 import { bearerChallenge, MACHINE_SUBJECT_PREFIX, presentsBearer } from '../bearer.js';
+import { tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { scopeList } from '../scopes.js';
@@ -53,9 +54,8 @@ export async function userinfoHandler(
   const verified = await verifyAccessTokenJwt(tenant.keys, match[1], tenant.issuer, now);
   if (!verified.ok) return refuse('invalid_token', verified.description);
   const claims = verified.claims;
-  if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
-    return refuse('invalid_token', 'the access token was revoked');
-  }
+  const refusal = await tokenRefusal(context, tenant, claims, now);
+  if (refusal !== undefined) return refuse('invalid_token', refusal);
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX)) {
     return refuse('invalid_token', 'a token a client obtained for itself names no user');
   }

@@ -397,3 +397,33 @@ describe('RFC 8693 §4.4: an actor token must belong to the exchanging client, o
     }
   });
 });
+
+describe('a token exchanged from a grant lives and ends with that grant', () => {
+  it('the exchanged token carries the subject token’s grant_id', async () => {
+    const { t, userToken, servers } = await setup();
+    const [first] = servers as [Party];
+    const body = json(await exchange(t, first, { subject_token: userToken, audience: 'svc' }));
+    expect(decodePayload(String(body.access_token)).grant_id).toBe(decodePayload(userToken).grant_id);
+  });
+
+  it('revoking the grant makes the exchanged token inactive and refuses further exchanges of the subject token', async () => {
+    const { t, userToken, servers } = await setup();
+    const [first] = servers as [Party];
+    const exchanged = String(
+      json(await exchange(t, first, { subject_token: userToken, audience: 'svc' })).access_token,
+    );
+    expect(await introspect(t, first, exchanged)).toMatchObject({ active: true });
+    await t.server.grants.revoke('demo', String(decodePayload(userToken).grant_id));
+    expect(await introspect(t, first, exchanged)).toEqual({ active: false });
+    const again = await exchange(t, first, { subject_token: userToken, audience: 'svc' });
+    expect(json(again)).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('a blocked exchanging client gets invalid_grant', async () => {
+    const { t, userToken, servers } = await setup();
+    const [first] = servers as [Party];
+    await t.server.clients.block('demo', first.client_id);
+    const result = await exchange(t, first, { subject_token: userToken, audience: 'svc' });
+    expect(json(result)).toMatchObject({ error: 'invalid_grant' });
+  });
+});

@@ -1,0 +1,127 @@
+import { hasControlCharacter } from './control-characters.js';
+import { OAuthError } from './errors.js';
+import { endGrant, type GrantContext, revokeGrantsWhere } from './grant-records.js';
+import type { GrantFilter, GrantListOptions, GrantRecord } from './storage.js';
+import { isTenantSlug } from './tenant.js';
+
+/**
+ * What {@link GrantAdministration.revoke} did: the grant as revoked, or `not_found` for an unknown id and for
+ * a grant of another user alike (no existence oracle).
+ *
+ * @example
+ * ```ts
+ * const outcome = await server.grants.revoke('demo', grantId, { userId: session.userId });
+ * if (!outcome.ok) return new Response('not found', { status: 404 });
+ * ```
+ */
+export type GrantRevocation =
+  | { readonly ok: true; readonly grant: GrantRecord }
+  | { readonly ok: false; readonly reason: 'not_found' };
+
+/**
+ * Grants a person or an administrator can see and end (`server.grants`): what a "connected apps" page, an
+ * admin screen and the `keyhold grants` command call. Revoking a grant refuses its access tokens at the next
+ * request on every resource and instance, revokes its refresh tokens and forgets the user's remembered
+ * consent for the client (the next authorization asks again). A malformed tenant slug throws `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * for (const grant of await server.grants.list('demo', { userId: session.userId })) console.log(grant.clientId);
+ * await server.grants.revoke('demo', grantId, { userId: session.userId });
+ * const count = await server.grants.revokeAll('demo', { clientId: 'https://app.example/client.json' });
+ * ```
+ */
+export interface GrantAdministration {
+  /** One page of grants, by user and/or client, ordered by id; active ones only unless `includeRevoked`. */
+  list(tenant: string, options?: GrantListOptions): Promise<readonly GrantRecord[]>;
+  /**
+   * Revokes one grant. With `userId` (a person ending their own grant) a grant of someone else answers
+   * exactly like an unknown id. A grant already revoked answers `ok` with its first revocation.
+   */
+  revoke(
+    tenant: string,
+    grantId: string,
+    options?: { readonly userId?: string; readonly reason?: string },
+  ): Promise<GrantRevocation>;
+  /**
+   * Revokes every active grant of a client, of a user, or of a user for a client (forgetting their consent:
+   * deleting a consent this way revokes its grants); answers how many were revoked.
+   */
+  revokeAll(tenant: string, filter: GrantFilter, options?: { readonly reason?: string }): Promise<number>;
+}
+
+/** What the server gives {@link createGrantAdministration}. */
+export type GrantAdministrationOptions = GrantContext;
+
+const MAX_LIST_LIMIT = 1000;
+/** Longer than any id this server mints or a metadata-document URL it accepts. */
+const MAX_ID_LENGTH = 4096;
+
+/**
+ * Creates `server.grants` over the server's storage. Internal: hosts and the CLI use `server.grants`.
+ */
+export function createGrantAdministration(options: GrantAdministrationOptions): GrantAdministration {
+  const { storage } = options;
+
+  function checkSlug(tenant: string): void {
+    if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
+  }
+
+  // Ids reach the store as they are: a NUL would be a driver error (PostgreSQL refuses it in text), not a 400.
+  function checkIds(ids: Readonly<Record<string, string | undefined>>): void {
+    for (const [name, value] of Object.entries(ids)) {
+      if (value === undefined) continue;
+      if (
+        typeof value !== 'string' ||
+        value === '' ||
+        value.length > MAX_ID_LENGTH ||
+        hasControlCharacter(value)
+      ) {
+        throw new OAuthError('invalid_request', `${name} must be 1 to ${MAX_ID_LENGTH} printable characters`);
+      }
+    }
+  }
+
+  /** An id no grant can have: answered like an unknown one, never as an error (no oracle either way). */
+  const unusable = (grantId: string): boolean =>
+    typeof grantId !== 'string' ||
+    grantId === '' ||
+    grantId.length > MAX_ID_LENGTH ||
+    hasControlCharacter(grantId);
+
+  return {
+    async list(tenant, listOptions = {}) {
+      checkSlug(tenant);
+      checkIds({
+        userId: listOptions.userId,
+        clientId: listOptions.clientId,
+        afterGrantId: listOptions.afterGrantId,
+      });
+      const limit = listOptions.limit ?? 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+        throw new OAuthError('invalid_request', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
+      }
+      return storage.grants.list(tenant, { ...listOptions, limit });
+    },
+    async revoke(tenant, grantId, revokeOptions = {}) {
+      checkSlug(tenant);
+      checkIds({ userId: revokeOptions.userId, reason: revokeOptions.reason });
+      if (unusable(grantId)) return { ok: false, reason: 'not_found' };
+      const found = await storage.grants.get(tenant, grantId);
+      if (found === undefined) return { ok: false, reason: 'not_found' };
+      if (revokeOptions.userId !== undefined && found.userId !== revokeOptions.userId) {
+        return { ok: false, reason: 'not_found' };
+      }
+      const reason = revokeOptions.reason ?? (revokeOptions.userId === undefined ? 'admin' : 'user');
+      const revoked = await storage.grants.revoke(tenant, grantId, options.clock.now(), reason);
+      if (revoked === undefined) return { ok: false, reason: 'not_found' };
+      await endGrant(options, tenant, revoked);
+      return { ok: true, grant: revoked };
+    },
+    async revokeAll(tenant, filter, revokeOptions = {}) {
+      checkSlug(tenant);
+      checkIds({ userId: filter.userId, clientId: filter.clientId, reason: revokeOptions.reason });
+      return revokeGrantsWhere(options, tenant, filter, revokeOptions.reason ?? 'admin');
+    },
+  };
+}
