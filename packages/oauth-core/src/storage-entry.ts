@@ -15,7 +15,7 @@ export type {
   ConsentRecord,
   ConsentStore,
   GrantFilter,
-  GrantStore,
+  GrantRecordStore,
   PendingAuthorizationRecord,
   PendingAuthorizationStore,
   RefreshTokenRecord,

@@ -433,7 +433,7 @@ export interface GrantRecord {
 }
 
 /**
- * Which grants {@link GrantStore.list} and {@link GrantStore.revokeWhere} take: every filter given must
+ * Which grants {@link GrantRecordStore.list} and {@link GrantRecordStore.revokeWhere} take: every filter given must
  * match. A page is ordered by `grantId` and starts after `afterGrantId`.
  *
  * @example
@@ -447,7 +447,7 @@ export interface GrantFilter {
 }
 
 /**
- * Options of {@link GrantStore.list}: the filter, revoked grants or not (default not), and the page.
+ * Options of {@link GrantRecordStore.list}: the filter, revoked grants or not (default not), and the page.
  *
  * @example
  * ```ts
@@ -471,7 +471,7 @@ export interface GrantListOptions extends GrantFilter {
  * if (grant?.revokedAt !== undefined) refuse();
  * ```
  */
-export interface GrantStore {
+export interface GrantRecordStore {
   /** Inserts a grant; a grant already stored under the id is left as it is (first writer wins). */
   create(tenant: string, record: GrantRecord): Promise<void>;
   get(tenant: string, grantId: string): Promise<GrantRecord | undefined>;
@@ -541,7 +541,7 @@ export interface OAuthStorage {
   readonly refreshTokens: RefreshTokenStore;
   readonly consents: ConsentStore;
   readonly revokedAccessTokens: RevokedAccessTokenStore;
-  readonly grants: GrantStore;
+  readonly grants: GrantRecordStore;
   readonly clientBlocks: ClientBlockStore;
   /**
    * The spend-once store (`OnceStore` of `@keyhold/core`) behind single-use ids: each `private_key_jwt`
