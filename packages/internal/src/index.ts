@@ -1,5 +1,7 @@
 // Keyhold's shared internals: bundled into each package that uses them at build time, never published.
 // What a host calls lives in @keyhold/core.
+export type { AesGcm } from './aes-gcm.js';
+export { aesGcm, nodeAesGcm, webCryptoAesGcm } from './aes-gcm.js';
 export {
   base64Decode,
   base64Encode,

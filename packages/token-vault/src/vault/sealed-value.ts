@@ -1,7 +1,6 @@
-import { base64Decode, base64Encode } from '@keyhold/internal';
+import type { AesGcm } from '@keyhold/internal';
+import { aesGcm, base64Decode, base64Encode } from '@keyhold/internal';
 import { TokenVaultError } from '../errors.js';
-import type { AesGcm } from './aes-gcm.js';
-import { aesGcm } from './aes-gcm.js';
 import type { VaultBinding } from './vault.js';
 
 const IV_BYTES = 12;

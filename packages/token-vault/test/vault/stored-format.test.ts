@@ -1,10 +1,8 @@
 import { createDecipheriv } from 'node:crypto';
-import type { Scrypt } from '@keyhold/internal';
-import { scrypt, scryptPortable } from '@keyhold/internal';
+import type { AesGcm, Scrypt } from '@keyhold/internal';
+import { aesGcm, nodeAesGcm, scrypt, scryptPortable, webCryptoAesGcm } from '@keyhold/internal';
 import { describe, expect, it, vi } from 'vitest';
 import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
-import type { AesGcm } from '../../src/vault/aes-gcm.js';
-import { aesGcm, nodeAesGcm, webCryptoAesGcm } from '../../src/vault/aes-gcm.js';
 import type { KeyManagementService } from '../../src/vault/kms-vault.js';
 import { createLocalVaultDerivingWith } from '../../src/vault/local-vault.js';
 import { open, parseSealedValue, seal } from '../../src/vault/sealed-value.js';
@@ -296,7 +294,7 @@ describe('where the runtime offers no Node built-in, the vault runs on WebCrypto
     vi.resetModules();
     (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
     try {
-      const engines = await import('../../src/vault/aes-gcm.js');
+      const engines = await import('../../../internal/src/aes-gcm.js');
       expect(engines.nodeAesGcm).toBeUndefined();
       expect(engines.aesGcm).toBe(engines.webCryptoAesGcm);
       const internal = await import('@keyhold/internal');

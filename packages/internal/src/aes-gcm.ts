@@ -1,10 +1,10 @@
-// AES-256-GCM in the vault's stored layout, iv (12 bytes) ‖ tag (16) ‖ ciphertext, on two engines: WebCrypto
-// everywhere, and node:crypto's cipher where the runtime has one. WebCrypto alone would do, but on Node each
-// subtle call is a thread-pool round trip that made an encrypt + decrypt about five times slower than the
-// synchronous cipher (bench/token-vault.bench.ts), on the path of every `requestToken`. node:crypto is
-// reached through `process.getBuiltinModule`, not an import, so the main entry still loads without Node
-// built-ins. Both engines give the same bytes for the same key and IV; tests run the stored values and
-// tampering through each of them.
+// AES-256-GCM in the layout Keyhold stores (the token vault's sealed values, oauth-core's sealed refresh
+// successors), iv (12 bytes) ‖ tag (16) ‖ ciphertext, on two engines: WebCrypto everywhere, and node:crypto's
+// cipher where the runtime has one. WebCrypto alone would do, but on Node each subtle call is a thread-pool
+// round trip that made an encrypt + decrypt about five times slower than the synchronous cipher
+// (bench/token-vault.bench.ts), on the path of every `requestToken`. node:crypto is reached through
+// `process.getBuiltinModule`, not an import, so main entries still load without Node built-ins. Both engines
+// give the same bytes for the same key and IV; tests run the stored values and tampering through each.
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
