@@ -8,6 +8,7 @@ import { createClientAdministration } from './client-administration.js';
 import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
 import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { corsHeaders } from './cors.js';
+import { DpopNonceError } from './dpop/nonce-error.js';
 import { OAuthError } from './errors.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
@@ -289,7 +290,11 @@ export function createAuthorizationServerWithEndpoints(
           // RFC 6749 §5.2: a 401 invalid_client carries the scheme the client may authenticate with.
           result = oauthErrorResult(
             error,
-            error.code === 'invalid_client' ? { 'www-authenticate': `Basic realm="${tenantSlug}"` } : {},
+            error.code === 'invalid_client'
+              ? { 'www-authenticate': `Basic realm="${tenantSlug}"` }
+              : error instanceof DpopNonceError
+                ? { 'dpop-nonce': error.nonce }
+                : {},
           );
         }
       }

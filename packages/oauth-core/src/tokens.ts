@@ -36,6 +36,8 @@ export interface AccessTokenClaims {
   readonly iat: number;
   readonly exp: number;
   readonly act?: ActorClaim;
+  /** A DPoP-bound token's confirmation (RFC 9449 §6.1): the SHA-256 thumbprint of the proof key. */
+  readonly cnf?: { readonly jkt: string };
 }
 
 /** The typ header of access tokens (RFC 9068 §2.1). */
@@ -52,6 +54,8 @@ export interface AccessTokenInput {
   readonly act?: ActorClaim;
   /** A `jti` chosen in advance (an authorization code records it); default: a fresh random one. */
   readonly jti?: string;
+  /** Binds the token to a DPoP key (RFC 9449 §6.1 `cnf.jkt`). */
+  readonly jkt?: string;
 }
 
 export async function signAccessToken(
@@ -68,6 +72,7 @@ export async function signAccessToken(
     iat: input.nowSeconds,
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
+    ...(input.jkt === undefined ? {} : { cnf: { jkt: input.jkt } }),
   };
   const active = keys.active;
   const token = active.nativeSigner
@@ -211,6 +216,7 @@ export async function verifyAccessTokenJwt(
   if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') return MALFORMED;
   if (payload.scope !== undefined && typeof payload.scope !== 'string') return MALFORMED;
   if (payload.act !== undefined && !isActor(payload.act)) return MALFORMED;
+  if (payload.cnf !== undefined && !isConfirmation(payload.cnf)) return MALFORMED;
   const claims = payload as unknown as AccessTokenClaims;
   let verified = cache;
   if (verified === undefined) {
@@ -219,6 +225,13 @@ export async function verifyAccessTokenJwt(
   }
   verified.set(token, claims);
   return { ok: true, claims };
+}
+
+/** Whether a `cnf` claim is the one this server writes: `{ jkt }` and a thumbprint-shaped string. */
+function isConfirmation(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const jkt = (value as { readonly jkt?: unknown }).jkt;
+  return typeof jkt === 'string' && /^[A-Za-z0-9_-]{43}$/.test(jkt);
 }
 
 /** The audiences of a token as an array. */

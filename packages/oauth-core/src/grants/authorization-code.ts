@@ -1,5 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
+import { resolveClient } from '../clients.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { verifyPkce } from '../pkce.js';
@@ -34,9 +36,13 @@ async function revokeIssuedFrom(
  * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
  * both were chosen when the code was issued and recorded with it.
  */
-export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  // A client that must prove a key and sent no proof keeps its code for the retry (RFC 9449 §5.2).
+  if (proof === undefined && params.client_id !== undefined) {
+    requireProofOfBoundClient(await resolveClient(context, tenant, params.client_id, request), proof);
+  }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).
   const now = context.clock.now();
@@ -64,6 +70,7 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
   }
@@ -78,6 +85,13 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   }
   if (!verifyPkce(verifier, record.codeChallenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  }
+  if (record.dpopJkt !== undefined && proof?.jkt !== record.dpopJkt) {
+    // RFC 9449 §10: the code was requested for one key (dpop_jkt); only a proof of that key redeems it.
+    throw new OAuthError(
+      'invalid_grant',
+      'the DPoP proof key does not match the dpop_jkt of the authorization request',
+    );
   }
   const granted = record.resources.length > 0 ? record.resources : tenant.resources;
   if (!isWithin(requestedResources, granted)) {
@@ -98,6 +112,8 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
         : { familyId: record.familyId }
       : false,
     ...(record.accessTokenJti === undefined ? {} : { accessTokenJti: record.accessTokenJti }),
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
+    ...(proof !== undefined && client.authMethod === 'none' ? { refreshJkt: proof.jkt } : {}),
     ...(scopes.includes('openid')
       ? {
           idToken: {

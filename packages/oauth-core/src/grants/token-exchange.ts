@@ -1,4 +1,5 @@
 import { authenticateClient } from '../client-authentication.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
@@ -87,12 +88,13 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
  * exact audiences. An actor token must have been issued to the exchanging client, or name it in `may_act`.
  */
-export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
     throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
   }
@@ -176,6 +178,7 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
     refresh: false,
     act,
     notAfterSeconds: subject.exp,
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
   });
   return { ...body, issued_token_type: ACCESS_TOKEN_TYPE };
 };

@@ -33,7 +33,12 @@ export async function introspectHandler(
     if (await context.storage.revokedAccessTokens.isRevoked(tenant.slug, claims.jti, now)) {
       return noStoreJson(200, INACTIVE);
     }
-    return noStoreJson(200, { active: true, token_type: 'Bearer', ...claims });
+    // RFC 9449 §6.2: a bound token's token_type is DPoP, and its cnf is reported (spread with the claims).
+    return noStoreJson(200, {
+      ...claims,
+      active: true,
+      token_type: claims.cnf === undefined ? 'Bearer' : 'DPoP',
+    });
   }
   const record = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(token));
   if (

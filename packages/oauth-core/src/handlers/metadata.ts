@@ -92,6 +92,8 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       // Advertised only when a document may be fetched: a resolver, and a host on the tenant's allowlist.
       client_id_metadata_document_supported:
         context.cimdResolver !== undefined && (tenant.config.allowedCimdDomains?.length ?? 0) > 0,
+      // RFC 9449 §5.1: present exactly when DPoP works (a spend-once store keeps proofs single use).
+      ...(context.dpop ? { dpop_signing_alg_values_supported: context.dpop.algorithms } : {}),
     },
     CACHE,
   );
