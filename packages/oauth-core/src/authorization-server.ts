@@ -2,7 +2,7 @@ import type { FetchHandler, HandlerRequest, HandlerResult, RawArea, RequestOutco
 import { RAW_HANDLER, StorageUnavailableError } from '@keyhold/core';
 import { storageUnavailableResult } from '@keyhold/internal';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-import { bearerChallenge, checkBearer, policyFor, presentsBearer } from './bearer.js';
+import { bearerChallenge, checkBearer, policyFor, presentsCredentials } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
 import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
@@ -367,7 +367,7 @@ export function createAuthorizationServerWithEndpoints(
       authorizationServerMetadata(ctx, tenant),
     ),
     protectedResourceMetadata: endpoint('metadata', false, async (_ctx, tenant) =>
-      protectedResourceMetadata(tenant),
+      protectedResourceMetadata(context, tenant),
     ),
     jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
     userinfo: endpoint('userinfo', false, userinfoHandler),
@@ -395,7 +395,7 @@ export function createAuthorizationServerWithEndpoints(
             ok: false,
             result: bearerChallenge({
               realm: tenantSlug,
-              ...(presentsBearer(authorizationHeader) ? { error: 'invalid_token' as const } : {}),
+              ...(presentsCredentials(authorizationHeader) ? { error: 'invalid_token' as const } : {}),
               description: 'unknown tenant',
             }),
           };
@@ -405,8 +405,9 @@ export function createAuthorizationServerWithEndpoints(
           tenant,
           authorizationHeader,
           policyFor(tenant, verifyOptions),
+          verifyOptions.request,
         );
-        if (!check.ok && presentsBearer(authorizationHeader)) {
+        if (!check.ok && presentsCredentials(authorizationHeader)) {
           logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
         }
         return check;

@@ -175,6 +175,8 @@ describe('protected resource metadata (RFC 9728)', () => {
       authorization_servers: [ISSUER],
       bearer_methods_supported: ['header'],
       scopes_supported: ['mcp'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+      dpop_bound_access_tokens_required: false,
     });
   });
 
