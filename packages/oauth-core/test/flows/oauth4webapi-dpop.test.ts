@@ -61,7 +61,12 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
     const registered = await oauth.processDynamicClientRegistrationResponse(
       await oauth.dynamicClientRegistrationRequest(
         as,
-        { redirect_uris: [REDIRECT], client_name: 'DPoP Client', token_endpoint_auth_method: 'none', dpop_bound_access_tokens: true },
+        {
+          redirect_uris: [REDIRECT],
+          client_name: 'DPoP Client',
+          token_endpoint_auth_method: 'none',
+          dpop_bound_access_tokens: true,
+        },
         insecure,
       ),
     );
@@ -69,7 +74,12 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
     const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const params = oauth.validateAuthResponse(as, client, await authorize(client.client_id, verifier, state), state);
+    const params = oauth.validateAuthResponse(
+      as,
+      client,
+      await authorize(client.client_id, verifier, state),
+      state,
+    );
 
     // The same code is sent twice: first answered use_dpop_nonce, then redeemed (nothing spent before).
     const { value: tokens, retried } = await withNonceRetry(async () =>
@@ -88,10 +98,17 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
     const resource = new URL(`${host.issuer}/mcp`);
     const call = () =>
       withNonceRetry(async () => {
-        const response = await oauth.protectedResourceRequest(tokens.access_token, 'GET', resource, undefined, undefined, {
-          DPoP,
-          ...insecure,
-        });
+        const response = await oauth.protectedResourceRequest(
+          tokens.access_token,
+          'GET',
+          resource,
+          undefined,
+          undefined,
+          {
+            DPoP,
+            ...insecure,
+          },
+        );
         return { status: response.status, body: (await response.json()) as unknown };
       });
     const first = await call();
@@ -108,7 +125,10 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
       oauth.processRefreshTokenResponse(
         as,
         client,
-        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), String(tokens.refresh_token), { DPoP, ...insecure }),
+        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), String(tokens.refresh_token), {
+          DPoP,
+          ...insecure,
+        }),
       ),
     );
     expect(refreshed.token_type).toBe('dpop');
