@@ -96,12 +96,14 @@ function instance(
   base: string,
   storage: OAuthStorage,
   keys: SigningKeyConfig[],
+  dpop: AuthorizationServerOptions['dpop'],
 ): { app: Area; mcp: McpEndpoint } {
   const oauth = createAuthorizationServer({
     baseUrl: base,
     tenants: createStaticTenants({ demo: { signingKeys: keys, singleUserId: 'owner' } }),
     storage,
     singleUserMode: true,
+    ...(dpop === undefined ? {} : { dpop }),
   });
   const mcp = createMcpEndpoint({
     resource: oauth.protectedResource('demo', { url: `${base}/mcp` }),
@@ -177,6 +179,8 @@ function suite(name: string, dpop: AuthorizationServerOptions['dpop']): void {
         const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
         expect(textOf(result)).toContain('hello');
         expect(textOf(result)).toContain('owner');
+        // With nonces required the servers handed the session one (the SDK retried with it); without, none.
+        expect((await provider.session).nonceFor(base) !== undefined).toBe(dpop !== undefined);
         await client.close();
       });
 
