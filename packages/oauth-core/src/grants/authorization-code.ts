@@ -39,9 +39,16 @@ async function revokeIssuedFrom(
 export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
-  // A client that must prove a key and sent no proof keeps its code for the retry (RFC 9449 §5.2).
+  // A client that must prove a key and sent no proof keeps its code for the retry (RFC 9449 §5.2). Only
+  // that: a client id this lookup cannot resolve changes nothing, and the code is taken below as before.
   if (proof === undefined && params.client_id !== undefined) {
-    requireProofOfBoundClient(await resolveClient(context, tenant, params.client_id, request), proof);
+    const presenter = await resolveClient(context, tenant, params.client_id, request).catch(
+      (error: unknown) => {
+        if (error instanceof OAuthError) return undefined;
+        throw error;
+      },
+    );
+    if (presenter !== undefined) requireProofOfBoundClient(presenter, proof);
   }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).

@@ -364,6 +364,15 @@ describe('clients registered with dpop_bound_access_tokens must prove a key (RFC
     expect(retry.status).toBe(200);
   });
 
+  it('a code presented without a proof under an unknown client_id is still taken (it has leaked)', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const stolen = await exchangeCode(t, { client_id: 'nobody' }, code, verifier, {});
+    expect(json(stolen).error).toBe('invalid_client');
+    expect(json(await exchangeCode(t, client, code, verifier, {})).error).toBe('invalid_grant');
+  });
+
   it('a provisioned machine client with the flag gets invalid_dpop_proof without a proof', async () => {
     const t = await createTestServer();
     const client = await provisionClient(t.server, {
