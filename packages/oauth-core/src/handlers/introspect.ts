@@ -35,9 +35,9 @@ export async function introspectHandler(
     }
     // RFC 9449 §6.2: a bound token's token_type is DPoP, and its cnf is reported (spread with the claims).
     return noStoreJson(200, {
-      ...claims,
       active: true,
       token_type: claims.cnf === undefined ? 'Bearer' : 'DPoP',
+      ...claims,
     });
   }
   const record = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(token));
