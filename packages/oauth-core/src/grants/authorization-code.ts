@@ -1,6 +1,6 @@
 import { sha256Base64url } from '@keyhold/internal';
+import { isMetadataDocumentClientId } from '../cimd/client-id-url.js';
 import { authenticateClient } from '../client-authentication.js';
-import { resolveClient } from '../clients.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
@@ -39,16 +39,21 @@ async function revokeIssuedFrom(
 export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
-  // A client that must prove a key and sent no proof keeps its code for the retry (RFC 9449 §5.2). Only
-  // that: a client id this lookup cannot resolve changes nothing, and the code is taken below as before.
-  if (proof === undefined && params.client_id !== undefined) {
-    const presenter = await resolveClient(context, tenant, params.client_id, request).catch(
-      (error: unknown) => {
-        if (error instanceof OAuthError) return undefined;
-        throw error;
-      },
-    );
-    if (presenter !== undefined) requireProofOfBoundClient(presenter, proof);
+  // A registered client that must prove a key and sent no proof keeps its code for the retry (RFC 9449
+  // §5.2). A read of the (cached) client record only: an id it does not find changes nothing, and the code
+  // is taken below as before. Metadata-document clients are judged after the code is taken, like the rest.
+  if (
+    proof === undefined &&
+    params.client_id !== undefined &&
+    !isMetadataDocumentClientId(params.client_id)
+  ) {
+    const registered = await context.storage.clients.get(tenant.slug, params.client_id);
+    if (
+      registered !== undefined &&
+      (registered.expiresAt === undefined || registered.expiresAt > context.clock.now())
+    ) {
+      requireProofOfBoundClient(registered, proof);
+    }
   }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).

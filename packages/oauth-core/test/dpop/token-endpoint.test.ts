@@ -95,6 +95,33 @@ describe('a valid proof binds the issued access token to its key (RFC 9449 §5, 
     expect(decodePayload(String(json(result).access_token)).cnf).toEqual({ jkt });
   });
 
+  it('token exchange: the exchanged token is bound to the exchanging client key', async () => {
+    const t = await createTestServer();
+    const app = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, app.client_id, { scope: 'mcp' });
+    const userToken = String(json(await exchangeCode(t, app, code, verifier)).access_token);
+    const exchanger = await provisionClient(t.server, {
+      grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+      tokenExchangeAudiences: ['https://files.example'],
+    });
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        {
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: userToken,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          audience: 'https://files.example',
+        },
+        { ...basic(exchanger.client_id, String(exchanger.client_secret)), dpop: await proofFor(t) },
+      ),
+      'demo',
+    );
+    expect(result.status).toBe(200);
+    expect(json(result).token_type).toBe('DPoP');
+    expect(decodePayload(String(json(result).access_token)).cnf).toEqual({ jkt });
+  });
+
   it('introspection reports token_type DPoP and cnf for a bound token (RFC 9449 §6.2)', async () => {
     const t = await createTestServer();
     const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
