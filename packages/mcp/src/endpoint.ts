@@ -234,9 +234,10 @@ function registerModules(modules: readonly McpServedModule[], needsSourcePath: b
   return registered;
 }
 
+// DPoP (RFC 9449): browser clients send a proof, and must read the nonce a resource asks them to retry with.
 const ALLOWED_HEADERS =
-  'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, mcp-claim-code';
-const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version';
+  'authorization, content-type, dpop, mcp-protocol-version, mcp-session-id, last-event-id, mcp-claim-code';
+const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce, Mcp-Session-Id, Mcp-Protocol-Version';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

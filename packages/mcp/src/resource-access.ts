@@ -20,7 +20,11 @@ export async function authenticate(
   request: Request,
   logger: Logger,
 ): Promise<Authentication> {
-  const access = await resource.verify(request.headers.get('authorization') ?? undefined);
+  // The method and proof travel with the token: `Authorization: DPoP` is checked against them (RFC 9449 §7).
+  const access = await resource.verify(request.headers.get('authorization') ?? undefined, {
+    method: request.method,
+    dpop: request.headers.get('dpop') ?? undefined,
+  });
   if (!access.ok && access.result.status === 503) {
     // oauth-core logged the outage; the answer speaks JSON-RPC like every other answer of the endpoint.
     const retryAfterSeconds = Number(access.result.headers['retry-after'] ?? '1');

@@ -5,22 +5,29 @@ import { inProcessEndpoint, listToolsRequest, PUBLIC_URL, toolNames } from './he
 const challengeOf = (response: Response): string => response.headers.get('www-authenticate') ?? '';
 
 describe('RFC 6750 §3 / RFC 9728 §5.1: a request without a valid token gets a 401 challenge', () => {
-  // RFC 6750 §3.1: no authentication information, no error code (a DPoP scheme is not Bearer credentials).
-  it.each([
-    ['no token is sent', ''],
-    ['a DPoP authorization scheme is sent', 'DPoP eyJhbGciOiJFUzI1NiJ9.e30.sig'],
-  ])(
-    'names the realm (tenant), the resource metadata URL and the scope needed, and no error code, when %s',
-    async (_, header) => {
-      const { endpoint } = inProcessEndpoint();
-      const response = await endpoint.fetch(listToolsRequest({ authorization: header }));
-      expect(response.status).toBe(401);
-      expect(challengeOf(response)).toBe(
-        'Bearer realm="demo", resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"',
-      );
-      expect(response.headers.get('cache-control')).toBe('no-store');
-    },
-  );
+  // RFC 6750 §3.1: no authentication information, no error code; the DPoP challenge follows (RFC 9449 §7.1).
+  it('names the realm (tenant), the resource metadata URL and the scope needed, and no error code, when no token is sent', async () => {
+    const { endpoint } = inProcessEndpoint();
+    const response = await endpoint.fetch(listToolsRequest({ authorization: '' }));
+    expect(response.status).toBe(401);
+    const metadata = 'http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp';
+    expect(challengeOf(response)).toBe(
+      `Bearer realm="demo", resource_metadata="${metadata}", scope="mcp:tools", ` +
+        `DPoP realm="demo", resource_metadata="${metadata}", algs="ES256 ES384 ES512 PS256 RS256 EdDSA Ed25519", scope="mcp:tools"`,
+    );
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('refuses a DPoP scheme whose token is not one of the server with 401 invalid_token on the DPoP challenge', async () => {
+    const { endpoint } = inProcessEndpoint();
+    const response = await endpoint.fetch(
+      listToolsRequest({ authorization: 'DPoP eyJhbGciOiJFUzI1NiJ9.e30.sig' }),
+    );
+    expect(response.status).toBe(401);
+    const [bearer, dpop] = challengeOf(response).split(', DPoP ');
+    expect(bearer).not.toContain('error=');
+    expect(dpop).toContain('error="invalid_token"');
+  });
 
   it('refuses a token the authorization server did not sign with 401 invalid_token', async () => {
     const { endpoint } = inProcessEndpoint();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inProcessEndpoint, listToolsRequest, PUBLIC_URL } from './helpers.js';
 
 const PAGE = 'https://app.example';
-const EXPOSED = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version';
+const EXPOSED = 'WWW-Authenticate, DPoP-Nonce, Mcp-Session-Id, Mcp-Protocol-Version';
 
 function preflight(origin: string): Request {
   return new Request(PUBLIC_URL, {
@@ -25,7 +25,7 @@ describe('CORS: a preflight from a listed origin is answered 204 before authenti
     expect(response.headers.get('vary')).toContain('Origin');
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE');
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, mcp-claim-code',
+      'authorization, content-type, dpop, mcp-protocol-version, mcp-session-id, last-event-id, mcp-claim-code',
     );
     expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
   });

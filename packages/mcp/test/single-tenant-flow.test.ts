@@ -128,6 +128,8 @@ describe('a resource at /mcp on a single-tenant app completes the whole flow wit
       authorization_servers: [`${base}/tenant/demo`],
       bearer_methods_supported: ['header'],
       scopes_supported: ['openid', 'mcp:tools'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+      dpop_bound_access_tokens_required: false,
     });
     const challenge = (await fetch(`${base}/mcp`, { method: 'POST' })).headers.get('www-authenticate');
     expect(challenge).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);

@@ -2,12 +2,13 @@ import type { FetchHandler, HandlerRequest, HandlerResult, RawArea, RequestOutco
 import { RAW_HANDLER, StorageUnavailableError } from '@keyhold/core';
 import { storageUnavailableResult } from '@keyhold/internal';
 import type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
-import { bearerChallenge, checkBearer, policyFor, presentsBearer } from './bearer.js';
+import { bearerChallenge, checkBearer, policyFor, presentsCredentials } from './bearer.js';
 import type { ClientAdministration } from './client-administration.js';
 import { createClientAdministration } from './client-administration.js';
 import { createCachedClientStore, DEFAULT_CLIENT_CACHE_TTL_SECONDS } from './client-cache.js';
 import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { corsHeaders } from './cors.js';
+import { DpopNonceError } from './dpop/nonce-error.js';
 import { OAuthError } from './errors.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
@@ -295,7 +296,11 @@ export function createAuthorizationServerWithEndpoints(
           // RFC 6749 §5.2: a 401 invalid_client carries the scheme the client may authenticate with.
           result = oauthErrorResult(
             error,
-            error.code === 'invalid_client' ? { 'www-authenticate': `Basic realm="${tenantSlug}"` } : {},
+            error.code === 'invalid_client'
+              ? { 'www-authenticate': `Basic realm="${tenantSlug}"` }
+              : error instanceof DpopNonceError
+                ? { 'dpop-nonce': error.nonce }
+                : {},
           );
         }
       }
@@ -368,7 +373,7 @@ export function createAuthorizationServerWithEndpoints(
       authorizationServerMetadata(ctx, tenant),
     ),
     protectedResourceMetadata: endpoint('metadata', false, async (_ctx, tenant) =>
-      protectedResourceMetadata(tenant),
+      protectedResourceMetadata(context, tenant),
     ),
     jwks: endpoint('jwks', false, async (_ctx, tenant) => jwksDocument(tenant)),
     userinfo: endpoint('userinfo', false, userinfoHandler),
@@ -396,7 +401,7 @@ export function createAuthorizationServerWithEndpoints(
             ok: false,
             result: bearerChallenge({
               realm: tenantSlug,
-              ...(presentsBearer(authorizationHeader) ? { error: 'invalid_token' as const } : {}),
+              ...(presentsCredentials(authorizationHeader) ? { error: 'invalid_token' as const } : {}),
               description: 'unknown tenant',
             }),
           };
@@ -406,8 +411,9 @@ export function createAuthorizationServerWithEndpoints(
           tenant,
           authorizationHeader,
           policyFor(tenant, verifyOptions),
+          verifyOptions.request,
         );
-        if (!check.ok && presentsBearer(authorizationHeader)) {
+        if (!check.ok && presentsCredentials(authorizationHeader)) {
           logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
         }
         return check;

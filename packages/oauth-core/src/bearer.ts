@@ -1,5 +1,6 @@
 import type { HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/internal';
+import { checkDpopProof } from './dpop/check.js';
 import { tokenRefusal } from './grant-records.js';
 import type { ServerContext } from './options.js';
 import { isWithin, scopeList } from './scopes.js';
@@ -32,6 +33,29 @@ export interface VerifyAccessTokenOptions {
    * `scope` hint, so clients stop instead of stepping up to a token just like the one they hold).
    */
   readonly allowMachineSubjects?: boolean;
+  /**
+   * The request's method and `DPoP` header, for a token presented as `Authorization: DPoP` (RFC 9449 §7):
+   * the proof is checked against the method and the resource URL. Without them a DPoP-scheme request is
+   * refused (`invalid_dpop_proof`).
+   */
+  readonly request?: DpopRequest;
+}
+
+/**
+ * What a resource passes along for DPoP: the request's method and its `DPoP` header (as received; two
+ * headers joined with a comma are refused).
+ *
+ * @example
+ * ```ts
+ * await resource.verify(request.headers.get('authorization') ?? undefined, {
+ *   method: request.method,
+ *   dpop: request.headers.get('dpop') ?? undefined,
+ * });
+ * ```
+ */
+export interface DpopRequest {
+  readonly method: string;
+  readonly dpop?: string | undefined;
 }
 
 /**
@@ -80,33 +104,67 @@ export interface BearerChallengeOptions {
   /** 401 unless given: a 403 refuses a token the client should not simply replace with a fresh one. */
   readonly status?: 401 | 403;
   /**
-   * The RFC 6750 §3.1 error code. Omitted when the request carried no bearer credentials at all: the
-   * challenge then says only how to authenticate (RFC 6750 §3.1: no error code without credentials).
+   * The RFC 6750 §3.1 (or RFC 9449 §7.1) error code. Omitted when the request carried no credentials at
+   * all: the challenge then says only how to authenticate (RFC 6750 §3.1: no error code without credentials).
    */
-  readonly error?: 'invalid_token' | 'insufficient_scope';
+  readonly error?: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
   readonly description?: string;
   /** The scopes a fresh token should ask for; never sent on a refusal a new scope cannot cure. */
   readonly scope?: string | undefined;
+  /** DPoP is accepted too: a `DPoP` challenge with these `algs` follows the Bearer one (RFC 9449 §7.1). */
+  readonly dpopAlgorithms?: readonly string[] | undefined;
+  /** The scheme the request used: the error goes on its challenge alone (RFC 9449 §7.2). Default Bearer. */
+  readonly scheme?: 'Bearer' | 'DPoP';
+  /** A nonce to retry with (`DPoP-Nonce`, RFC 9449 §9). */
+  readonly dpopNonce?: string;
 }
 
-/** A Bearer challenge response (RFC 6750 §3, RFC 9728 §5.1). */
+/**
+ * A Bearer challenge response (RFC 6750 §3, RFC 9728 §5.1), followed by a DPoP challenge when DPoP is
+ * accepted (RFC 9449 §7.1). Each parameter appears once per challenge (RFC 9110 §11.2); the error sits on
+ * the challenge of the scheme the request used, and both challenges keep `resource_metadata`, since some
+ * clients read it from the Bearer challenge only.
+ */
 export function bearerChallenge(options: BearerChallengeOptions): HandlerResult {
-  const { realm, resourceMetadataUrl, error, description, scope } = options;
-  const parts = [`realm=${quoted(realm)}`];
-  if (resourceMetadataUrl) parts.push(`resource_metadata=${quoted(resourceMetadataUrl)}`);
-  if (error !== undefined) {
-    parts.push(`error=${quoted(error)}`);
-    if (description !== undefined) parts.push(`error_description=${quoted(description)}`);
-  }
-  if (scope !== undefined && scope !== '') parts.push(`scope=${quoted(scope)}`);
+  const { realm, resourceMetadataUrl, error, description, scope, dpopAlgorithms } = options;
+  const scheme = dpopAlgorithms === undefined ? 'Bearer' : (options.scheme ?? 'Bearer');
+  const params = (forScheme: 'Bearer' | 'DPoP'): string => {
+    const parts = [`realm=${quoted(realm)}`];
+    if (resourceMetadataUrl) parts.push(`resource_metadata=${quoted(resourceMetadataUrl)}`);
+    if (forScheme === 'DPoP') parts.push(`algs=${quoted((dpopAlgorithms ?? []).join(' '))}`);
+    if (error !== undefined && forScheme === scheme) {
+      parts.push(`error=${quoted(error)}`);
+      if (description !== undefined) parts.push(`error_description=${quoted(description)}`);
+    }
+    if (scope !== undefined && scope !== '') parts.push(`scope=${quoted(scope)}`);
+    return `${forScheme} ${parts.join(', ')}`;
+  };
   const body =
     error === undefined
       ? { error_description: description ?? 'a bearer token is required' }
       : { error, ...(description === undefined ? {} : { error_description: description }) };
+  const challenge =
+    dpopAlgorithms === undefined ? params('Bearer') : `${params('Bearer')}, ${params('DPoP')}`;
   return jsonResult(options.status ?? 401, body, {
-    'www-authenticate': `Bearer ${parts.join(', ')}`,
+    'www-authenticate': challenge,
     'cache-control': 'no-store',
+    ...(options.dpopNonce === undefined ? {} : { 'dpop-nonce': options.dpopNonce }),
   });
+}
+
+/** The credentials of an `Authorization` header: a Bearer or DPoP token, none, or a malformed one. */
+export type PresentedToken =
+  | { readonly kind: 'token'; readonly scheme: 'Bearer' | 'DPoP'; readonly token: string }
+  | { readonly kind: 'malformed'; readonly scheme: 'Bearer' | 'DPoP' }
+  | { readonly kind: 'none' };
+
+/** Reads `Bearer <token68>` (RFC 6750 §2.1) or `DPoP <token68>` (RFC 9449 §7.1); any other scheme is none. */
+export function presentedToken(authorization: string | undefined): PresentedToken {
+  const scheme = /^\s*(Bearer|DPoP)(?: |$)/i.exec(authorization ?? '')?.[1];
+  if (scheme === undefined) return { kind: 'none' };
+  const name = scheme.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+  const token = /^\s*(?:Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization ?? '')?.[1];
+  return token === undefined ? { kind: 'malformed', scheme: name } : { kind: 'token', scheme: name, token };
 }
 
 /**
@@ -115,6 +173,11 @@ export function bearerChallenge(options: BearerChallengeOptions): HandlerResult 
  */
 export function presentsBearer(authorization: string | undefined): authorization is string {
   return authorization !== undefined && /^Bearer(?: |$)/i.test(authorization.trimStart());
+}
+
+/** Whether a request carries Bearer or DPoP credentials: a refusal of them is a security event worth a log line. */
+export function presentsCredentials(authorization: string | undefined): authorization is string {
+  return presentedToken(authorization).kind !== 'none';
 }
 
 /**
@@ -139,6 +202,8 @@ export interface BearerPolicy {
   readonly resourceMetadataUrl: string;
   readonly requiredScopes: readonly string[];
   readonly allowMachineSubjects: boolean;
+  /** Only DPoP-bound tokens are served (RFC 9728 `dpop_bound_access_tokens_required`). */
+  readonly dpopRequired?: boolean;
 }
 
 /** A token that passed signature, issuer, expiry, audience and revocation, or why it did not. */
@@ -179,6 +244,11 @@ export function policyFor(tenant: Tenant, options: VerifyAccessTokenOptions): Be
   };
 }
 
+/** The nonce label of a resource: distinct from the authorization server's and from every other resource's. */
+export function resourceNonceLabel(resource: string): string {
+  return `rs:${resource}`;
+}
+
 /**
  * THE bearer policy of every protected resource (`verifyAccessToken`, `protectedResource().verify` and so
  * the MCP endpoint): the token (see {@link validateAccessToken}), then the machine-subject rule, then the
@@ -189,6 +259,7 @@ export async function checkBearer(
   tenant: Tenant,
   authorization: string | undefined,
   policy: BearerPolicy,
+  request?: DpopRequest,
 ): Promise<AccessTokenCheck> {
   const required = policy.requiredScopes;
   // MCP asks servers to name the needed scopes in the 401 too, so a client requests them the first time.
@@ -204,21 +275,66 @@ export async function checkBearer(
       'required resource scopes are not all in scopesSupported: no token can be accepted',
     );
   }
-  const challengeBase = { realm: tenant.slug, resourceMetadataUrl: policy.resourceMetadataUrl };
+  const dpop = context.dpop;
+  const presented = presentedToken(authorization);
+  // A DPoP token at a server without DPoP is no credential it understands.
+  const scheme =
+    presented.kind === 'none' || (presented.scheme === 'DPoP' && dpop === undefined)
+      ? undefined
+      : presented.scheme;
+  const challengeBase = {
+    realm: tenant.slug,
+    resourceMetadataUrl: policy.resourceMetadataUrl,
+    ...(dpop === undefined ? {} : { dpopAlgorithms: dpop.algorithms }),
+    ...(scheme === undefined ? {} : { scheme }),
+  };
   const fail = (description: string): AccessTokenCheck => ({
     ok: false,
     result: bearerChallenge({ ...challengeBase, error: 'invalid_token', description, scope: scopeHint }),
   });
-  // No Bearer credentials at all (nothing, or another scheme such as DPoP): RFC 6750 §3.1 wants a
+  // No credentials at all (nothing, or a scheme this server does not take): RFC 6750 §3.1 wants a
   // challenge without an error code; it still names the scopes so the first token asks for them.
-  if (!presentsBearer(authorization)) {
+  if (scheme === undefined || presented.kind === 'none') {
     return { ok: false, result: bearerChallenge({ ...challengeBase, scope: scopeHint }) };
   }
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
-  if (!match?.[1]) return fail('the Authorization header must be "Bearer <token>"');
-  const valid = await validateAccessToken(context, tenant, match[1], policy.resource);
+  if (presented.kind === 'malformed') return fail(`the Authorization header must be "${scheme} <token>"`);
+  if (scheme === 'Bearer' && policy.dpopRequired === true && dpop !== undefined) {
+    return fail('this resource accepts DPoP-bound tokens only: present the token with the DPoP scheme');
+  }
+  const valid = await validateAccessToken(context, tenant, presented.token, policy.resource);
   if (!valid.ok) return fail(valid.description);
   const claims = valid.claims;
+  if (scheme === 'Bearer' && claims.cnf !== undefined) {
+    // RFC 9449 §7.2: a stolen bound token must not work by dropping the proof.
+    return fail('the access token is DPoP-bound: present it with the DPoP scheme and a proof');
+  }
+  if (scheme === 'DPoP' && dpop !== undefined) {
+    if (claims.cnf === undefined) return fail('the access token is not DPoP-bound: present it as Bearer');
+    const check = await checkDpopProof(dpop, request?.dpop, {
+      method: request?.method ?? '',
+      url: policy.resource,
+      nonceLabel: resourceNonceLabel(policy.resource),
+      accessToken: presented.token,
+      nowMs: context.clock.now(),
+    });
+    if (!check.ok) {
+      context.logger.info(
+        { event: 'dpop_refused', reason: check.reason, endpoint: 'resource', tenant: tenant.slug },
+        'DPoP proof refused at a protected resource',
+      );
+      return {
+        ok: false,
+        result: bearerChallenge({
+          ...challengeBase,
+          error: check.kind === 'nonce' ? 'use_dpop_nonce' : 'invalid_dpop_proof',
+          description: check.description,
+          ...(check.kind === 'nonce' ? { dpopNonce: check.nonce } : {}),
+        }),
+      };
+    }
+    if (check.proof.jkt !== claims.cnf.jkt)
+      return fail('the DPoP proof key is not the key the token is bound to');
+  }
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && !policy.allowMachineSubjects) {
     // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
     // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.

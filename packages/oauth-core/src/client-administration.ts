@@ -63,6 +63,8 @@ export interface ClientProvisionInput {
   readonly tokenEndpointAuthSigningAlg?: string;
   /** `web` or `native`; default: inferred from the redirect URIs. */
   readonly applicationType?: ApplicationType;
+  /** RFC 9449 §5.2: every token request of the client must carry a DPoP proof. Default `false`. */
+  readonly dpopBoundAccessTokens?: boolean;
 }
 
 /**
@@ -186,6 +188,9 @@ export function createClientAdministration(options: ClientAdministrationOptions)
           ? {}
           : { tokenEndpointAuthSigningAlg: input.tokenEndpointAuthSigningAlg }),
         ...(input.applicationType === undefined ? {} : { applicationType: input.applicationType }),
+        ...(input.dpopBoundAccessTokens === undefined
+          ? {}
+          : { dpopBoundAccessTokens: input.dpopBoundAccessTokens }),
       };
       const metadata = checkClientMetadata(draft, scopesSupported);
       const accepted = config?.tokenEndpointAuthMethods;
@@ -370,5 +375,6 @@ export function clientRecord(
       ? {}
       : { tokenEndpointAuthSigningAlg: metadata.tokenEndpointAuthSigningAlg }),
     ...(metadata.applicationType === undefined ? {} : { applicationType: metadata.applicationType }),
+    ...(metadata.dpopBoundAccessTokens === true ? { dpopBoundAccessTokens: true } : {}),
   };
 }

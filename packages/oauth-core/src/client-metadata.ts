@@ -102,6 +102,8 @@ export interface ClientMetadata {
    * from the redirect URIs (`native` when any is loopback or private-use); the checked metadata always has it.
    */
   readonly applicationType?: ApplicationType;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: the client always proves a DPoP key at the token endpoint. */
+  readonly dpopBoundAccessTokens?: boolean;
 }
 
 function invalid(description: string): OAuthError {
@@ -200,6 +202,9 @@ export function checkClientMetadata(
     const problem = redirectUriProblem(redirectUri, metadata.applicationType);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${problem}`);
   }
+  if (metadata.dpopBoundAccessTokens !== undefined && typeof metadata.dpopBoundAccessTokens !== 'boolean') {
+    throw invalid('dpop_bound_access_tokens must be a boolean');
+  }
   const applicationType = metadata.applicationType ?? inferApplicationType(redirectUris);
   if (applicationType !== 'web' && applicationType !== 'native') {
     throw invalid('application_type must be "web" or "native"');
@@ -274,5 +279,6 @@ export function checkClientMetadata(
     ...(jwks === undefined ? {} : { jwks }),
     ...(signingAlg === undefined ? {} : { tokenEndpointAuthSigningAlg: signingAlg }),
     applicationType,
+    ...(metadata.dpopBoundAccessTokens === true ? { dpopBoundAccessTokens: true } : {}),
   };
 }

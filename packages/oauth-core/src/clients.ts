@@ -42,6 +42,8 @@ export interface ResolvedClient {
   readonly signingAlg?: string;
   /** Stated by the client, or inferred from its redirect URIs. */
   readonly applicationType: ApplicationType;
+  /** RFC 9449 §5.2: every token request of the client must carry a DPoP proof. */
+  readonly dpopBoundAccessTokens?: boolean;
   /**
    * How the client's `jwks_uri` may be fetched for this request: the tenant's allowlist (absent only for
    * clients the host provisioned itself) and the requesting address a first fetch is charged to.
@@ -239,6 +241,7 @@ export async function resolveClient(
         ? {}
         : { signingAlg: metadata.tokenEndpointAuthSigningAlg }),
       applicationType,
+      ...(document.dpop_bound_access_tokens === true ? { dpopBoundAccessTokens: true } : {}),
       keySetFetch: { allowedDomains, requesterIp: request.ip },
     };
   }
@@ -270,6 +273,7 @@ export async function resolveClient(
       ? {}
       : { signingAlg: record.tokenEndpointAuthSigningAlg }),
     applicationType: record.applicationType ?? inferApplicationType(record.redirectUris),
+    ...(record.dpopBoundAccessTokens === true ? { dpopBoundAccessTokens: true } : {}),
     // A client the host provisioned itself may publish its keys anywhere; every other follows the allowlist.
     keySetFetch:
       record.registration === 'provisioned'

@@ -16,6 +16,12 @@ export function allowOriginFor(
   return origin !== undefined && isAllowedOrigin(origin, allowed) ? origin : undefined;
 }
 
+/**
+ * Response headers a browser client must read: the DPoP nonce to retry with (RFC 9449 §8) and the
+ * challenges of a refusal (RFC 9449 §7.1).
+ */
+const EXPOSED_HEADERS = 'dpop-nonce, www-authenticate';
+
 /** The CORS headers of an actual (non-preflight) response. */
 export function corsHeaders(
   request: HandlerRequest,
@@ -24,8 +30,12 @@ export function corsHeaders(
   const allowOrigin = allowOriginFor(request.headers.origin, allowed);
   if (allowOrigin === undefined) return allowed === 'any' ? {} : { vary: 'origin' };
   return allowOrigin === '*'
-    ? { 'access-control-allow-origin': '*' }
-    : { 'access-control-allow-origin': allowOrigin, vary: 'origin' };
+    ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS }
+    : {
+        'access-control-allow-origin': allowOrigin,
+        'access-control-expose-headers': EXPOSED_HEADERS,
+        vary: 'origin',
+      };
 }
 
 /**

@@ -5,7 +5,7 @@ import { optionValidators } from '@keyhold/internal';
 /**
  * The codes an {@link OAuthError} carries: the OAuth error codes of RFC 6749, 6750, 7591, 8693, 8707 and
  * OIDC that this server answers with (OIDC Core §6 and RFC 9101 for `request_not_supported` and
- * `request_uri_not_supported`), and `rate_limited` (429 with `Retry-After`, when `rateLimits` is set).
+ * `request_uri_not_supported`, RFC 9449 for `invalid_dpop_proof` and `use_dpop_nonce`), and `rate_limited` (429 with `Retry-After`, when `rateLimits` is set).
  * Codes are API: they are added, never renamed.
  *
  * @example
@@ -35,7 +35,9 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'rate_limited'
   | 'request_not_supported'
-  | 'request_uri_not_supported';
+  | 'request_uri_not_supported'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   invalid_request: 400,
@@ -58,6 +60,8 @@ const STATUS: Readonly<Record<OAuthErrorCode, number>> = {
   rate_limited: 429,
   request_not_supported: 400,
   request_uri_not_supported: 400,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
 };
 
 /**

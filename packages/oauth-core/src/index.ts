@@ -1,6 +1,6 @@
 export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
-export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
+export type { AccessTokenCheck, DpopRequest, VerifyAccessTokenOptions } from './bearer.js';
 // CIMD is an option of the server (`cimd`); federated login is `@keyhold/oauth-core/federated`.
 export type { CimdOptions } from './cimd/options.js';
 export type {

@@ -1,4 +1,4 @@
-import type { CryptoKey, JWK, JWTHeaderParameters, JWTPayload } from 'jose';
+import type { CryptoKey, EmbeddedJWK, JWK, JWTHeaderParameters, JWTPayload } from 'jose';
 import { errors, jwtVerify } from 'jose';
 
 /** What a JWT must be to be accepted; jose checks all of it. */
@@ -33,12 +33,12 @@ export type JwtVerification =
  */
 export async function verifyJwt(
   token: string,
-  key: CryptoKey | Uint8Array | JWK,
+  key: CryptoKey | Uint8Array | JWK | typeof EmbeddedJWK,
   expected: JwtExpectations,
 ): Promise<JwtVerification> {
   if (expected.algorithms.length === 0) throw new TypeError('verifyJwt needs at least one algorithm');
   try {
-    const { payload, protectedHeader } = await jwtVerify(token, key, {
+    const options = {
       algorithms: [...expected.algorithms],
       currentDate: new Date(expected.nowMs),
       ...(expected.typ === undefined ? {} : { typ: expected.typ }),
@@ -48,7 +48,10 @@ export async function verifyJwt(
       ...(expected.clockToleranceSeconds === undefined
         ? {}
         : { clockTolerance: expected.clockToleranceSeconds }),
-    });
+    };
+    // Two calls for jose's two overloads: a key, or a function finding it in the token (a DPoP proof's jwk).
+    const { payload, protectedHeader } =
+      typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
     return { ok: true, payload, header: protectedHeader };
   } catch (error) {
     if (error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired) {

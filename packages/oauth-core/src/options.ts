@@ -11,6 +11,7 @@ import {
   DEFAULT_CONSENT_STRINGS,
   renderConsentPage,
 } from './consent-screen.js';
+import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
@@ -249,6 +250,28 @@ export interface AuthorizationServerOptions {
    */
   readonly clientAssertions?: ClientAssertionOptions;
   /**
+   * DPoP, sender-constrained tokens (RFC 9449): on when `storage.onceStore` exists (each proof's `jti` is
+   * spent once across instances), `false` turns it off. A token request with a valid proof gets a token
+   * bound to the proof's key (`cnf.jkt`, `token_type: "DPoP"`); protected resources then accept it only with
+   * a proof of that key. `signingAlgorithms`: the proof algorithms accepted (asymmetric only; default ES256,
+   * ES384, ES512, PS256, RS256, EdDSA, Ed25519). `nonceSecret` (at least 32 bytes, the same on every
+   * instance): derives stateless server nonces (RFC 9449 §8, §9), and with it nonces are required unless
+   * `requireNonce: false`. Without a secret no nonce is asked for: proofs are then bounded by their ±300 s
+   * `iat` window and their single-use `jti`.
+   *
+   * @example
+   * ```ts
+   * createAuthorizationServer({ ...options, dpop: { nonceSecret: deploymentSecrets.dpopNonce } });
+   * ```
+   */
+  readonly dpop?:
+    | false
+    | {
+        readonly nonceSecret?: string | Uint8Array;
+        readonly requireNonce?: boolean;
+        readonly signingAlgorithms?: readonly string[];
+      };
+  /**
    * The claims of a user (OpenID Connect Core §5.1), for the `userinfo` endpoint and the id_token:
    * `(tenant, userId, scopes)`, sync or async. Only the claims the granted scopes cover are released
    * (`profile`: `name`, `given_name`, `family_name`, `preferred_username`, `picture`…; `email`: `email`,
@@ -349,6 +372,8 @@ export interface ServerContext {
   };
   /** Present when `private_key_jwt` is offered (the storage has an `onceStore`). */
   readonly clientAssertions?: ClientAssertionSettings;
+  /** Present when DPoP is offered (the storage has an `onceStore` and `dpop` is not `false`). */
+  readonly dpop?: DpopSettings;
   readonly userClaims?: UserClaimsHook;
 }
 
@@ -491,6 +516,7 @@ export function resolveOptions(
         clockSkewSeconds,
       }
     : undefined;
+  const dpop = resolveDpop(options.dpop, onceStore);
   return {
     // One exact issuer spelling everywhere: no trailing slash.
     baseUrl: base.href.replace(/\/+$/, ''),
@@ -543,6 +569,7 @@ export function resolveOptions(
       ...(consent.pageUrl ? { pageUrl: consent.pageUrl } : {}),
     },
     ...(clientAssertions ? { clientAssertions } : {}),
+    ...(dpop ? { dpop } : {}),
     ...(options.userClaims ? { userClaims: options.userClaims } : {}),
   };
 }

@@ -1,7 +1,13 @@
 import type { HandlerResult } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
 import { jsonResult, storageUnavailableResult } from '@keyhold/internal';
-import { checkBearer, presentsBearer, requiredScopesFor } from './bearer.js';
+import {
+  checkBearer,
+  type DpopRequest,
+  presentedToken,
+  presentsCredentials,
+  requiredScopesFor,
+} from './bearer.js';
 import { wellKnownUrl } from './discovery-paths.js';
 import { optionCheck } from './errors.js';
 import { type ProtectedResourceMetadata, protectedResourceDocument } from './handlers/metadata.js';
@@ -30,6 +36,11 @@ export interface ProtectedResourceOptions {
    * 403 `invalid_token` with no scope hint.
    */
   readonly allowMachineSubjects?: boolean;
+  /**
+   * Serve DPoP-bound tokens only (RFC 9449 §7, RFC 9728 `dpop_bound_access_tokens_required`): a Bearer
+   * token gets 401 `invalid_token`. Needs DPoP on at the authorization server. Default `false`.
+   */
+  readonly dpopBoundAccessTokensRequired?: boolean;
 }
 
 /**
@@ -76,10 +87,12 @@ export interface ProtectedResource {
   metadata(): Promise<ProtectedResourceMetadata | undefined>;
   /**
    * Applies the bearer policy to an `Authorization` header: signature, issuer, expiry, audience (this
-   * URL), revocation, the machine-subject rule, then the tenant's `resourceScopes` (read per request, exact
-   * match). Never throws for a bad token nor for a storage outage.
+   * URL), revocation, the DPoP binding (`Authorization: DPoP` with a proof of the bound key, checked against
+   * `request`'s method and this URL; a bound token as Bearer is refused), the machine-subject rule, then the
+   * tenant's `resourceScopes` (read per request, exact match). Never throws for a bad token nor for a
+   * storage outage.
    */
-  verify(authorization: string | undefined): Promise<ResourceAccess>;
+  verify(authorization: string | undefined, request?: DpopRequest): Promise<ResourceAccess>;
 }
 
 /** What the authorization server lends its resources: the tenant lookup and its security log lines. */
@@ -128,6 +141,12 @@ export function createProtectedResource(
   }
   const metadataUrl = wellKnownUrl(url, 'oauth-protected-resource');
   const allowMachineSubjects = options.allowMachineSubjects === true;
+  const dpopRequired = options.dpopBoundAccessTokensRequired === true;
+  if (dpopRequired && context.dpop === undefined) {
+    throw optionCheck.invalid(
+      'protectedResource: dpopBoundAccessTokensRequired needs DPoP on at the authorization server (storage.onceStore, dpop not false)',
+    );
+  }
   return {
     tenant: tenantSlug,
     url,
@@ -136,9 +155,9 @@ export function createProtectedResource(
     allowMachineSubjects,
     async metadata() {
       const tenant = await services.resolveTenant(tenantSlug);
-      return tenant === undefined ? undefined : protectedResourceDocument(tenant, url);
+      return tenant === undefined ? undefined : protectedResourceDocument(context, tenant, url, dpopRequired);
     },
-    async verify(authorization) {
+    async verify(authorization, request) {
       try {
         const tenant = await services.resolveTenant(tenantSlug);
         if (tenant === undefined) {
@@ -152,19 +171,27 @@ export function createProtectedResource(
           };
         }
         // Required scopes are the tenant's, read now: tenants are looked up lazily and may change.
-        const check = await checkBearer(context, tenant, authorization, {
-          resource: url,
-          resourceMetadataUrl: metadataUrl,
-          requiredScopes: requiredScopesFor(tenant, {}),
-          allowMachineSubjects,
-        });
+        const check = await checkBearer(
+          context,
+          tenant,
+          authorization,
+          {
+            resource: url,
+            resourceMetadataUrl: metadataUrl,
+            requiredScopes: requiredScopesFor(tenant, {}),
+            allowMachineSubjects,
+            dpopRequired,
+          },
+          request,
+        );
         if (!check.ok) {
-          if (presentsBearer(authorization)) {
+          if (presentsCredentials(authorization)) {
             services.logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
           }
           return check;
         }
-        const token = /^\s*Bearer +(\S+)/i.exec(authorization ?? '')?.[1] ?? '';
+        const presented = presentedToken(authorization);
+        const token = presented.kind === 'token' ? presented.token : '';
         return { ok: true, claims: check.claims, authInfo: authInfoOf(tenant, token, check.claims, url) };
       } catch (error) {
         // The token may well be good: a 401 would make the client drop it because the database blinked.

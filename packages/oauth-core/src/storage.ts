@@ -92,6 +92,8 @@ export interface ClientRecord {
    * redirect URIs imply (see `inferApplicationType`).
    */
   readonly applicationType?: ApplicationType;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: every token request of this client must carry a DPoP proof. */
+  readonly dpopBoundAccessTokens?: boolean;
 }
 
 /**
@@ -175,6 +177,8 @@ export interface AuthorizationCodeRecord {
   readonly accessTokenJti?: string;
   /** Set when the code was redeemed; the record is kept until `expiresAt` so a replay is recognised. */
   readonly consumedAt?: number;
+  /** The `dpop_jkt` of the authorization request (RFC 9449 §10): the code is redeemed only with that key. */
+  readonly dpopJkt?: string;
 }
 
 /**
@@ -220,6 +224,8 @@ export interface PendingAuthorizationRecord {
   readonly state?: string;
   readonly nonce?: string;
   readonly expiresAt: number;
+  /** The `dpop_jkt` of the authorization request (RFC 9449 §10), carried to the code. */
+  readonly dpopJkt?: string;
 }
 
 /**
@@ -268,6 +274,11 @@ export interface RefreshTokenRecord {
    * presenting this token again within the window gets the same successor. Opaque to stores.
    */
   readonly sealedSuccessor?: string;
+  /**
+   * The DPoP key (RFC 7638 thumbprint) a public client's refresh token is bound to (RFC 9449 §5): every
+   * refresh must prove it. Successors keep it.
+   */
+  readonly jkt?: string;
 }
 
 /**

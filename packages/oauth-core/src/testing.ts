@@ -191,6 +191,13 @@ export function describeOAuthStorageConformance(
         expect(found && 'jwks' in found).toBe(false);
       });
 
+      it('keeps dpopBoundAccessTokens (RFC 9449 §5.2)', async () => {
+        const store = await makeStorage();
+        const bound = client({ dpopBoundAccessTokens: true });
+        await store.clients.create('t1', bound);
+        expect(await store.clients.get('t1', bound.clientId)).toEqual(bound);
+      });
+
       it('get returns an expired client as stored (the server compares expiresAt)', async () => {
         const store = await makeStorage();
         const record = client({ registration: 'dynamic', expiresAt: NOW - 1 });
@@ -294,6 +301,13 @@ export function describeOAuthStorageConformance(
         });
       });
 
+      it('keeps the dpop_jkt the code was requested with (RFC 9449 §10)', async () => {
+        const store = await makeStorage();
+        const record = code({ dpopJkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' });
+        await store.authorizationCodes.save('t1', record);
+        expect(await store.authorizationCodes.consume('t1', record.codeHash, NOW)).toEqual(record);
+      });
+
       it('keeps optional fields absent rather than null', async () => {
         const store = await makeStorage();
         const { nonce: _, ...record } = code();
@@ -347,6 +361,13 @@ export function describeOAuthStorageConformance(
         expect(await store.pendingAuthorizations.consume('t1', record.id)).toEqual(record);
         expect(await store.pendingAuthorizations.get('t1', record.id)).toBeUndefined();
         expect(await store.pendingAuthorizations.consume('t1', record.id)).toBeUndefined();
+      });
+
+      it('keeps the dpop_jkt of the request (RFC 9449 §10)', async () => {
+        const store = await makeStorage();
+        const record = pending({ dpopJkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' });
+        await store.pendingAuthorizations.save('t1', record);
+        expect(await store.pendingAuthorizations.consume('t1', record.id)).toEqual(record);
       });
 
       it('exactly one of 50 concurrent consumers gets the request', async () => {
@@ -407,6 +428,16 @@ export function describeOAuthStorageConformance(
           expiresAt: r.successorExpiresAt,
         });
         expect(successor && ('consumedAt' in successor || 'sealedSuccessor' in successor)).toBe(false);
+      });
+
+      it('rotate carries a DPoP key binding (jkt) to the successor (RFC 9449 §5)', async () => {
+        const store = await makeStorage();
+        const record = refresh({ jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' });
+        await store.refreshTokens.save('t1', record);
+        expect(await store.refreshTokens.get('t1', record.tokenHash)).toEqual(record);
+        const r = rotation(record);
+        expect(await store.refreshTokens.rotate('t1', r)).toEqual({ ok: true, previous: record });
+        expect((await store.refreshTokens.get('t1', r.successorHash))?.jkt).toBe(record.jkt);
       });
 
       it('rotate without a sealed successor stores none', async () => {

@@ -83,5 +83,13 @@ export async function verifyForResource(
   const audience = resource ?? tenant.resource;
   const valid = await validateAccessToken(context, tenant, token, audience);
   if (!valid.ok) throw new OAuthError('invalid_token', valid.description);
+  // This verifier sees the token alone, never a proof: a DPoP-bound token here would be a Bearer downgrade
+  // (RFC 9449 §7.2). protectedResource().verify checks the proof.
+  if (valid.claims.cnf !== undefined) {
+    throw new OAuthError(
+      'invalid_token',
+      'the access token is DPoP-bound: present it with the DPoP scheme and a proof',
+    );
+  }
   return authInfoOf(tenant, token, valid.claims, audience);
 }

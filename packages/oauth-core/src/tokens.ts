@@ -38,6 +38,8 @@ export interface AccessTokenClaims {
   readonly act?: ActorClaim;
   /** The grant the token was issued under: revoking the grant refuses the token at the next request. */
   readonly grant_id?: string;
+  /** A DPoP-bound token's confirmation (RFC 9449 §6.1): the SHA-256 thumbprint of the proof key. */
+  readonly cnf?: { readonly jkt: string };
 }
 
 /** The typ header of access tokens (RFC 9068 §2.1). */
@@ -55,6 +57,8 @@ export interface AccessTokenInput {
   /** A `jti` chosen in advance (an authorization code records it); default: a fresh random one. */
   readonly jti?: string;
   readonly grantId?: string;
+  /** Binds the token to a DPoP key (RFC 9449 §6.1 `cnf.jkt`). */
+  readonly jkt?: string;
 }
 
 export async function signAccessToken(
@@ -72,6 +76,7 @@ export async function signAccessToken(
     exp: input.expiresAtSeconds,
     ...(input.act ? { act: input.act } : {}),
     ...(input.grantId === undefined ? {} : { grant_id: input.grantId }),
+    ...(input.jkt === undefined ? {} : { cnf: { jkt: input.jkt } }),
   };
   const active = keys.active;
   const token = active.nativeSigner
@@ -216,6 +221,7 @@ export async function verifyAccessTokenJwt(
   if (payload.scope !== undefined && typeof payload.scope !== 'string') return MALFORMED;
   if (payload.act !== undefined && !isActor(payload.act)) return MALFORMED;
   if (payload.grant_id !== undefined && typeof payload.grant_id !== 'string') return MALFORMED;
+  if (payload.cnf !== undefined && !isConfirmation(payload.cnf)) return MALFORMED;
   const claims = payload as unknown as AccessTokenClaims;
   let verified = cache;
   if (verified === undefined) {
@@ -224,6 +230,13 @@ export async function verifyAccessTokenJwt(
   }
   verified.set(token, claims);
   return { ok: true, claims };
+}
+
+/** Whether a `cnf` claim is the one this server writes: `{ jkt }` and a thumbprint-shaped string. */
+function isConfirmation(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const jkt = (value as { readonly jkt?: unknown }).jkt;
+  return typeof jkt === 'string' && /^[A-Za-z0-9_-]{43}$/.test(jkt);
 }
 
 /** The audiences of a token as an array. */

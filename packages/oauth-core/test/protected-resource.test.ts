@@ -34,6 +34,8 @@ describe('protectedResource describes the tenant resource: URL, metadata locatio
       authorization_servers: [ISSUER],
       bearer_methods_supported: ['header'],
       scopes_supported: ['openid', 'files:read'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+      dpop_bound_access_tokens_required: false,
     });
   });
 
@@ -45,7 +47,8 @@ describe('protectedResource describes the tenant resource: URL, metadata locatio
     expect(check.ok).toBe(false);
     if (check.ok) return;
     expect(check.result.headers['www-authenticate']).toBe(
-      `Bearer realm="demo", resource_metadata="${resource.wellKnownUrl}", scope="files:read"`,
+      `Bearer realm="demo", resource_metadata="${resource.wellKnownUrl}", scope="files:read", ` +
+        `DPoP realm="demo", resource_metadata="${resource.wellKnownUrl}", algs="ES256 ES384 ES512 PS256 RS256 EdDSA Ed25519", scope="files:read"`,
     );
   });
 

@@ -129,8 +129,8 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
          RETURNING ${REFRESH_TOKEN_COLUMNS}
        ), successor AS (
          INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
-           user_id, scope, resources, created_at, expires_at)
-         SELECT $1, $5, family_id, client_id, client_type, user_id, scope, resources, $3, $6 FROM consumed
+           user_id, scope, resources, created_at, expires_at, jkt)
+         SELECT $1, $5, family_id, client_id, client_type, user_id, scope, resources, $3, $6, jkt FROM consumed
        )
        SELECT ${REFRESH_TOKEN_COLUMNS} FROM consumed`,
     ),

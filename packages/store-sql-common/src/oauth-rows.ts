@@ -72,6 +72,8 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           jwks: parseJwks(c.optionalText(row, 'jwks')),
           tokenEndpointAuthSigningAlg: c.optionalText(row, 'token_endpoint_auth_signing_alg'),
           applicationType: c.optionalText(row, 'application_type') as ApplicationType | undefined,
+          dpopBoundAccessTokens:
+            c.optionalText(row, 'dpop_bound_access_tokens') === 'true' ? true : undefined,
         },
       ),
     authorizationCode: (row) =>
@@ -93,6 +95,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           familyId: c.optionalText(row, 'family_id'),
           accessTokenJti: c.optionalText(row, 'access_token_jti'),
           consumedAt: c.optionalInteger(row, 'consumed_at'),
+          dpopJkt: c.optionalText(row, 'dpop_jkt'),
         },
       ),
     pendingAuthorization: (row) =>
@@ -110,7 +113,11 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           resources: c.stringArray(row, 'resources'),
           expiresAt: c.integer(row, 'expires_at'),
         },
-        { state: c.optionalText(row, 'state'), nonce: c.optionalText(row, 'nonce') },
+        {
+          state: c.optionalText(row, 'state'),
+          nonce: c.optionalText(row, 'nonce'),
+          dpopJkt: c.optionalText(row, 'dpop_jkt'),
+        },
       ),
     refreshToken: (row) =>
       withOptional<RefreshTokenRecord>(
@@ -129,6 +136,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           consumedAt: c.optionalInteger(row, 'consumed_at'),
           revokedAt: c.optionalInteger(row, 'revoked_at'),
           sealedSuccessor: c.optionalText(row, 'sealed_successor'),
+          jkt: c.optionalText(row, 'jkt'),
         },
       ),
     consent: (row) => ({

@@ -153,6 +153,20 @@ CREATE TABLE keyhold_oauth_client_blocks (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'DPoP key bindings',
+    // RFC 9449: a client may be registered to always prove a key (JSON text "true": read whole, like jwks);
+    // a code or pending authorization may pin the key (dpop_jkt); a public client's refresh token is bound
+    // to its key, and rotation carries the binding to the successor. Nullable columns without a default:
+    // a catalogue-only change, no table rewrite; NULL on older rows means no binding.
+    sql: `
+ALTER TABLE keyhold_oauth_clients ADD COLUMN dpop_bound_access_tokens TEXT;
+ALTER TABLE keyhold_oauth_codes ADD COLUMN dpop_jkt TEXT;
+ALTER TABLE keyhold_oauth_pending ADD COLUMN dpop_jkt TEXT;
+ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN jkt TEXT;
+`,
+  },
 ];
 
 /**

@@ -84,8 +84,8 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
     ),
     insertSuccessor: db.prepare(
       `INSERT INTO keyhold_oauth_refresh_tokens (tenant, token_hash, family_id, client_id, client_type,
-        user_id, scope, resources, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        user_id, scope, resources, created_at, expires_at, jkt)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     restampRotation: db.prepare(
       `UPDATE keyhold_oauth_refresh_tokens SET consumed_at = ?
@@ -169,6 +169,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         taken['resources'],
         r.now,
         r.successorExpiresAt,
+        taken['jkt'] ?? null,
       );
       // The UPDATE matched an active token, so the record as it was before is this one unmarked.
       const { consumedAt: _, sealedSuccessor: __, ...previous } = oauthRows.refreshToken(taken);

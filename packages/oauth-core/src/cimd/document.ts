@@ -51,6 +51,7 @@ const documentSchema = z.object({
     .exactOptional(),
   application_type: z.enum(['web', 'native']).exactOptional(),
   scope: z.string().exactOptional(),
+  dpop_bound_access_tokens: z.boolean().exactOptional(),
   client_secret: z.undefined({ error: 'a metadata document must not contain a client_secret' }).optional(),
 });
 

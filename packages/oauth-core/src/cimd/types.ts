@@ -45,6 +45,8 @@ export interface ClientMetadataDocument {
   /** `web` or `native` (OIDC Registration); absent: what the redirect URIs imply. */
   readonly application_type?: ApplicationType;
   readonly scope?: string;
+  /** RFC 9449 §5.2: the client always proves a DPoP key at the token endpoint. */
+  readonly dpop_bound_access_tokens?: boolean;
 }
 
 /**

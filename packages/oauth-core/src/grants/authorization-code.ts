@@ -1,5 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
+import { isMetadataDocumentClientId } from '../cimd/client-id-url.js';
 import { authenticateClient } from '../client-authentication.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
@@ -39,9 +41,25 @@ async function revokeIssuedFrom(
  * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
  * both were chosen when the code was issued and recorded with it.
  */
-export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  // A registered client that must prove a key and sent no proof keeps its code for the retry (RFC 9449
+  // §5.2). A read of the (cached) client record only: an id it does not find changes nothing, and the code
+  // is taken below as before. Metadata-document clients are judged after the code is taken, like the rest.
+  if (
+    proof === undefined &&
+    params.client_id !== undefined &&
+    !isMetadataDocumentClientId(params.client_id)
+  ) {
+    const registered = await context.storage.clients.get(tenant.slug, params.client_id);
+    if (
+      registered !== undefined &&
+      (registered.expiresAt === undefined || registered.expiresAt > context.clock.now())
+    ) {
+      requireProofOfBoundClient(registered, proof);
+    }
+  }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).
   const now = context.clock.now();
@@ -69,6 +87,7 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
   }
@@ -83,6 +102,13 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   }
   if (!verifyPkce(verifier, record.codeChallenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  }
+  if (record.dpopJkt !== undefined && proof?.jkt !== record.dpopJkt) {
+    // RFC 9449 §10: the code was requested for one key (dpop_jkt); only a proof of that key redeems it.
+    throw new OAuthError(
+      'invalid_grant',
+      'the DPoP proof key does not match the dpop_jkt of the authorization request',
+    );
   }
   const granted = record.resources.length > 0 ? record.resources : tenant.resources;
   if (!isWithin(requestedResources, granted)) {
@@ -112,6 +138,8 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     // The family is the grant: revoking the grant revokes the family by the same id.
     refresh: offline ? { familyId: grantId } : false,
     ...(record.accessTokenJti === undefined ? {} : { accessTokenJti: record.accessTokenJti }),
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
+    ...(proof !== undefined && client.authMethod === 'none' ? { refreshJkt: proof.jkt } : {}),
     ...(scopes.includes('openid')
       ? {
           idToken: {

@@ -1,4 +1,5 @@
 import { authenticateClient } from '../client-authentication.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { machineGrant } from '../grant-records.js';
 import { audienceFor, parseResources } from '../resources.js';
@@ -10,12 +11,13 @@ import { issueTokens } from './issue-tokens.js';
  * The client_credentials grant (RFC 6749 §4.4): a confidential client acting for itself. The token's
  * subject is `client:<client_id>`; no refresh token is issued; the scope stays within the registered one.
  */
-export const clientCredentialsGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const clientCredentialsGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes('client_credentials')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the client_credentials grant');
   }
@@ -34,5 +36,6 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
     resources,
     audience: audienceFor(tenant, resources),
     refresh: false,
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
   });
 };

@@ -11,7 +11,7 @@ import { claimsFor } from '../user-claims.js';
 /** What a token response carries (RFC 6749 §5.1, RFC 8693 §2.2.1, OIDC Core §3.1.3.3). */
 export interface TokenResponseBody {
   readonly access_token: string;
-  readonly token_type: 'Bearer';
+  readonly token_type: 'Bearer' | 'DPoP';
   readonly expires_in: number;
   readonly refresh_token?: string;
   readonly scope?: string;
@@ -42,6 +42,13 @@ export interface IssueInput {
   readonly accessTokenJti?: string;
   /** The grant record the tokens belong to (`grant_id` claim); see grant-records.ts. */
   readonly grantId?: string;
+  /** The DPoP key the access token is bound to (RFC 9449 §6): `token_type` is then `DPoP`. */
+  readonly jkt?: string;
+  /**
+   * The DPoP key a new refresh token is bound to: public clients' only (RFC 9449 §5), since a confidential
+   * client's authentication already constrains its refresh tokens.
+   */
+  readonly refreshJkt?: string;
 }
 
 /** Signs the access token (and id_token), stores the refresh token, and builds the response body. */
@@ -66,6 +73,7 @@ export async function issueTokens(
     ...(input.act ? { act: input.act } : {}),
     ...(input.accessTokenJti === undefined ? {} : { jti: input.accessTokenJti }),
     ...(input.grantId === undefined ? {} : { grantId: input.grantId }),
+    ...(input.jkt === undefined ? {} : { jkt: input.jkt }),
   });
   let refreshToken: string | undefined;
   if (input.refresh && 'rotated' in input.refresh) {
@@ -82,6 +90,7 @@ export async function issueTokens(
       resources: input.resources,
       createdAt: now,
       expiresAt: now + context.refreshTokenTtlMs,
+      ...(input.refreshJkt === undefined ? {} : { jkt: input.refreshJkt }),
     });
   }
   let idToken: string | undefined;
@@ -101,7 +110,7 @@ export async function issueTokens(
   }
   return {
     access_token: token,
-    token_type: 'Bearer',
+    token_type: input.jkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: exp - nowSeconds,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     ...(accessScope === '' ? {} : { scope: accessScope }),

@@ -1,5 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { authenticateClient } from '../client-authentication.js';
+import type { VerifiedProof } from '../dpop/proof.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refreshGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
@@ -29,7 +31,7 @@ interface Redemption {
  * while that successor is still unused. A narrower `scope` narrows the access token only; the new refresh
  * token keeps the original grant.
  */
-export const refreshTokenGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const refreshTokenGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const presented = params.refresh_token;
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
@@ -39,19 +41,26 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant');
   }
   const tokenHash = sha256Base64url(presented);
-  if (params.scope !== undefined) {
-    // A too-wide scope is refused before the token is spent, so the client can retry with it.
-    const current = await context.storage.refreshTokens.get(tenant.slug, tokenHash);
-    if (current && current.consumedAt === undefined && !isWithin(requested, scopeList(current.scope))) {
+  // A too-wide scope and a wrong DPoP key are refused before the token is spent, so the client can retry.
+  const current =
+    params.scope !== undefined || context.dpop !== undefined
+      ? await context.storage.refreshTokens.get(tenant.slug, tokenHash)
+      : undefined;
+  if (current && current.consumedAt === undefined) {
+    if (params.scope !== undefined && !isWithin(requested, scopeList(current.scope))) {
       throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
     }
+    assertBoundKey(current, proof);
   }
   const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash);
   const { record } = redemption;
+  // Again on the record rotated: the read above may have raced another rotation.
+  assertBoundKey(record, proof);
   const original = scopeList(record.scope);
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
@@ -76,8 +85,16 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
     resources: record.resources,
     audience: audienceFor(tenant, record.resources),
     refresh: { rotated: redemption.successor },
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
   });
 };
+
+/** RFC 9449 §5: a refresh token bound to a key (a public client's) is redeemed only with a proof of that key. */
+function assertBoundKey(record: RefreshTokenRecord, proof: VerifiedProof | undefined): void {
+  if (record.jkt !== undefined && proof?.jkt !== record.jkt) {
+    throw new OAuthError('invalid_grant', 'the refresh token is bound to another DPoP key');
+  }
+}
 
 /** Rotates the presented token, or recognises a repeat inside the reuse window; throws `invalid_grant`. */
 async function redeem(

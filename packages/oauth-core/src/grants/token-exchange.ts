@@ -1,4 +1,5 @@
 import { authenticateClient } from '../client-authentication.js';
+import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refuseIfBlocked, tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
@@ -86,12 +87,13 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
  * exact audiences. An actor token must have been issued to the exchanging client, or name it in `may_act`.
  */
-export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event }) => {
+export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
     throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
   }
@@ -178,6 +180,7 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
     notAfterSeconds: subject.exp,
     // The exchanged token lives under the subject token's grant: revoking that grant refuses it too.
     ...(subject.grant_id === undefined ? {} : { grantId: subject.grant_id }),
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
   });
   return { ...body, issued_token_type: ACCESS_TOKEN_TYPE };
 };

@@ -27,6 +27,8 @@ export interface ValidatedAuthorization {
   readonly resources: readonly string[];
   readonly state?: string;
   readonly nonce?: string;
+  /** RFC 9449 §10: the thumbprint of the DPoP key that alone may redeem the code. */
+  readonly dpopJkt?: string;
 }
 
 /** A 302 to the client with an error (RFC 6749 §4.1.2.1) and the issuer (RFC 9207). */
@@ -67,6 +69,7 @@ export async function issueCode(
     scope: authorization.scope,
     resources: authorization.resources,
     ...(authorization.nonce === undefined ? {} : { nonce: authorization.nonce }),
+    ...(authorization.dpopJkt === undefined ? {} : { dpopJkt: authorization.dpopJkt }),
     authTime: now,
     expiresAt: now + context.authorizationCodeTtlMs,
     // Chosen now so that a replay of the code can revoke what its first redemption issued.
@@ -187,6 +190,11 @@ export async function authorizeHandler(
     if (error instanceof OAuthError) return fail(error);
     throw error;
   }
+  // An SHA-256 thumbprint, base64url; ignored when DPoP is off (no proof could ever match it).
+  const dpopJkt = context.dpop === undefined ? undefined : params.dpop_jkt;
+  if (dpopJkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)) {
+    return fail(new OAuthError('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint'));
+  }
   const prompts = new Set((params.prompt ?? '').split(' ').filter((p) => p !== ''));
   if (prompts.has('none') && prompts.size > 1) {
     return fail(new OAuthError('invalid_request', 'prompt=none cannot be combined with another prompt'));
@@ -200,6 +208,7 @@ export async function authorizeHandler(
     resources,
     ...(state === undefined ? {} : { state }),
     ...(params.nonce === undefined ? {} : { nonce: params.nonce }),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   };
 
   const userId = request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);

@@ -32,7 +32,12 @@ export async function introspectHandler(
     const claims = verified.claims;
     if (!resourceServer && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
     if ((await tokenRefusal(context, tenant, claims, now)) !== undefined) return noStoreJson(200, INACTIVE);
-    return noStoreJson(200, { active: true, token_type: 'Bearer', ...claims });
+    // RFC 9449 §6.2: a bound token's token_type is DPoP, and its cnf is reported (spread with the claims).
+    return noStoreJson(200, {
+      active: true,
+      token_type: claims.cnf === undefined ? 'Bearer' : 'DPoP',
+      ...claims,
+    });
   }
   const record = await context.storage.refreshTokens.get(tenant.slug, sha256Base64url(token));
   if (

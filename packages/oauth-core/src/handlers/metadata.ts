@@ -92,6 +92,8 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       // Advertised only when a document may be fetched: a resolver, and a host on the tenant's allowlist.
       client_id_metadata_document_supported:
         context.cimdResolver !== undefined && (tenant.config.allowedCimdDomains?.length ?? 0) > 0,
+      // RFC 9449 §5.1: present exactly when DPoP works (a spend-once store keeps proofs single use).
+      ...(context.dpop ? { dpop_signing_alg_values_supported: context.dpop.algorithms } : {}),
     },
     CACHE,
   );
@@ -111,21 +113,36 @@ export interface ProtectedResourceMetadata {
   readonly authorization_servers: readonly string[];
   readonly bearer_methods_supported: readonly string[];
   readonly scopes_supported: readonly string[];
+  /** The DPoP proof algorithms the resource accepts (RFC 9728 §2), when DPoP is on. */
+  readonly dpop_signing_alg_values_supported?: readonly string[];
+  /** Whether the resource serves DPoP-bound tokens only (RFC 9728 §2), when DPoP is on. */
+  readonly dpop_bound_access_tokens_required?: boolean;
 }
 
 /** The RFC 9728 document of one of the tenant's resources: the scopes come from the tenant's configuration. */
-export function protectedResourceDocument(tenant: Tenant, resource: string): ProtectedResourceMetadata {
+export function protectedResourceDocument(
+  context: ServerContext,
+  tenant: Tenant,
+  resource: string,
+  dpopRequired = false,
+): ProtectedResourceMetadata {
   return {
     resource,
     authorization_servers: [tenant.issuer],
     bearer_methods_supported: ['header'],
     scopes_supported: resourceAdvertisedScopes(tenant),
+    ...(context.dpop === undefined
+      ? {}
+      : {
+          dpop_signing_alg_values_supported: context.dpop.algorithms,
+          dpop_bound_access_tokens_required: dpopRequired,
+        }),
   };
 }
 
 /** Protected resource metadata (RFC 9728) for the tenant's MCP resource. */
-export function protectedResourceMetadata(tenant: Tenant): HandlerResult {
-  return jsonResult(200, protectedResourceDocument(tenant, tenant.resource), CACHE);
+export function protectedResourceMetadata(context: ServerContext, tenant: Tenant): HandlerResult {
+  return jsonResult(200, protectedResourceDocument(context, tenant, tenant.resource), CACHE);
 }
 
 /** The tenant's JWKS: the public keys of every asymmetric signing key, active or not. */

@@ -32,6 +32,7 @@ const metadataSchema = z.looseObject({
   jwks: z.unknown().optional(),
   token_endpoint_auth_signing_alg: z.string().max(32).optional(),
   application_type: z.enum(['web', 'native']).optional(),
+  dpop_bound_access_tokens: z.boolean().optional(),
   grant_types: z.array(z.enum(CLIENT_GRANT_TYPES)).max(8).optional(),
   response_types: z.array(z.literal('code')).max(1).optional(),
   client_name: z.string().min(1).max(L.clientNameLength).optional(),
@@ -143,6 +144,9 @@ export async function registerHandler(
         ? {}
         : { tokenEndpointAuthSigningAlg: wire.token_endpoint_auth_signing_alg }),
       ...(wire.application_type === undefined ? {} : { applicationType: wire.application_type }),
+      ...(wire.dpop_bound_access_tokens === undefined
+        ? {}
+        : { dpopBoundAccessTokens: wire.dpop_bound_access_tokens }),
     },
     tenant.scopesSupported,
     tenant.config.allowedCimdDomains ?? [],
@@ -238,6 +242,7 @@ export async function registerHandler(
         ? {}
         : { token_endpoint_auth_signing_alg: metadata.tokenEndpointAuthSigningAlg }),
       ...(metadata.applicationType === undefined ? {} : { application_type: metadata.applicationType }),
+      ...(metadata.dpopBoundAccessTokens === true ? { dpop_bound_access_tokens: true } : {}),
     },
     NO_STORE_HEADERS,
   );

@@ -1,5 +1,6 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { mediaType, parseForm } from '@keyhold/internal';
+import { tokenEndpointProof } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { authorizationCodeGrant } from '../grants/authorization-code.js';
 import { clientCredentialsGrant } from '../grants/client-credentials.js';
@@ -50,7 +51,9 @@ export async function tokenHandler(
   }
   event.grant_type = grantType;
   const grant = GRANTS[grantType] as Grant;
-  const issued = await grant({ context, tenant, request, params, event });
+  // Before the grant: a code or refresh token survives a bad proof or a nonce challenge (RFC 9449 §8).
+  const proof = await tokenEndpointProof(context, tenant, request);
+  const issued = await grant({ context, tenant, request, params, event, ...(proof ? { proof } : {}) });
   context.logger.debug(
     { event: 'token_issued', tenant: tenant.slug, grantType, clientType: event.client_type },
     'token issued',

@@ -56,6 +56,10 @@ export async function userinfoHandler(
   const claims = verified.claims;
   const refusal = await tokenRefusal(context, tenant, claims, now);
   if (refusal !== undefined) return refuse('invalid_token', refusal);
+  if (claims.cnf !== undefined) {
+    // Userinfo takes Bearer only; a bound token without its proof must not work (RFC 9449 §7.2).
+    return refuse('invalid_token', 'the access token is DPoP-bound; userinfo accepts Bearer tokens only');
+  }
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX)) {
     return refuse('invalid_token', 'a token a client obtained for itself names no user');
   }

@@ -73,7 +73,9 @@ export async function startHttpHost(
       if (request.method !== 'GET') return toResponse(jsonResult(405, {}, { allow: 'GET' }));
       const slug = resourcePath.exec(new URL(request.url).pathname)?.[1] ?? '';
       // The tenant's resourceScopes (['mcp'] here) are required by default.
-      const check = await server.verifyAccessToken(slug, request.headers.get('authorization') ?? undefined);
+      const check = await server.verifyAccessToken(slug, request.headers.get('authorization') ?? undefined, {
+        request: { method: request.method, dpop: request.headers.get('dpop') ?? undefined },
+      });
       return toResponse(check.ok ? jsonResult(200, { sub: check.claims.sub }) : check.result);
     },
   };

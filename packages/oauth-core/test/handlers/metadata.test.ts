@@ -54,6 +54,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       client_id_metadata_document_supported: false,
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
     });
   });
 
@@ -64,6 +65,23 @@ describe('authorization server metadata (RFC 8414)', () => {
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
     expect(metadata).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
     expect(metadata).not.toHaveProperty('introspection_endpoint_auth_signing_alg_values_supported');
+  });
+
+  it('advertises DPoP (RFC 9449 §5.1) only when the storage keeps proof jtis single use and it is not turned off', async () => {
+    const { onceStore: _, ...withoutReplays } = createMemoryStorage();
+    const withoutStore = await createTestServer({ options: { storage: withoutReplays } });
+    expect(json(await withoutStore.server.authorizationServerMetadata(get('/'), 'demo'))).not.toHaveProperty(
+      'dpop_signing_alg_values_supported',
+    );
+    const off = await createTestServer({ options: { dpop: false } });
+    expect(json(await off.server.authorizationServerMetadata(get('/'), 'demo'))).not.toHaveProperty(
+      'dpop_signing_alg_values_supported',
+    );
+    const chosen = await createTestServer({ options: { dpop: { signingAlgorithms: ['ES256'] } } });
+    expect(
+      json(await chosen.server.authorizationServerMetadata(get('/'), 'demo'))
+        .dpop_signing_alg_values_supported,
+    ).toEqual(['ES256']);
   });
 
   it('advertises CIMD only when a resolver is configured and the tenant allows a document host', async () => {
@@ -157,6 +175,8 @@ describe('protected resource metadata (RFC 9728)', () => {
       authorization_servers: [ISSUER],
       bearer_methods_supported: ['header'],
       scopes_supported: ['mcp'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
+      dpop_bound_access_tokens_required: false,
     });
   });
 

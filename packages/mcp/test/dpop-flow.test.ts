@@ -1,0 +1,214 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { type Area, compose } from '@keyhold/core';
+import {
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+  createMemoryStorage,
+  createStaticTenants,
+  generateSigningKey,
+  type OAuthStorage,
+  type SigningKeyConfig,
+} from '@keyhold/oauth-core';
+import {
+  Client,
+  DpopSession,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpEndpoint, type McpEndpoint } from '../src/index.js';
+import { notes, textOf } from './fixtures.js';
+
+const REDIRECT = 'http://127.0.0.1:40124/callback';
+
+/** An OAuth client provider of the SDK v2 that holds one DPoP session for its registration. */
+class DpopProvider {
+  information: unknown;
+  saved: { access_token: string; token_type: string } | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  readonly session: Promise<DpopSession> = DpopSession.create({ alg: 'ES256' });
+  get redirectUrl(): string {
+    return REDIRECT;
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'DPoP SDK Client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  dpop() {
+    return this.session;
+  }
+  clientInformation() {
+    return this.information as never;
+  }
+  saveClientInformation(information: unknown) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved as never;
+  }
+  saveTokens(tokens: { access_token: string; token_type: string }) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** Plays the user's browser: follows the authorization URL, approves consent, returns the redirect. */
+async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
+  const first = await fetch(authorizationUrl, { redirect: 'manual' });
+  let target = new URL(String(first.headers.get('location')), authorizationUrl);
+  if (target.pathname.endsWith('/consent')) {
+    const page = await fetch(target);
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
+    const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const decided = await fetch(new URL(target.pathname, target), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        req: String(target.searchParams.get('req')),
+        decision: 'approve',
+        csrf_token: csrfToken,
+      }).toString(),
+    });
+    target = new URL(String(decided.headers.get('location')));
+  }
+  return target;
+}
+
+/** One instance of the app: an authorization server and the MCP endpoint at `{base}/mcp`. */
+function instance(
+  base: string,
+  storage: OAuthStorage,
+  keys: SigningKeyConfig[],
+  dpop: AuthorizationServerOptions['dpop'],
+): { app: Area; mcp: McpEndpoint } {
+  const oauth = createAuthorizationServer({
+    baseUrl: base,
+    tenants: createStaticTenants({ demo: { signingKeys: keys, singleUserId: 'owner' } }),
+    storage,
+    singleUserMode: true,
+    ...(dpop === undefined ? {} : { dpop }),
+  });
+  const mcp = createMcpEndpoint({
+    resource: oauth.protectedResource('demo', { url: `${base}/mcp` }),
+    serverInfo: { name: 'dpop-app', version: '1.0.0' },
+    toolModules: [notes],
+  });
+  return { app: compose(mcp, oauth), mcp };
+}
+
+// Two instances of one deployment behind one public URL: they share the storage (and its spend-once store)
+// and the signing keys. The first serves HTTP; the second is called in-process with the same URLs.
+function suite(name: string, dpop: AuthorizationServerOptions['dpop']): void {
+  describe(name, () => {
+    let server: Server;
+    let base: string;
+    let second: McpEndpoint;
+    beforeAll(async () => {
+      let app: Area | undefined;
+      server = createServer(
+        getRequestListener((request) => app?.fetch(request) ?? new Response(null, { status: 503 })),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const storage = createMemoryStorage();
+      const keys = [await generateSigningKey('ES256', 'k1')];
+      app = instance(base, storage, keys, dpop).app;
+      second = instance(base, storage, keys, dpop).mcp;
+    });
+
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    function toolsCall(authorization: string, dpop?: string): Request {
+      return new Request(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          host: new URL(base).host,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          authorization,
+          ...(dpop === undefined ? {} : { dpop }),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'x' } },
+        }),
+      });
+    }
+
+    describe('the MCP SDK v2 client with a DpopSession, end to end', () => {
+      const provider = new DpopProvider();
+
+      it('gets a DPoP-bound token through the whole flow and calls a tool with it', async () => {
+        const url = new URL(`${base}/mcp`);
+        const first = new StreamableHTTPClientTransport(url, { authProvider: provider as never });
+        await expect(new Client({ name: 'v2', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+          UnauthorizedError,
+        );
+        const redirect = await approveInBrowser(provider.authorizationUrl as URL);
+        await first.finishAuth(redirect.searchParams);
+        expect(provider.saved?.token_type).toMatch(/^dpop$/i);
+        const payload = JSON.parse(
+          Buffer.from(String(provider.saved?.access_token.split('.')[1]), 'base64url').toString('utf8'),
+        ) as { cnf?: { jkt?: string } };
+        expect(payload.cnf?.jkt).toBe((await provider.session).thumbprint);
+        const client = new Client({ name: 'v2', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider as never }));
+        const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+        expect(textOf(result)).toContain('hello');
+        expect(textOf(result)).toContain('owner');
+        // With nonces required the servers handed the session one (the SDK retried with it); without, none.
+        expect((await provider.session).nonceFor(base) !== undefined).toBe(dpop !== undefined);
+        await client.close();
+      });
+
+      it('refuses the same token presented as Bearer (RFC 9449 §7.2)', async () => {
+        const token = String(provider.saved?.access_token);
+        const response = await fetch(toolsCall(`Bearer ${token}`));
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+      });
+
+      it('refuses a proof replayed on a second instance that shares the spend-once store', async () => {
+        const token = String(provider.saved?.access_token);
+        const session = await provider.session;
+        const proof = await session.buildProof({ htm: 'POST', htu: `${base}/mcp`, accessToken: token });
+        const accepted = await fetch(toolsCall(`DPoP ${token}`, proof));
+        expect(accepted.status).toBe(200);
+        const replayed = await second.fetch(toolsCall(`DPoP ${token}`, proof));
+        expect(replayed.status).toBe(401);
+        expect(replayed.headers.get('www-authenticate')).toMatch(/DPoP .*error="invalid_dpop_proof"/);
+        // A fresh proof is served by the second instance too.
+        const fresh = await session.buildProof({ htm: 'POST', htu: `${base}/mcp`, accessToken: token });
+        expect((await second.fetch(toolsCall(`DPoP ${token}`, fresh))).status).toBe(200);
+      });
+    });
+  });
+}
+
+suite('without server nonces', undefined);
+// The SDK keeps one nonce per origin; the authorization server and the resource share one here, and each
+// answers the other's nonce with use_dpop_nonce (RFC 9449 §9): the SDK's retries must carry the flow through.
+suite('with server nonces required', { nonceSecret: 'nonce-secret-shared-by-both-instances!!' });

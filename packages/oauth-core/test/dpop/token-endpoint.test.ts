@@ -1,0 +1,537 @@
+import { StorageUnavailableError } from '@keyhold/core';
+import { calculateJwkThumbprint } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '../../src/index.js';
+import {
+  basic,
+  createTestServer,
+  decodePayload,
+  exchangeCode,
+  ISSUER,
+  json,
+  obtainCode,
+  postForm,
+  provisionClient,
+  REDIRECT_URI,
+  registerClient,
+  type TestServer,
+} from '../helpers.js';
+import { makeProof, type ProofKey, proofKey } from './proof-kit.js';
+
+const TOKEN_URL = `${ISSUER}/token`;
+const SECRET = 'a-deployment-secret-of-at-least-32-bytes!';
+
+let key: ProofKey;
+let otherKey: ProofKey;
+let jkt: string;
+beforeAll(async () => {
+  key = await proofKey();
+  otherKey = await proofKey();
+  jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+});
+
+async function proofFor(
+  t: TestServer,
+  knobs: Parameters<typeof makeProof>[4] = {},
+  k = key,
+): Promise<string> {
+  return makeProof(k, 'POST', TOKEN_URL, t.clock.now(), knobs);
+}
+
+async function refresh(t: TestServer, clientId: string, refreshToken: string, dpop?: string) {
+  return t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId },
+      dpop === undefined ? {} : { dpop },
+    ),
+    'demo',
+  );
+}
+
+describe('a valid proof binds the issued access token to its key (RFC 9449 §5, §6.1)', () => {
+  it('authorization_code: token_type DPoP and cnf.jkt = the RFC 7638 thumbprint', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const result = await exchangeCode(t, client, code, verifier, {});
+    expect(json(result).token_type).toBe('Bearer');
+    const second = await obtainCode(t, client.client_id);
+    const bound = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        {
+          grant_type: 'authorization_code',
+          code: second.code,
+          code_verifier: second.verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.client_id,
+        },
+        { dpop: await proofFor(t) },
+      ),
+      'demo',
+    );
+    expect(bound.status).toBe(200);
+    const body = json(bound);
+    expect(body.token_type).toBe('DPoP');
+    expect(decodePayload(String(body.access_token)).cnf).toEqual({ jkt });
+  });
+
+  it('client_credentials: the token is bound too', async () => {
+    const t = await createTestServer();
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        {
+          ...basic(client.client_id, String(client.client_secret)),
+          dpop: await proofFor(t),
+        },
+      ),
+      'demo',
+    );
+    expect(json(result).token_type).toBe('DPoP');
+    expect(decodePayload(String(json(result).access_token)).cnf).toEqual({ jkt });
+  });
+
+  it('token exchange: the exchanged token is bound to the exchanging client key', async () => {
+    const t = await createTestServer();
+    const app = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, app.client_id, { scope: 'mcp' });
+    const userToken = String(json(await exchangeCode(t, app, code, verifier)).access_token);
+    const exchanger = await provisionClient(t.server, {
+      grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+      tokenExchangeAudiences: ['https://files.example'],
+    });
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        {
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: userToken,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          audience: 'https://files.example',
+        },
+        { ...basic(exchanger.client_id, String(exchanger.client_secret)), dpop: await proofFor(t) },
+      ),
+      'demo',
+    );
+    expect(result.status).toBe(200);
+    expect(json(result).token_type).toBe('DPoP');
+    expect(decodePayload(String(json(result).access_token)).cnf).toEqual({ jkt });
+  });
+
+  it('introspection reports token_type DPoP and cnf for a bound token (RFC 9449 §6.2)', async () => {
+    const t = await createTestServer();
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const issued = json(
+      await t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          { ...auth, dpop: await proofFor(t) },
+        ),
+        'demo',
+      ),
+    );
+    const introspected = json(
+      await t.server.introspect(
+        postForm('/tenant/demo/introspect', { token: String(issued.access_token) }, auth),
+        'demo',
+      ),
+    );
+    expect(introspected).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt } });
+  });
+});
+
+describe('the proof is checked before anything single-use is spent', () => {
+  it('a code survives a bad proof and is redeemed on the retry', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: client.client_id,
+    };
+    const bad = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t, { htm: 'GET' }) }),
+      'demo',
+    );
+    expect(bad.status).toBe(400);
+    expect(json(bad).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(retry.status).toBe(200);
+    expect(json(retry).token_type).toBe('DPoP');
+  });
+
+  it('a code survives a use_dpop_nonce answer and is redeemed with the nonce it carried', async () => {
+    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: client.client_id,
+    };
+    const challenged = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(challenged.status).toBe(400);
+    expect(json(challenged).error).toBe('use_dpop_nonce');
+    const nonce = challenged.headers['dpop-nonce'];
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]+$/);
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t, { nonce: String(nonce) }) }),
+      'demo',
+    );
+    expect(retry.status).toBe(200);
+  });
+
+  it('a refresh token survives a nonce challenge and a bad proof', async () => {
+    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: client.client_id,
+    };
+    const challenged = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(json(challenged).error).toBe('use_dpop_nonce');
+    const nonce = String(challenged.headers['dpop-nonce']);
+    const first = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t, { nonce }) }),
+      'demo',
+    );
+    const refreshToken = String(json(first).refresh_token);
+    expect(json(await refresh(t, client.client_id, refreshToken, await proofFor(t))).error).toBe(
+      'use_dpop_nonce',
+    );
+    expect(
+      json(await refresh(t, client.client_id, refreshToken, await proofFor(t, { nonce, iatSeconds: 1 })))
+        .error,
+    ).toBe('invalid_dpop_proof');
+    const ok = await refresh(t, client.client_id, refreshToken, await proofFor(t, { nonce }));
+    expect(ok.status).toBe(200);
+    expect(json(ok).token_type).toBe('DPoP');
+  });
+});
+
+describe("public clients' refresh tokens are bound to their key; confidential clients' are not (RFC 9449 §5)", () => {
+  async function publicTokens(t: TestServer) {
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const issued = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.client_id,
+        },
+        { dpop: await proofFor(t) },
+      ),
+      'demo',
+    );
+    return { client, refreshToken: String(json(issued).refresh_token) };
+  }
+
+  it('refreshing with another key is invalid_grant and does not spend the token', async () => {
+    const t = await createTestServer();
+    const { client, refreshToken } = await publicTokens(t);
+    const other = await refresh(t, client.client_id, refreshToken, await proofFor(t, {}, otherKey));
+    expect(json(other).error).toBe('invalid_grant');
+    const same = await refresh(t, client.client_id, refreshToken, await proofFor(t));
+    expect(same.status).toBe(200);
+    // The successor keeps the binding.
+    const next = String(json(same).refresh_token);
+    expect(json(await refresh(t, client.client_id, next)).error).toBe('invalid_grant');
+  });
+
+  it('refreshing without a proof is invalid_grant', async () => {
+    const t = await createTestServer();
+    const { client, refreshToken } = await publicTokens(t);
+    expect(json(await refresh(t, client.client_id, refreshToken)).error).toBe('invalid_grant');
+  });
+
+  it("a confidential client's refresh token is not bound: it refreshes with another key", async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const issued = json(await exchangeCode(t, client, code, verifier, {}));
+    const refreshed = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'refresh_token', refresh_token: String(issued.refresh_token) },
+        {
+          ...auth,
+          dpop: await proofFor(t, {}, otherKey),
+        },
+      ),
+      'demo',
+    );
+    expect(refreshed.status).toBe(200);
+    expect(json(refreshed).token_type).toBe('DPoP');
+  });
+});
+
+describe('dpop_jkt at /authorize pins the key that may redeem the code (RFC 9449 §10)', () => {
+  async function codeFor(t: TestServer, clientId: string, dpopJkt: string) {
+    const result = await t.server.authorize(
+      {
+        method: 'GET',
+        path: '/tenant/demo/authorize',
+        query: new URLSearchParams({
+          client_id: clientId,
+          response_type: 'code',
+          redirect_uri: REDIRECT_URI,
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+          dpop_jkt: dpopJkt,
+        }).toString(),
+        headers: {},
+        body: '',
+        userId: 'user-1',
+      },
+      'demo',
+    );
+    return result;
+  }
+
+  it('a code requested with dpop_jkt is redeemed with that key, and refused with another (invalid_grant)', async () => {
+    const t = await createTestServer({ tenant: { firstPartyClientIds: [] } });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    await t.server.clients.provision('demo', {
+      clientId: 'first',
+      redirectUris: [REDIRECT_URI],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      tokenEndpointAuthMethod: 'none',
+    });
+    t.tenant.firstPartyClientIds = ['first'];
+    const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+    for (const [k, status] of [
+      [otherKey, 400],
+      [key, 200],
+    ] as const) {
+      const location = new URL(String((await codeFor(t, 'first', jkt)).headers.location));
+      const code = String(location.searchParams.get('code'));
+      const result = await t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          {
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            redirect_uri: REDIRECT_URI,
+            client_id: 'first',
+          },
+          { dpop: await proofFor(t, {}, k) },
+        ),
+        'demo',
+      );
+      expect(result.status).toBe(status);
+      if (status === 400) expect(json(result).error).toBe('invalid_grant');
+    }
+    expect(client.client_id).toBeDefined();
+  });
+
+  it('a malformed dpop_jkt is refused at /authorize', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const result = await codeFor(t, client.client_id, 'not a thumbprint');
+    expect(String(result.headers.location)).toContain('error=invalid_request');
+  });
+});
+
+describe('clients registered with dpop_bound_access_tokens must prove a key (RFC 9449 §5.2)', () => {
+  it('DCR echoes the flag, and a token request without a proof is invalid_dpop_proof that keeps the code', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, {
+      token_endpoint_auth_method: 'none',
+      dpop_bound_access_tokens: true,
+    });
+    expect(client.dpop_bound_access_tokens).toBe(true);
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const refused = await exchangeCode(t, client, code, verifier, {});
+    expect(refused.status).toBe(400);
+    expect(json(refused).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.client_id,
+        },
+        { dpop: await proofFor(t) },
+      ),
+      'demo',
+    );
+    expect(retry.status).toBe(200);
+  });
+
+  it('a code presented without a proof under an unknown client_id is still taken (it has leaked)', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const stolen = await exchangeCode(t, { client_id: 'nobody' }, code, verifier, {});
+    expect(json(stolen).error).toBe('invalid_client');
+    expect(json(await exchangeCode(t, client, code, verifier, {})).error).toBe('invalid_grant');
+  });
+
+  it('a provisioned machine client with the flag gets invalid_dpop_proof without a proof', async () => {
+    const t = await createTestServer();
+    const client = await provisionClient(t.server, {
+      grantTypes: ['client_credentials'],
+      dpopBoundAccessTokens: true,
+    });
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        basic(client.client_id, String(client.client_secret)),
+      ),
+      'demo',
+    );
+    expect(json(result).error).toBe('invalid_dpop_proof');
+  });
+});
+
+describe('a proof is single use across instances sharing the spend-once store', () => {
+  it('the same proof replayed on a second instance is invalid_dpop_proof', async () => {
+    const shared = createMemoryStorage();
+    const a = await createTestServer({ options: { storage: shared } });
+    const b = await createTestServer({ options: { storage: shared } });
+    b.tenant.signingKeys = a.tenant.signingKeys;
+    const client = await provisionClient(a.server, { grantTypes: ['client_credentials'] });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const proof = await proofFor(a);
+    const form = { grant_type: 'client_credentials' };
+    expect(
+      (await a.server.token(postForm('/tenant/demo/token', form, { ...auth, dpop: proof }), 'demo')).status,
+    ).toBe(200);
+    const replayed = await b.server.token(
+      postForm('/tenant/demo/token', form, { ...auth, dpop: proof }),
+      'demo',
+    );
+    expect(json(replayed)).toMatchObject({
+      error: 'invalid_dpop_proof',
+      error_description: 'the DPoP proof was already used',
+    });
+  });
+
+  it('a store outage fails closed with 503, never issuing a token', async () => {
+    const storage = createMemoryStorage();
+    const t = await createTestServer({
+      options: {
+        storage: {
+          ...storage,
+          onceStore: {
+            consume: async () => {
+              throw new StorageUnavailableError('once-store');
+            },
+            release: async () => {},
+          },
+        },
+      },
+    });
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const result = await t.server.token(
+      postForm(
+        '/tenant/demo/token',
+        { grant_type: 'client_credentials' },
+        {
+          ...basic(client.client_id, String(client.client_secret)),
+          dpop: await proofFor(t),
+        },
+      ),
+      'demo',
+    );
+    expect(result.status).toBe(503);
+  });
+});
+
+describe('nonces are stateless: every instance with the same secret accepts every other one', () => {
+  it('a nonce from one instance is accepted by another sharing the secret, and refused by one that does not', async () => {
+    const a = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const b = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const c = await createTestServer({ options: { dpop: { nonceSecret: `${SECRET}-other` } } });
+    const issue = async (t: TestServer, dpop: string) => {
+      const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+      return t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          {
+            ...basic(client.client_id, String(client.client_secret)),
+            dpop,
+          },
+        ),
+        'demo',
+      );
+    };
+    const challenged = await issue(a, await proofFor(a));
+    const nonce = String(challenged.headers['dpop-nonce']);
+    expect((await issue(b, await proofFor(b, { nonce }))).status).toBe(200);
+    const refused = await issue(c, await proofFor(c, { nonce }));
+    expect(json(refused).error).toBe('use_dpop_nonce');
+    expect(refused.headers['dpop-nonce']).not.toBe(nonce);
+  });
+
+  it('a nonce stays valid for two steps (two minutes) and no longer', async () => {
+    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const form = { grant_type: 'client_credentials' };
+    const nonce = String(
+      (
+        await t.server.token(
+          postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t) }),
+          'demo',
+        )
+      ).headers['dpop-nonce'],
+    );
+    t.clock.advance(120_000);
+    expect(
+      (
+        await t.server.token(
+          postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t, { nonce }) }),
+          'demo',
+        )
+      ).status,
+    ).toBe(200);
+    t.clock.advance(60_000);
+    const stale = await t.server.token(
+      postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t, { nonce }) }),
+      'demo',
+    );
+    expect(json(stale).error).toBe('use_dpop_nonce');
+  });
+
+  it('requireNonce without a nonceSecret is refused at creation', async () => {
+    await expect(createTestServer({ options: { dpop: { requireNonce: true } } })).rejects.toThrow(
+      /nonceSecret/,
+    );
+  });
+});
