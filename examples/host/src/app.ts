@@ -150,6 +150,9 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
         : {}),
       ...(limits?.cimdFetches ? { fetchRateLimit: { limiter, ...limits.cimdFetches } } : {}),
     },
+    // DPoP (RFC 9449) with server nonces: proofs are checked and their jti spent through the stores' spend-once
+    // store; the nonce secret is one of the shared secrets, so every instance accepts every other's nonces.
+    dpop: { nonceSecret: secrets.dpopNonceSecret },
     singleUserMode: config.singleUser,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     clientCacheTtlSeconds: config.clientCacheTtlSeconds,

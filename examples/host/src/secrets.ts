@@ -13,6 +13,8 @@ export interface HostSecrets {
   readonly providerClientSecret: string;
   /** HMAC key of MCP `requestState` values and 2025-era capability ids (@keyhold/mcp); shared by instances. */
   readonly mcpStateSecret: string;
+  /** Derives DPoP nonces (RFC 9449 §8, oauth-core `dpop.nonceSecret`); shared, so every instance accepts every nonce. */
+  readonly dpopNonceSecret: string;
 }
 
 const ENV_OVERRIDES = {
@@ -20,6 +22,7 @@ const ENV_OVERRIDES = {
   vaultMasterKey: 'KEYHOLD_VAULT_MASTER_KEY',
   providerClientSecret: 'KEYHOLD_PROVIDER_CLIENT_SECRET',
   mcpStateSecret: 'KEYHOLD_MCP_STATE_SECRET',
+  dpopNonceSecret: 'KEYHOLD_DPOP_NONCE_SECRET',
 } as const satisfies Record<keyof HostSecrets, string>;
 
 const NAMES = Object.keys(ENV_OVERRIDES) as (keyof HostSecrets)[];
