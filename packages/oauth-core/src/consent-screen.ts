@@ -53,6 +53,8 @@ export interface ConsentDetails {
   readonly scopeDescriptions: Readonly<Record<string, string>>;
   readonly redirectUri: string;
   readonly recipient: ConsentRecipient;
+  /** The tenant's connected-apps page, where the person can revoke later; absent when the server serves none. */
+  readonly connectedAppsUrl?: string;
 }
 
 /**
@@ -128,6 +130,9 @@ export interface ConsentStrings {
   readonly scopeRawName: string;
   readonly approve: string;
   readonly deny: string;
+  /** Shown when the server serves a connected-apps page. Placeholder `{link}` (`connectedAppsLink`, linked). */
+  readonly revokeLater: string;
+  readonly connectedAppsLink: string;
   /** Accessible names of the lists and the recipient section. */
   readonly scopesLabel: string;
   readonly warningsLabel: string;
@@ -163,6 +168,8 @@ export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
   scopeRawName: 'permission {scope}',
   approve: 'Allow',
   deny: 'Deny',
+  revokeLater: 'You can disconnect it at any time on {link}.',
+  connectedAppsLink: 'your connected apps page',
   scopesLabel: 'Requested permissions',
   warningsLabel: 'Warnings',
   recipientLabel: 'Who receives the authorization code',
@@ -297,7 +304,13 @@ ${note}${warningList}
 <button type="submit" name="decision" value="approve">${escapeHtml(strings.approve)}</button>
 <button type="submit" name="decision" value="deny">${escapeHtml(strings.deny)}</button>
 </div>
-</form>`,
+</form>${
+      view.connectedAppsUrl === undefined
+        ? ''
+        : `\n<p class="revoke-later"><small>${fill(strings.revokeLater, {
+            link: `<a href="${escapeHtml(view.connectedAppsUrl)}">${escapeHtml(strings.connectedAppsLink)}</a>`,
+          })}</small></p>`
+    }`,
     strings.lang,
   );
 }

@@ -251,3 +251,36 @@ describe('no grant, no list', () => {
     expect(body).not.toContain('class="grants"');
   });
 });
+
+describe('the consent page links to the connected-apps page when the server serves one', () => {
+  async function consentPageBody(options: TestServerOptions = {}) {
+    const t = await createTestServer(options);
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+    const authorize = await t.server.authorize(
+      get(
+        '/tenant/demo/authorize',
+        {
+          client_id: client.client_id,
+          response_type: 'code',
+          redirect_uri: 'https://app.example/callback',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        },
+        USER,
+      ),
+      'demo',
+    );
+    const req = new URL(authorize.headers.location ?? '').searchParams.get('req') ?? '';
+    return (await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo')).body ?? '';
+  }
+
+  it('links to {issuer}/connected-apps', async () => {
+    expect(await consentPageBody()).toContain(
+      `<a href="${ISSUER}/connected-apps">your connected apps page</a>`,
+    );
+  });
+
+  it('has no link with connectedApps: false', async () => {
+    expect(await consentPageBody({ options: { connectedApps: false } })).not.toContain('connected-apps');
+  });
+});
