@@ -241,7 +241,7 @@ export interface AuthorizationServerOptions {
    *
    * @example
    * ```ts
-   * connectedApps: { strings: { revoke: 'Disconnect' } }
+   * const options: Partial<AuthorizationServerOptions> = { connectedApps: { strings: { revoke: 'Disconnect' } } };
    * ```
    */
   readonly connectedApps?:
