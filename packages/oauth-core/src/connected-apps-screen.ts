@@ -110,7 +110,7 @@ export const DEFAULT_CONNECTED_APPS_STRINGS: ConnectedAppsStrings = Object.freez
   noticeRevoked: 'The application was disconnected. Its access has ended.',
   noticeNotFound: 'That connection was not found. It may have been revoked already.',
   clientIdLine: 'Client ID: {clientId}',
-  kindAuthorizationCode: 'Connected when you allowed it',
+  kindAuthorizationCode: 'You allowed it to act for you',
   kindClientCredentials: 'Acts as itself',
   scopesIntro: 'It can:',
   noScopes: 'It has no specific permissions.',
