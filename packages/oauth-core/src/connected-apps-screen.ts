@@ -93,8 +93,6 @@ export interface ConnectedAppsStrings {
   /** Placeholder `{time}`. */
   readonly lastUsed: string;
   readonly revoke: string;
-  /** The revoke button's accessible name. Placeholder `{name}`. */
-  readonly revokeLabel: string;
   readonly grantsLabel: string;
 }
 
@@ -119,7 +117,6 @@ export const DEFAULT_CONNECTED_APPS_STRINGS: ConnectedAppsStrings = Object.freez
   created: 'Connected {time}',
   lastUsed: 'Last used {time}',
   revoke: 'Revoke',
-  revokeLabel: 'Revoke {name}',
   grantsLabel: 'Connected apps',
 });
 
@@ -157,7 +154,7 @@ export function renderConnectedAppsPage(
       ? `<p class="empty">${fill(strings.noGrants)}</p>`
       : `<ul class="grants" aria-label="${escapeHtml(strings.grantsLabel)}">
 ${view.grants
-  .map((grant) => {
+  .map((grant, index) => {
     const name = shown(grant.client.name);
     const scopes =
       grant.scopes.length === 0
@@ -176,7 +173,7 @@ ${grant.scopes
     const kind =
       grant.kind === 'client_credentials' ? strings.kindClientCredentials : strings.kindAuthorizationCode;
     return `<li class="grant">
-<h2 class="client-name">${name}</h2>
+<h2 class="client-name" id="grant-${index}">${name}</h2>
 <p><small class="client-id">${fill(strings.clientIdLine, { clientId: `<code>${shown(grant.client.id)}</code>` })}</small><br>
 <span class="grant-kind">${fill(kind)}</span></p>
 ${scopes}
@@ -184,7 +181,7 @@ ${grant.offlineAccess ? `<p class="note offline-access">${fill(strings.offlineAc
 <form method="post" action="${escapeHtml(view.form.action)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(view.form.fields.csrf_token)}">
 <input type="hidden" name="${view.form.grantField}" value="${escapeHtml(grant.grantId)}">
-<button type="submit" aria-label="${escapeHtml(strings.revokeLabel.replaceAll('{name}', neutralised(grant.client.name)))}">${escapeHtml(strings.revoke)}</button>
+<button type="submit" aria-describedby="grant-${index}">${escapeHtml(strings.revoke)}</button>
 </form>
 </li>`;
   })
