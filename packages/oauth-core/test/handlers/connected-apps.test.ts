@@ -1,5 +1,7 @@
 import type { HandlerResult } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '../../src/index.js';
+import { faultyStorage } from '../faults/faulty-storage.js';
 import {
   BASE_URL,
   createTestServer,
@@ -282,5 +284,28 @@ describe('the consent page links to the connected-apps page when the server serv
 
   it('has no link with connectedApps: false', async () => {
     expect(await consentPageBody({ options: { connectedApps: false } })).not.toContain('connected-apps');
+  });
+});
+
+describe('a store outage answers 503, never a hang or a crash', () => {
+  it('the page and the revoke answer the 503 page with Retry-After when the grant store is unavailable', async () => {
+    const faults = faultyStorage(createMemoryStorage());
+    const t = await createTestServer({ options: { storage: faults.storage } });
+    const { grantId } = await connect({ ...t, storage: faults.storage });
+    faults.fail('grants.list', 'unavailable');
+    const outage = await page(t);
+    expect(outage.status).toBe(503);
+    expect(outage.headers['retry-after']).toBeDefined();
+    expect(outage.body).toContain('temporarily unavailable');
+    const loaded = await page(t);
+    const cookie = (loaded.headers['set-cookie'] ?? '').split(';', 1)[0]!;
+    const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(loaded.body ?? '')![1]!;
+    faults.fail('grants.get', 'unavailable');
+    const posted = await t.server.connectedAppsRevoke(
+      postForm(PAGE, { grant_id: grantId, csrf_token: csrfToken }, { cookie }, USER),
+      'demo',
+    );
+    expect(posted.status).toBe(503);
+    expect(await isActive({ ...t, storage: faults.storage }, grantId)).toBe(true);
   });
 });
