@@ -207,6 +207,13 @@ const PAGE_TAGS = new Set([
   'button',
   'strong',
   'section',
+  // The consent page's link to the connected-apps page (its href checked below), and that page's own tags.
+  'small',
+  'a',
+  'br',
+  'h2',
+  'time',
+  'span',
 ]);
 
 /** The handler result shape of `@keyhold/core` (kept structural: this folder is outside every package). */

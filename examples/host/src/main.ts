@@ -90,6 +90,8 @@ logger.info(
 process.stdout.write(`Keyhold example host listening on ${baseUrl}\n`);
 process.stdout.write(`  MCP endpoint:  ${baseUrl}/tenant/${config.tenant}/mcp\n`);
 process.stdout.write(`  Issuer:        ${app.oauth.issuer(config.tenant)}\n`);
+// Where a person sees which applications may act for them and revokes one.
+process.stdout.write(`  Connected apps: ${app.oauth.issuer(config.tenant)}/connected-apps\n`);
 if (config.singleUser) {
   process.stdout.write(
     loopback

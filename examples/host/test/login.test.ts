@@ -199,3 +199,27 @@ describe('multi-user mode (SVC_SINGLE_USER unset): the development login and its
     expect(await bad.text()).not.toContain('<script>');
   });
 });
+
+describe('multi-user mode: the connected-apps page is each signed-in person’s own', () => {
+  it('sends an anonymous visitor to the login page, and then lists only that person’s apps', async () => {
+    const page = `${host.url}/tenant/demo/connected-apps`;
+    const anonymous = await fetch(page, { redirect: 'manual' });
+    expect(anonymous.status).toBe(303);
+    const login = new URL(anonymous.headers.get('location')!);
+    expect(`${login.origin}${login.pathname}`).toBe(`${host.url}/tenant/demo/login`);
+    expect(login.searchParams.get('return_to')).toBe(page);
+    const carolToken = await tokenFor('carol');
+    await tokenFor('dave');
+    const { cookie, location } = await signIn('carol', page);
+    expect(location).toBe(page);
+    const html = await (await fetch(page, { headers: { cookie } })).text();
+    expect(html).toContain('<strong class="user-name">carol</strong>');
+    const grantId = (
+      JSON.parse(Buffer.from(carolToken.split('.')[1]!, 'base64url').toString()) as { grant_id: string }
+    ).grant_id;
+    // Carol's one grant, and not Dave's.
+    expect([...html.matchAll(/name="grant_id" value="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      grantId,
+    ]);
+  });
+});

@@ -42,13 +42,14 @@ function findOnPath(name: string): string {
 }
 
 describe('the README walk-through, as text', () => {
-  it('goes through the areas in the order A, B, C, D, E', () => {
+  it('goes through the areas in the order A, B, C, D, E, F', () => {
     expect([...section.matchAll(/^### ([A-Z])\. /gm)].map((match) => match[1])).toEqual([
       'A',
       'B',
       'C',
       'D',
       'E',
+      'F',
     ]);
     // Every area has commands of its own.
     for (const area of section.split(/^### /m).slice(1)) expect(area).toContain('```sh');
@@ -220,6 +221,18 @@ describe('the README walk-through, run against a fresh host with only node and b
     expect(listed).toContain('"filesystem"');
   });
 
+  it('F: the connected-apps page lists the grant, revokes it, and the next MCP call is refused', () => {
+    const revoked = outputOf(containing('/tenant/demo/connected-apps'));
+    expect(revoked).toContain('GET /tenant/demo/connected-apps → 200 lists walk-through');
+    expect(revoked).toContain(
+      `POST /tenant/demo/connected-apps → 303 ${host.url}/tenant/demo/connected-apps?notice=revoked`,
+    );
+    expect(revoked).toContain('The application was disconnected.');
+    expect(outputOf(containing('id: 3, method: "tools/list"'))).toMatch(
+      /^POST \/tenant\/demo\/mcp tools\/list → 401 Bearer .*error="invalid_token"/m,
+    );
+  });
+
   describe('run a second time against the same host, as a reader pasting it again does', () => {
     it('runs every block to the end again', () => {
       expect(exitAgain.code, exitAgain.output).toBe(0);
@@ -238,6 +251,11 @@ describe('the README walk-through, run against a fresh host with only node and b
         again,
       );
       expect(answered).toContain(`Connected to ${host.url}/tenant/provider as owner`);
+    });
+
+    it('F holds again: the new grant is revoked and its token refused', () => {
+      expect(outputOf(containing('/tenant/demo/connected-apps'), again)).toContain('?notice=revoked');
+      expect(outputOf(containing('id: 3, method: "tools/list"'), again)).toContain('→ 401');
     });
 
     it('A and C hold again: a new client gets tokens, a new code narrows the tools', () => {

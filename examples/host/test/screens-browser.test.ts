@@ -170,3 +170,66 @@ describe('the provider callback page, in a browser, says to return to the client
     }
   }, 60_000);
 });
+
+describe('the connected-apps page, in a browser, lists the person’s apps in words and revokes one', () => {
+  it('shows the service, the user and plain scope text at 1280 and 375 px with ≥ 44 px buttons; Revoke ends the token', async () => {
+    const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
+    const mcpUrl = new URL(`${host.url}/tenant/demo/mcp`);
+    await authorizeMcpClient(mcpUrl, provider);
+    const accessToken = provider.tokens()!.access_token;
+    const grantId = String(
+      (
+        JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as {
+          grant_id: string;
+        }
+      ).grant_id,
+    );
+    const listTools = () =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const before = await listTools();
+    await before.body?.cancel();
+    expect(before.status).toBe(200);
+    const page = await browser.newPage();
+    try {
+      const response = await page.goto(`${host.url}/tenant/demo/connected-apps`);
+      expect(response?.status()).toBe(200);
+      await atEachWidth(page, 'connected-apps', async (width) => {
+        const text = await visibleText(page);
+        expect(text, `${width}px`).toContain('Apps connected to your demo account');
+        expect(text).toMatch(/You are signed in to demo as \S+\./);
+        expect(await page.$eval('.user-name', (element) => element.textContent)).not.toBe('');
+        expect(text).toContain('Keyhold e2e client');
+        expect(text).toContain('use the tools of this service on your behalf');
+        expect(text).toContain('Last used');
+        const buttons = await buttonSizes(page);
+        expect(buttons.length).toBeGreaterThanOrEqual(1);
+        for (const size of buttons) {
+          expect(size.width, `${width}px`).toBeGreaterThanOrEqual(44);
+          expect(size.height, `${width}px`).toBeGreaterThanOrEqual(44);
+        }
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      });
+      const revoke = await page.$(`form:has(input[name="grant_id"][value="${grantId}"]) button`);
+      expect(revoke).not.toBeNull();
+      await Promise.all([page.waitForNavigation(), revoke!.click()]);
+      expect(new URL(page.url()).searchParams.get('notice')).toBe('revoked');
+      expect(await visibleText(page)).toContain('The application was disconnected.');
+      expect(await page.$(`input[name="grant_id"][value="${grantId}"]`)).toBeNull();
+    } finally {
+      await page.close();
+    }
+    // The token has not expired, but its grant is revoked: the next MCP request is refused.
+    const after = await listTools();
+    await after.body?.cancel();
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('invalid_token');
+  }, 60_000);
+});

@@ -17,6 +17,18 @@ describe('the example host, started as the README starts it', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 
+  it('prints the connected-apps page in its start banner, and serves it there', async () => {
+    const url = `${host.url}/tenant/demo/connected-apps`;
+    // The banner's lines follow the "listening on" line that startHost waits for.
+    for (let waited = 0; !host.output().includes('Connected apps:') && waited < 5000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(host.output()).toContain(`  Connected apps: ${url}\n`);
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('No application is connected to your account.');
+  });
+
   it('answers an unknown path with 404 JSON', async () => {
     const response = await fetch(`${host.url}/nope`);
     expect(response.status).toBe(404);

@@ -14,6 +14,7 @@ import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
 import { createGrantAdministration, type GrantAdministration } from './grant-administration.js';
 import { authorizeHandler } from './handlers/authorize.js';
+import { connectedAppsPageHandler, connectedAppsRevokeHandler } from './handlers/connected-apps.js';
 import { consentDecisionHandler, consentPageHandler, refuseCrossOriginConsent } from './handlers/consent.js';
 import { introspectHandler } from './handlers/introspect.js';
 import { authorizationServerMetadata, jwksDocument, protectedResourceMetadata } from './handlers/metadata.js';
@@ -173,6 +174,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     authorize: _authorize,
     consentPage: _consentPage,
     consent: _consent,
+    connectedAppsPage: _connectedAppsPage,
+    connectedAppsRevoke: _connectedAppsRevoke,
     token: _token,
     register: _register,
     revoke: _revoke,
@@ -365,6 +368,15 @@ export function createAuthorizationServerWithEndpoints(
     // is what the consent rule counts.
     consentPage: endpoint('consent', true, consentPageHandler),
     consent: endpoint('consent', true, consentDecisionHandler, 'consent', refuseCrossOriginConsent),
+    connectedAppsPage: endpoint('connected_apps', true, connectedAppsPageHandler),
+    // A revoke counts against the consent rule (per signed-in user): both are a person's decisions.
+    connectedAppsRevoke: endpoint(
+      'connected_apps',
+      true,
+      connectedAppsRevokeHandler,
+      'consent',
+      refuseCrossOriginConsent,
+    ),
     token: endpoint('token', false, tokenHandler, 'token'),
     register: endpoint('register', false, registerHandler, 'register', refuseCrossOriginRegistration),
     revoke: endpoint('revoke', false, revokeHandler),

@@ -1,4 +1,5 @@
 import { escapeHtml } from '@keyhold/internal';
+import { fill, neutralised, shown } from './page-text.js';
 import { htmlDocument } from './responses.js';
 
 /**
@@ -52,6 +53,8 @@ export interface ConsentDetails {
   readonly scopeDescriptions: Readonly<Record<string, string>>;
   readonly redirectUri: string;
   readonly recipient: ConsentRecipient;
+  /** The tenant's connected-apps page, where the person can revoke later; absent when the server serves none. */
+  readonly connectedAppsUrl?: string;
 }
 
 /**
@@ -127,6 +130,9 @@ export interface ConsentStrings {
   readonly scopeRawName: string;
   readonly approve: string;
   readonly deny: string;
+  /** Shown when the server serves a connected-apps page. Placeholder `{link}` (`connectedAppsLink`, linked). */
+  readonly revokeLater: string;
+  readonly connectedAppsLink: string;
   /** Accessible names of the lists and the recipient section. */
   readonly scopesLabel: string;
   readonly warningsLabel: string;
@@ -162,6 +168,8 @@ export const DEFAULT_CONSENT_STRINGS: ConsentStrings = Object.freeze({
   scopeRawName: 'permission {scope}',
   approve: 'Allow',
   deny: 'Deny',
+  revokeLater: 'You can disconnect it at any time on {link}.',
+  connectedAppsLink: 'your connected apps page',
   scopesLabel: 'Requested permissions',
   warningsLabel: 'Warnings',
   recipientLabel: 'Who receives the authorization code',
@@ -174,6 +182,16 @@ const BUILT_IN_SCOPE_WORDS: Readonly<Record<string, keyof ConsentStrings>> = Obj
   offline_access: 'scopeOfflineAccess',
   'mcp:tools': 'scopeMcpTools',
 });
+
+/**
+ * The built-in plain words of the common scopes, as `strings` words them: what a page falls back to when
+ * the tenant does not describe a scope.
+ */
+export function builtInScopeWords(strings: ConsentStrings): Record<string, string> {
+  const words: Record<string, string> = {};
+  for (const [scope, key] of Object.entries(BUILT_IN_SCOPE_WORDS)) words[scope] = strings[key];
+  return words;
+}
 
 /** A scope in plain words: the tenant's description, else the built-in one, else undefined. */
 function scopeWords(view: ConsentView, strings: ConsentStrings, scope: string): string | undefined {
@@ -193,33 +211,6 @@ export function consentRecipient(redirectUri: string): ConsentRecipient {
     return { kind: loopback ? 'loopback' : 'web', host: url.host, unencrypted: url.protocol === 'http:' };
   }
   return { kind: 'app', scheme: url.protocol };
-}
-
-/**
- * Characters that reorder or hide the text around them: the control characters (C0, DEL, C1), the
- * bidirectional embeddings, overrides and isolates with the marks (U+202A–U+202E, U+2066–U+2069,
- * U+200E/F, U+061C), and the line and paragraph separators. A client name holding U+202E would otherwise
- * show `evil.example` as something else entirely.
- */
-const DECEPTIVE_CHARACTERS = /[\p{Cc}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/gu;
-
-/**
- * Client-supplied text as the page shows it: each character that could reorder or hide the text around it
- * becomes U+FFFD (visible, so the reader sees something was there), then the result is HTML-escaped.
- */
-function shown(value: string): string {
-  return escapeHtml(value.replace(DECEPTIVE_CHARACTERS, '\uFFFD'));
-}
-
-/** Escapes `template` and fills its `{key}` placeholders with the given (already safe) HTML. */
-function fill(template: string, values: Readonly<Record<string, string>> = {}): string {
-  return template
-    .split(/(\{[A-Za-z]+\})/)
-    .map((part) => {
-      const key = /^\{([A-Za-z]+)\}$/.exec(part)?.[1];
-      return key !== undefined && key in values ? values[key]! : escapeHtml(part);
-    })
-    .join('');
 }
 
 /**
@@ -295,7 +286,7 @@ ${warnings.map((warning) => `<li>&#9888; ${warning}</li>`).join('\n')}
 </ul>`;
   const name = `<strong class="client-name">${shown(client.name)}</strong>`;
   return htmlDocument(
-    strings.title.replaceAll('{service}', view.serviceName.replace(DECEPTIVE_CHARACTERS, '\uFFFD')),
+    strings.title.replaceAll('{service}', neutralised(view.serviceName)),
     `<h1>${fill(strings.heading, { name, service })}</h1>
 <p class="signed-in">${fill(strings.signedInAs, { service, user })}</p>
 <p>${fill(strings.clientClaim, { name, website })}</p>
@@ -313,7 +304,13 @@ ${note}${warningList}
 <button type="submit" name="decision" value="approve">${escapeHtml(strings.approve)}</button>
 <button type="submit" name="decision" value="deny">${escapeHtml(strings.deny)}</button>
 </div>
-</form>`,
+</form>${
+      view.connectedAppsUrl === undefined
+        ? ''
+        : `\n<p class="revoke-later"><small>${fill(strings.revokeLater, {
+            link: `<a href="${escapeHtml(view.connectedAppsUrl)}">${escapeHtml(strings.connectedAppsLink)}</a>`,
+          })}</small></p>`
+    }`,
     strings.lang,
   );
 }

@@ -15,6 +15,8 @@ export type EndpointHandlers = Readonly<
     | 'authorize'
     | 'consentPage'
     | 'consent'
+    | 'connectedAppsPage'
+    | 'connectedAppsRevoke'
     | 'token'
     | 'register'
     | 'revoke'
@@ -33,7 +35,7 @@ type CorsPolicy = 'json' | 'registration' | 'none';
 interface Route {
   readonly methods: Readonly<Record<string, TenantHandler>>;
   readonly cors: CorsPolicy;
-  /** Whether the endpoint uses the host's user (authorize, consent): only those resolve it. */
+  /** Whether the endpoint uses the host's user (authorize, consent, connected apps): only those resolve it. */
   readonly usesUser: boolean;
   /** The methods `methods` serves (plus `OPTIONS` where CORS applies): the 405's `Allow`, computed once. */
   readonly allow: string;
@@ -65,6 +67,14 @@ export function oauthRoutes(context: ServerContext, handlers: EndpointHandlers):
   const underTenant = new Map<string, Route>([
     ['/authorize', route({ GET: handlers.authorize }, 'none', true)],
     ['/consent', route({ GET: handlers.consentPage, POST: handlers.consent }, 'none', true)],
+    ...(context.connectedApps.enabled
+      ? ([
+          [
+            '/connected-apps',
+            route({ GET: handlers.connectedAppsPage, POST: handlers.connectedAppsRevoke }, 'none', true),
+          ],
+        ] as const)
+      : []),
     ['/token', json('POST', handlers.token)],
     ['/register', json('POST', handlers.register, 'registration')],
     ['/revoke', json('POST', handlers.revoke)],

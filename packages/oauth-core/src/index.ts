@@ -9,6 +9,7 @@ export type {
   ProvisionedClient,
 } from './client-administration.js';
 export type { ClientMetadata } from './client-metadata.js';
+export type { ConnectedAppsStrings, ConnectedAppsView } from './connected-apps-screen.js';
 export type { ConsentLookup, ConsentRequest } from './consent-request.js';
 export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';

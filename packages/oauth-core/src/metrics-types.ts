@@ -5,6 +5,7 @@ export interface AuthEventAttributes {
   readonly endpoint:
     | 'authorize'
     | 'consent'
+    | 'connected_apps'
     | 'token'
     | 'register'
     | 'revoke'

@@ -6,6 +6,12 @@ import type { JwksResolver } from './cimd/jwks-resolver.js';
 import type { CimdOptions } from './cimd/options.js';
 import type { CimdResolver } from './cimd/types.js';
 import {
+  type ConnectedAppsStrings,
+  type ConnectedAppsView,
+  DEFAULT_CONNECTED_APPS_STRINGS,
+  renderConnectedAppsPage,
+} from './connected-apps-screen.js';
+import {
   type ConsentStrings,
   type ConsentView,
   DEFAULT_CONSENT_STRINGS,
@@ -228,6 +234,28 @@ export interface AuthorizationServerOptions {
    */
   readonly consent?: ConsentOptions;
   /**
+   * The connected-apps page at `{issuer}/connected-apps`, where the signed-in person sees their grants and
+   * revokes one (a form with the consent page's anti-forgery scheme). `strings` replaces any sentence of the
+   * built-in page; `render` renders it from a `ConnectedAppsView` (its third argument is the built-in
+   * renderer; return a string, or `{ html, contentSecurityPolicy }`); `false` serves no page (a host with a
+   * page of its own calls `server.grants`). Default: the built-in English page.
+   *
+   * @example
+   * ```ts
+   * const options: Partial<AuthorizationServerOptions> = { connectedApps: { strings: { revoke: 'Disconnect' } } };
+   * ```
+   */
+  readonly connectedApps?:
+    | false
+    | {
+        readonly strings?: Partial<ConnectedAppsStrings>;
+        readonly render?: (
+          view: ConnectedAppsView,
+          strings: ConnectedAppsStrings,
+          builtIn: (view: ConnectedAppsView, strings: ConnectedAppsStrings) => string,
+        ) => RenderedConsentPage | Promise<RenderedConsentPage>;
+      };
+  /**
    * Cross-origin calls from browser-based clients to the JSON endpoints (token, revocation, introspection,
    * metadata, JWKS): `allowedOrigins` (`'any'`, the default: these endpoints use no cookies, so `*` exposes
    * nothing ambient; or a list, answered with the origin itself) and `maxAgeSeconds` for preflight caching
@@ -370,6 +398,16 @@ export interface ServerContext {
     readonly render: NonNullable<ConsentOptions['render']>;
     readonly pageUrl?: NonNullable<ConsentOptions['pageUrl']>;
   };
+  readonly connectedApps: {
+    readonly enabled: boolean;
+    readonly strings: ConnectedAppsStrings;
+    readonly render: (
+      view: ConnectedAppsView,
+      strings: ConnectedAppsStrings,
+      builtIn: (view: ConnectedAppsView, strings: ConnectedAppsStrings) => string,
+    ) => RenderedConsentPage | Promise<RenderedConsentPage>;
+    readonly builtIn: (view: ConnectedAppsView, strings: ConnectedAppsStrings) => string;
+  };
   /** Present when `private_key_jwt` is offered (the storage has an `onceStore`). */
   readonly clientAssertions?: ClientAssertionSettings;
   /** Present when DPoP is offered (the storage has an `onceStore` and `dpop` is not `false`). */
@@ -466,6 +504,20 @@ export function resolveOptions(
   for (const [name, value] of Object.entries(consent.strings ?? {})) {
     if (!(name in DEFAULT_CONSENT_STRINGS) || typeof value !== 'string') {
       throw optionCheck.invalid(`consent.strings.${name} is not a replaceable string`);
+    }
+  }
+  const connectedApps = options.connectedApps === false ? undefined : (options.connectedApps ?? {});
+  if (connectedApps !== undefined) {
+    if (typeof connectedApps !== 'object' || connectedApps === null) {
+      throw optionCheck.invalid('connectedApps must be false or an object');
+    }
+    if (connectedApps.render !== undefined && typeof connectedApps.render !== 'function') {
+      throw optionCheck.invalid('connectedApps.render must be a function');
+    }
+    for (const [name, value] of Object.entries(connectedApps.strings ?? {})) {
+      if (!(name in DEFAULT_CONNECTED_APPS_STRINGS) || typeof value !== 'string') {
+        throw optionCheck.invalid(`connectedApps.strings.${name} is not a replaceable string`);
+      }
     }
   }
   if (options.userClaims !== undefined && typeof options.userClaims !== 'function') {
@@ -567,6 +619,12 @@ export function resolveOptions(
       strings: { ...DEFAULT_CONSENT_STRINGS, ...consent.strings },
       render: consent.render ?? renderConsentPage,
       ...(consent.pageUrl ? { pageUrl: consent.pageUrl } : {}),
+    },
+    connectedApps: {
+      enabled: connectedApps !== undefined,
+      strings: { ...DEFAULT_CONNECTED_APPS_STRINGS, ...connectedApps?.strings },
+      render: connectedApps?.render ?? renderConnectedAppsPage,
+      builtIn: renderConnectedAppsPage,
     },
     ...(clientAssertions ? { clientAssertions } : {}),
     ...(dpop ? { dpop } : {}),

@@ -24,6 +24,7 @@ import { scopeList } from '../scopes.js';
 import type { PendingAuthorizationRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { errorRedirect, issueCode } from './authorize.js';
+import { connectedAppsUrl } from './connected-apps.js';
 
 const EXPIRED = new OAuthError(
   'invalid_request',
@@ -192,6 +193,7 @@ export async function consentDetails(
     scopes: scopeList(pending.scope),
     redirectUri: pending.redirectUri,
     recipient: consentRecipient(pending.redirectUri),
+    ...(context.connectedApps.enabled ? { connectedAppsUrl: connectedAppsUrl(tenant) } : {}),
   };
 }
 

@@ -430,6 +430,104 @@ describe('fuzz: the consent screen and decision', () => {
   );
 });
 
+describe('fuzz: the connected-apps page and its revoke form', () => {
+  it(
+    'GET and POST /connected-apps answer any query, form, cookie and user safely, and a forged POST revokes nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          hostileString(),
+          hostileForm(['grant_id', 'csrf_token']),
+          hostileString(),
+          userId(),
+          async (query, form, cookie, user) => {
+            const page = await fx.t.server.connectedAppsPage(
+              request('GET', '/tenant/demo/connected-apps', query, '', { userId: user }),
+              'demo',
+            );
+            check(page);
+            if (page.status === 200) assertNoInjectedMarkup(page.body ?? '');
+            const posted = await fx.t.server.connectedAppsRevoke(
+              request('POST', '/tenant/demo/connected-apps', '', form, {
+                headers: {
+                  'content-type': 'application/x-www-form-urlencoded',
+                  cookie: `keyhold_apps=${cookie}`,
+                },
+                userId: user,
+              }),
+              'demo',
+            );
+            check(posted);
+            // No valid token can be guessed: signed in, every answer is a refusal page; signed out, the login.
+            expect([303, 400, 403]).toContain(posted.status);
+            if (posted.status === 303) expect(posted.headers.location).not.toContain('notice=revoked');
+          },
+        ),
+        fuzzOptions(),
+      );
+    },
+    fuzzTimeoutMs(),
+  );
+
+  it(
+    'shows a client name full of markup escaped on the connected-apps page',
+    async () => {
+      const runs = Math.max(10, Math.floor(fuzzRuns() / 8));
+      const name = fc.oneof(
+        fc.constantFrom(...SCRIPT_PAYLOADS),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 }),
+      );
+      let shown = 0;
+      await fc.assert(
+        fc.asyncProperty(name, async (clientName) => {
+          const registered = await fx.t.server.register(
+            request(
+              'POST',
+              '/tenant/demo/register',
+              '',
+              JSON.stringify({
+                redirect_uris: [REDIRECT_URI],
+                client_name: clientName,
+                token_endpoint_auth_method: 'none',
+              }),
+              { headers: { 'content-type': 'application/json' } },
+            ),
+            'demo',
+          );
+          if (registered.status !== 201) return;
+          const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
+          // A user of its own per run: the page shows this one grant.
+          const user = `apps-${shown}-${client.client_id}`;
+          const { code, verifier } = await obtainCode(fx.t, client.client_id, { userId: user });
+          const token = await fx.t.server.token(
+            postForm('/tenant/demo/token', {
+              grant_type: 'authorization_code',
+              code,
+              code_verifier: verifier,
+              redirect_uri: REDIRECT_URI,
+              client_id: client.client_id,
+            }),
+            'demo',
+          );
+          expect(token.status).toBe(200);
+          const page = await fx.t.server.connectedAppsPage(
+            request('GET', '/tenant/demo/connected-apps', '', '', { userId: user }),
+            'demo',
+          );
+          expect(page.status).toBe(200);
+          check(page);
+          assertNoInjectedMarkup(page.body ?? '');
+          expect(page.body).toContain(`<code>${client.client_id}</code>`);
+          shown++;
+        }),
+        fuzzOptions(runs),
+      );
+      expect(shown).toBeGreaterThan(runs / 2);
+    },
+    fuzzTimeoutMs(),
+  );
+});
+
 describe('fuzz: the JSON endpoints answer RFC 6749 errors, never a 5xx', () => {
   it(
     'POST /token: any form, any client authentication',

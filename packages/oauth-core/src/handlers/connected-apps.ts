@@ -1,0 +1,230 @@
+import type { HandlerRequest, HandlerResult } from '@keyhold/core';
+import {
+  constantTimeEqual,
+  htmlResult,
+  mediaType,
+  NO_STORE_HEADERS,
+  parseForm,
+  parseQuery,
+  randomToken,
+  redirectResult,
+  sha256Base64url,
+} from '@keyhold/internal';
+import type { ConnectedAppsView } from '../connected-apps-screen.js';
+import { builtInScopeWords } from '../consent-screen.js';
+import { OAuthError } from '../errors.js';
+import { createGrantAdministration } from '../grant-administration.js';
+import type { ServerContext } from '../options.js';
+import { withQuery } from '../redirect-uri.js';
+import type { RequestEvent } from '../request-event.js';
+import { errorPage } from '../responses.js';
+import type { GrantRecord } from '../storage.js';
+import type { Tenant } from '../tenant.js';
+
+/** The cookie holding the connected-apps forms' anti-forgery secret (scoped to the page's path). */
+export const CONNECTED_APPS_COOKIE = 'keyhold_apps';
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{32,128}$/;
+/** One page: a person with more connected apps than this is an administration case (`server.grants`). */
+const PAGE_SIZE = 100;
+
+/** The page's URL under a tenant's issuer. */
+export function connectedAppsUrl(tenant: Tenant): string {
+  return `${tenant.issuer}/connected-apps`;
+}
+
+function cookieValues(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1 || part.slice(0, eq).trim() !== CONNECTED_APPS_COOKIE) continue;
+    const value = part.slice(eq + 1).trim();
+    if (COOKIE_VALUE.test(value)) values.push(value);
+  }
+  return values;
+}
+
+/**
+ * The forms' `csrf_token`: the consent page's double-submit scheme, bound to the cookie's secret AND the
+ * signed-in user, so a token seen by one person is worthless in another's session.
+ */
+export function connectedAppsFormToken(cookieValue: string, userId: string): string {
+  return sha256Base64url(`${cookieValue}.connected-apps.${userId}`);
+}
+
+function cookieHeader(tenant: Tenant, value: string): string {
+  const secure = tenant.issuer.startsWith('https:') ? '; Secure' : '';
+  // A session cookie: a page left open for hours still revokes.
+  return `${CONNECTED_APPS_COOKIE}=${value}; Path=${new URL(connectedAppsUrl(tenant)).pathname}; HttpOnly; SameSite=Strict${secure}`;
+}
+
+function currentUser(context: ServerContext, tenant: Tenant, request: HandlerRequest): string | undefined {
+  return request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
+}
+
+/** No signed-in user: what authorize does, the host's login page with the way back. */
+function toLogin(tenant: Tenant): HandlerResult {
+  const result = redirectResult(withQuery(tenant.loginUrl, { return_to: connectedAppsUrl(tenant) }));
+  return { ...result, status: 303 };
+}
+
+const FORGED = new OAuthError(
+  'invalid_request',
+  'The form could not be verified (its anti-forgery token is missing or wrong). Reload the connected apps page and try again.',
+  { status: 403 },
+);
+
+/** A client's name for the list, read from the client store for registered clients (no remote fetch). */
+async function clientNames(
+  context: ServerContext,
+  tenant: Tenant,
+  grants: readonly GrantRecord[],
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const registered = [...new Set(grants.filter((g) => g.clientType === 'registered').map((g) => g.clientId))];
+  const records = await Promise.all(registered.map((id) => context.storage.clients.get(tenant.slug, id)));
+  registered.forEach((id, index) => {
+    const name = records[index]?.clientName;
+    names.set(id, typeof name === 'string' && name !== '' ? name : id);
+  });
+  for (const grant of grants) {
+    if (grant.clientType !== 'metadata_document' || names.has(grant.clientId)) continue;
+    let host = grant.clientId;
+    try {
+      host = new URL(grant.clientId).host || grant.clientId;
+    } catch {
+      // Kept as the id: a stored id is shown, never trusted.
+    }
+    names.set(grant.clientId, host);
+  }
+  return names;
+}
+
+/** GET {issuer}/connected-apps[?notice=revoked|not_found]: the signed-in person's grants. */
+export async function connectedAppsPageHandler(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+): Promise<HandlerResult> {
+  const userId = currentUser(context, tenant, request);
+  if (userId === undefined) return toLogin(tenant);
+  const parsed = parseQuery(request.query);
+  if (!parsed.ok) {
+    event.error_code = 'invalid_request';
+    return errorPage(400, new OAuthError('invalid_request', parsed.message));
+  }
+  const noticeParam = parsed.params.notice;
+  const notice = noticeParam === 'revoked' || noticeParam === 'not_found' ? noticeParam : undefined;
+  const grants = await context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE });
+  const [names, claims] = await Promise.all([
+    clientNames(context, tenant, grants),
+    context.userClaims?.(tenant.slug, userId, ['profile']),
+  ]);
+  const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
+  const { displayName, scopeDescriptions } = tenant.config;
+  const secret = cookieValues(request.headers.cookie)[0] ?? randomToken(32);
+  const view: ConnectedAppsView = {
+    tenant: tenant.slug,
+    serviceName: typeof displayName === 'string' && displayName !== '' ? displayName : tenant.slug,
+    user: { id: userId, ...(userName === undefined ? {} : { name: userName }) },
+    grants: grants.map((grant) => ({
+      grantId: grant.grantId,
+      client: {
+        id: grant.clientId,
+        name: names.get(grant.clientId) ?? grant.clientId,
+        type: grant.clientType,
+      },
+      kind: grant.kind,
+      scopes: grant.scopes,
+      offlineAccess: grant.offlineAccess,
+      createdAt: grant.createdAt,
+      lastUsedAt: grant.lastUsedAt,
+    })),
+    scopeDescriptions: { ...builtInScopeWords(context.consent.strings), ...scopeDescriptions },
+    ...(notice === undefined ? {} : { notice }),
+    form: {
+      action: connectedAppsUrl(tenant),
+      fields: { csrf_token: connectedAppsFormToken(secret, userId) },
+      grantField: 'grant_id',
+    },
+  };
+  const { render, builtIn, strings } = context.connectedApps;
+  const rendered = await render(view, strings, builtIn);
+  const html = typeof rendered === 'string' ? rendered : rendered.html;
+  const csp =
+    (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+  return htmlResult(200, html, {
+    ...NO_STORE_HEADERS,
+    'content-security-policy': csp,
+    // `same-origin` keeps the form POST's real `Origin` (see the consent page).
+    'referrer-policy': 'same-origin',
+    'set-cookie': cookieHeader(tenant, secret),
+  });
+}
+
+/**
+ * POST {issuer}/connected-apps with `grant_id` and `csrf_token`: revokes one grant of the signed-in person,
+ * then 303 back to the page with `notice=revoked`, or `notice=not_found` for an unknown id, another person's
+ * grant and one already revoked alike. Refused with 403 (nothing revoked): a present cross-site `Origin`
+ * (checked by the endpoint first) and a `csrf_token` that does not match the cookie and the user.
+ */
+export async function connectedAppsRevokeHandler(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+): Promise<HandlerResult> {
+  const userId = currentUser(context, tenant, request);
+  if (userId === undefined) return toLogin(tenant);
+  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
+    event.error_code = 'invalid_request';
+    return errorPage(
+      400,
+      new OAuthError('invalid_request', 'The form must be sent as application/x-www-form-urlencoded.'),
+    );
+  }
+  const parsed = parseForm(request.body);
+  if (!parsed.ok) {
+    event.error_code = 'invalid_request';
+    return errorPage(400, new OAuthError('invalid_request', parsed.message));
+  }
+  const { grant_id: grantId, csrf_token: csrfToken } = parsed.params;
+  const presented = csrfToken ?? '';
+  let verified = false;
+  // Every candidate is compared, so the time taken does not depend on which one matches.
+  for (const secret of cookieValues(request.headers.cookie)) {
+    if (constantTimeEqual(connectedAppsFormToken(secret, userId), presented)) verified = true;
+  }
+  if (!verified) {
+    event.error_code = FORGED.code;
+    context.logger.warn(
+      { event: 'grant_revoke_refused', reason: 'anti_forgery', tenant: tenant.slug },
+      'connected apps: revoke refused, anti-forgery check failed',
+    );
+    return errorPage(403, FORGED);
+  }
+  const notice = await revokeOwn(context, tenant, userId, grantId);
+  return { ...redirectResult(withQuery(connectedAppsUrl(tenant), { notice })), status: 303 };
+}
+
+/** Revokes an active grant of `userId`; anything else (unknown, foreign, already revoked) is `not_found`. */
+async function revokeOwn(
+  context: ServerContext,
+  tenant: Tenant,
+  userId: string,
+  grantId: string | undefined,
+): Promise<'revoked' | 'not_found'> {
+  if (grantId === undefined || grantId === '' || grantId.length > 256) return 'not_found';
+  const found = await context.storage.grants.get(tenant.slug, grantId);
+  if (found === undefined || found.userId !== userId || found.revokedAt !== undefined) return 'not_found';
+  const outcome = await createGrantAdministration(context).revoke(tenant.slug, grantId, { userId });
+  if (outcome.ok) {
+    context.logger.info(
+      { event: 'grant_revoked', reason: 'user', tenant: tenant.slug, clientId: found.clientId, userId },
+      'connected apps: the user revoked a grant',
+    );
+  }
+  return outcome.ok ? 'revoked' : 'not_found';
+}
