@@ -144,7 +144,16 @@ export interface BearerPolicy {
 /** A token that passed signature, issuer, expiry, audience and revocation, or why it did not. */
 export type TokenValidity =
   | { readonly ok: true; readonly claims: AccessTokenClaims }
-  | { readonly ok: false; readonly description: string };
+  | {
+      readonly ok: false;
+      readonly description: string;
+      /** The catalogue reason (`token.rejected.*`), and the claims when the token itself verified. */
+      readonly reason?: string;
+      readonly claims?: AccessTokenClaims;
+    };
+
+/** Hears why the bearer policy refused a presented token: a catalogue reason, and its verified claims. */
+export type BearerRefusalReport = (reason: string, claims?: AccessTokenClaims) => void;
 
 /**
  * The token half of the bearer policy: signature, issuer, expiry, audience and revocation (of the token's
@@ -159,13 +168,25 @@ export async function validateAccessToken(
 ): Promise<TokenValidity> {
   const now = context.clock.now();
   const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
-  if (!verified.ok) return verified;
+  if (!verified.ok) {
+    const expired = verified.description === 'the access token has expired';
+    return { ...verified, reason: expired ? 'token.rejected.expired' : 'token.rejected.invalid' };
+  }
   const claims = verified.claims;
   if (!audiences(claims).includes(resource)) {
-    return { ok: false, description: 'the access token is not for this resource' };
+    return {
+      ok: false,
+      description: 'the access token is not for this resource',
+      reason: 'token.rejected.wrong_resource',
+      claims,
+    };
   }
   const refusal = await tokenRefusal(context, tenant, claims, now);
-  if (refusal !== undefined) return { ok: false, description: refusal };
+  if (refusal !== undefined) {
+    const ofGrant = refusal.includes('its grant');
+    const reason = ofGrant ? 'token.rejected.grant_revoked' : 'token.rejected.revoked';
+    return { ok: false, description: refusal, reason, claims };
+  }
   return { ok: true, claims };
 }
 
@@ -189,6 +210,7 @@ export async function checkBearer(
   tenant: Tenant,
   authorization: string | undefined,
   policy: BearerPolicy,
+  report?: BearerRefusalReport,
 ): Promise<AccessTokenCheck> {
   const required = policy.requiredScopes;
   // MCP asks servers to name the needed scopes in the 401 too, so a client requests them the first time.
@@ -215,11 +237,18 @@ export async function checkBearer(
     return { ok: false, result: bearerChallenge({ ...challengeBase, scope: scopeHint }) };
   }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
-  if (!match?.[1]) return fail('the Authorization header must be "Bearer <token>"');
+  if (!match?.[1]) {
+    report?.('token.rejected.invalid');
+    return fail('the Authorization header must be "Bearer <token>"');
+  }
   const valid = await validateAccessToken(context, tenant, match[1], policy.resource);
-  if (!valid.ok) return fail(valid.description);
+  if (!valid.ok) {
+    report?.(valid.reason ?? 'token.rejected.invalid', valid.claims);
+    return fail(valid.description);
+  }
   const claims = valid.claims;
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && !policy.allowMachineSubjects) {
+    report?.('token.rejected.invalid', claims);
     // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
     // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.
     return {
@@ -233,6 +262,7 @@ export async function checkBearer(
     };
   }
   if (!isWithin(required, scopeList(claims.scope))) {
+    report?.('token.rejected.insufficient_scope', claims);
     return {
       ok: false,
       result: bearerChallenge({

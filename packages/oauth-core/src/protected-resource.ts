@@ -4,6 +4,7 @@ import { jsonResult, storageUnavailableResult } from '@keyhold/internal';
 import { checkBearer, presentsBearer, requiredScopesFor } from './bearer.js';
 import { wellKnownUrl } from './discovery-paths.js';
 import { optionCheck } from './errors.js';
+import { resourceRefusals } from './events/resource.js';
 import { type ProtectedResourceMetadata, protectedResourceDocument } from './handlers/metadata.js';
 import type { ServerContext } from './options.js';
 import type { Tenant } from './tenant.js';
@@ -152,12 +153,18 @@ export function createProtectedResource(
           };
         }
         // Required scopes are the tenant's, read now: tenants are looked up lazily and may change.
-        const check = await checkBearer(context, tenant, authorization, {
-          resource: url,
-          resourceMetadataUrl: metadataUrl,
-          requiredScopes: requiredScopesFor(tenant, {}),
-          allowMachineSubjects,
-        });
+        const check = await checkBearer(
+          context,
+          tenant,
+          authorization,
+          {
+            resource: url,
+            resourceMetadataUrl: metadataUrl,
+            requiredScopes: requiredScopesFor(tenant, {}),
+            allowMachineSubjects,
+          },
+          resourceRefusals(context, tenantSlug),
+        );
         if (!check.ok) {
           if (presentsBearer(authorization)) {
             services.logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
