@@ -122,6 +122,7 @@ describe('keyhold events: the decision timeline of a client or a user, each even
       const events = JSON.parse(byClient.stdout).events as Record<string, unknown>[];
       expect(events.map((event) => event.reason)).toEqual([
         'token.rejected.grant_revoked',
+        'grant.revoked.admin',
         'token.issued',
         'authorize.approved',
       ]);
@@ -136,7 +137,7 @@ describe('keyhold events: the decision timeline of a client or a user, each even
       expect(byClient.stdout).not.toContain(accessToken);
 
       const byUser = await keyhold(['events', '--user', USER, '--since', '1h', '--json'], h.cwd);
-      expect(JSON.parse(byUser.stdout).events).toHaveLength(3);
+      expect(JSON.parse(byUser.stdout).events).toHaveLength(4);
       const other = await keyhold(['events', '--client', 'someone-else', '--json'], h.cwd);
       expect(JSON.parse(other.stdout)).toEqual({ events: [] });
 

@@ -139,6 +139,14 @@ describe('every authorization decision emits one event with its reason', () => {
     expect((await resource.verify(`Bearer ${String(tokens.access_token)}`)).ok).toBe(true);
     const [grant] = await t.storage.grants.list('demo', { limit: 1 });
     await t.server.grants.revoke('demo', grant?.grantId ?? '');
+    await settled();
+    expect(hooked.at(-1)).toMatchObject({
+      category: 'grant',
+      reason: 'grant.revoked.admin',
+      grantId: grant?.grantId,
+      clientId: client.client_id,
+      userId: USER,
+    });
     hooked.length = 0;
     expect((await resource.verify(`Bearer ${String(tokens.access_token)}`)).ok).toBe(false);
     expect((await resource.verify('Bearer not.a.token')).ok).toBe(false);
