@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * if (!AUTH_EVENT_REASONS.includes(event.reason)) console.warn('unexpected reason', event.reason);
+ * if (!AUTH_EVENT_REASONS.includes(decision.reason)) console.warn('unexpected reason', decision.reason);
  * ```
  */
 export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
