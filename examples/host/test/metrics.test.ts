@@ -56,7 +56,15 @@ describe('the example host counts mcp_auth.events when an OpenTelemetry SDK is r
     expect(events.points).toEqual(
       expect.arrayContaining([
         { attributes: { endpoint: 'metadata', status: 200 }, value: 1 },
-        { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
+        {
+          attributes: {
+            endpoint: 'register',
+            status: 201,
+            client_type: 'registered',
+            reason: 'client.registered',
+          },
+          value: 1,
+        },
       ]),
     );
   });

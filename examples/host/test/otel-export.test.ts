@@ -136,7 +136,15 @@ describe('the example host exports its counters to the OTLP/HTTP collector OTEL_
     expect(points).toEqual(
       expect.arrayContaining([
         { attributes: { endpoint: 'metadata', status: 200 }, value: 1 },
-        { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
+        {
+          attributes: {
+            endpoint: 'register',
+            status: 201,
+            client_type: 'registered',
+            reason: 'client.registered',
+          },
+          value: 1,
+        },
       ]),
     );
     expect(exports[0]?.path).toBe('/v1/metrics');

@@ -2,6 +2,7 @@
 import { claimCommand } from './commands/claim.js';
 import { clientsCommand } from './commands/clients.js';
 import { doctorCommand } from './commands/doctor.js';
+import { eventsCommand } from './commands/events.js';
 import { grantsCommand } from './commands/grants.js';
 import { providersCommand } from './commands/providers.js';
 import type { CliIo } from './io.js';
@@ -19,6 +20,7 @@ process.exitCode = await runCli(process.argv.slice(2), io, {
   claim: claimCommand,
   clients: clientsCommand,
   doctor: doctorCommand,
+  events: eventsCommand,
   grants: grantsCommand,
   providers: providersCommand,
 });

@@ -10,6 +10,7 @@ Commands:
   claim       create, list and revoke claim codes
   clients     provision, list, remove and block the host's OAuth clients
   doctor      check which MCP clients can sign in to a deployment, and why not
+  events      the decision timeline of a client or a user, each event with its reason
   grants      list and revoke the grants people gave applications
   providers   list, get, search and add MCP providers from the registry
 

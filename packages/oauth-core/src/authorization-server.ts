@@ -10,6 +10,9 @@ import { type ConsentLookup, lookUpConsentRequest } from './consent-request.js';
 import { corsHeaders } from './cors.js';
 import { DpopNonceError } from './dpop/nonce-error.js';
 import { OAuthError } from './errors.js';
+import { decides, decisionEvent, reasonOf } from './events/decision.js';
+import { resourceRefusals } from './events/resource.js';
+import { listTimeline } from './events/timeline.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
 import { createOAuthFetch } from './fetch-handler.js';
 import { createGrantAdministration, type GrantAdministration } from './grant-administration.js';
@@ -40,6 +43,7 @@ import {
 } from './rate-limits.js';
 import type { RequestEvent } from './request-event.js';
 import { errorPage, oauthErrorResult, storageOutageResult } from './responses.js';
+import type { AuthEvent } from './storage.js';
 import type { Tenant } from './tenant.js';
 import { resolveTenant } from './tenant.js';
 import { type OAuthTokenVerifier, verifyForResource } from './token-verifier.js';
@@ -143,6 +147,26 @@ export interface AuthorizationServer {
    * with `userId`), revoke all of a client's or a user's. See {@link GrantAdministration}.
    */
   readonly grants: GrantAdministration;
+  /**
+   * The decision timeline of a tenant (the storage's `events` store), newest first: a client's or a user's
+   * events (`clientId`, `userId`), at or after `since` (epoch ms), at most `limit` (default 100, at most
+   * 1000). Throws `OAuthCoreError` `ERR_INVALID_OPTIONS` when the storage keeps no timeline.
+   *
+   * @example
+   * ```ts
+   * const events = await server.listEvents('demo', { clientId, since: Date.now() - 3_600_000 });
+   * for (const event of events) console.log(event.reason, event.userId);
+   * ```
+   */
+  listEvents(
+    tenantSlug: string,
+    query?: {
+      readonly clientId?: string;
+      readonly userId?: string;
+      readonly since?: number;
+      readonly limit?: number;
+    },
+  ): Promise<readonly AuthEvent[]>;
 }
 
 type Run = (
@@ -254,6 +278,7 @@ export function createAuthorizationServerWithEndpoints(
         if (!tenant) {
           const error = new OAuthError('invalid_request', 'unknown tenant', { status: 404 });
           event.error_code = error.code;
+          event.reason = 'request.unknown_tenant';
           result = html ? errorPage(404, error) : oauthErrorResult(error);
         } else {
           result = await run(context, tenant, request, event);
@@ -265,12 +290,12 @@ export function createAuthorizationServerWithEndpoints(
           event.error_code = 'temporarily_unavailable';
           logStorageOutage(error, name, tenantSlug);
           result = storageOutageResult(error, html);
-          record(name, result.status, event);
+          record(name, result.status, event, tenantSlug);
           endSpan?.({ ...outcomeOf(event), status: result.status });
           return html ? result : withCors(request, result);
         }
         if (!(error instanceof OAuthError)) {
-          record(name, 500, event);
+          record(name, 500, event, tenantSlug);
           endSpan?.({ ...outcomeOf(event), status: 500, error });
           throw error;
         }
@@ -307,7 +332,7 @@ export function createAuthorizationServerWithEndpoints(
           );
         }
       }
-      record(name, result.status, event);
+      record(name, result.status, event, tenantSlug);
       endSpan?.({ ...outcomeOf(event), status: result.status });
       return html ? result : withCors(request, result);
     };
@@ -351,7 +376,16 @@ export function createAuthorizationServerWithEndpoints(
     );
   }
 
-  function record(name: AuthEventAttributes['endpoint'], status: number, event: RequestEvent): void {
+  /** The one place a handler's decision becomes its metric count and its event (hook and timeline). */
+  function record(
+    name: AuthEventAttributes['endpoint'],
+    status: number,
+    event: RequestEvent,
+    tenantSlug: string,
+  ): void {
+    const reason = reasonOf(name, status, event);
+    const decided = decisionEvent(name, status, tenantSlug, event, reason, context.clock.now());
+    if (decided !== undefined) context.events.emit(decided);
     if (!recording) return;
     context.metrics.event({
       endpoint: name,
@@ -359,6 +393,7 @@ export function createAuthorizationServerWithEndpoints(
       ...(event.grant_type === undefined ? {} : { grant_type: event.grant_type }),
       ...(event.client_type === undefined ? {} : { client_type: event.client_type }),
       ...(event.error_code === undefined ? {} : { error_code: event.error_code }),
+      ...(decides(name) ? { reason } : {}),
     });
   }
 
@@ -424,6 +459,7 @@ export function createAuthorizationServerWithEndpoints(
           authorizationHeader,
           policyFor(tenant, verifyOptions),
           verifyOptions.request,
+          resourceRefusals(context, tenantSlug),
         );
         if (!check.ok && presentsCredentials(authorizationHeader)) {
           logBearerFailure(tenantSlug, check.result.headers['www-authenticate'] ?? '');
@@ -455,7 +491,7 @@ export function createAuthorizationServerWithEndpoints(
       const tenant = await resolveTenant(context, keyCache, tenantSlug);
       if (!tenant) return { ok: false, reason: 'unknown_tenant' };
       return lookUpConsentRequest(context, tenant, requestId, userId, (status, event) =>
-        record('consent', status, event),
+        record('consent', status, event, tenantSlug),
       );
     },
     issuer: (tenantSlug) => `${context.baseUrl}/tenant/${encodeURIComponent(tenantSlug)}`,
@@ -466,5 +502,6 @@ export function createAuthorizationServerWithEndpoints(
       tenants: context.tenants,
     }),
     grants: createGrantAdministration(context),
+    listEvents: (tenantSlug, query = {}) => listTimeline(context.events.store, tenantSlug, query),
   };
 }

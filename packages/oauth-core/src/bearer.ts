@@ -209,7 +209,16 @@ export interface BearerPolicy {
 /** A token that passed signature, issuer, expiry, audience and revocation, or why it did not. */
 export type TokenValidity =
   | { readonly ok: true; readonly claims: AccessTokenClaims }
-  | { readonly ok: false; readonly description: string };
+  | {
+      readonly ok: false;
+      readonly description: string;
+      /** The catalogue reason (`token.rejected.*`), and the claims when the token itself verified. */
+      readonly reason?: string;
+      readonly claims?: AccessTokenClaims;
+    };
+
+/** Hears why the bearer policy refused a presented token: a catalogue reason, and its verified claims. */
+export type BearerRefusalReport = (reason: string, claims?: AccessTokenClaims) => void;
 
 /**
  * The token half of the bearer policy: signature, issuer, expiry, audience and revocation (of the token's
@@ -224,13 +233,25 @@ export async function validateAccessToken(
 ): Promise<TokenValidity> {
   const now = context.clock.now();
   const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
-  if (!verified.ok) return verified;
+  if (!verified.ok) {
+    const expired = verified.description === 'the access token has expired';
+    return { ...verified, reason: expired ? 'token.rejected.expired' : 'token.rejected.invalid' };
+  }
   const claims = verified.claims;
   if (!audiences(claims).includes(resource)) {
-    return { ok: false, description: 'the access token is not for this resource' };
+    return {
+      ok: false,
+      description: 'the access token is not for this resource',
+      reason: 'token.rejected.wrong_resource',
+      claims,
+    };
   }
   const refusal = await tokenRefusal(context, tenant, claims, now);
-  if (refusal !== undefined) return { ok: false, description: refusal };
+  if (refusal !== undefined) {
+    const ofGrant = refusal.includes('its grant');
+    const reason = ofGrant ? 'token.rejected.grant_revoked' : 'token.rejected.revoked';
+    return { ok: false, description: refusal, reason, claims };
+  }
   return { ok: true, claims };
 }
 
@@ -260,6 +281,7 @@ export async function checkBearer(
   authorization: string | undefined,
   policy: BearerPolicy,
   request?: DpopRequest,
+  report?: BearerRefusalReport,
 ): Promise<AccessTokenCheck> {
   const required = policy.requiredScopes;
   // MCP asks servers to name the needed scopes in the 401 too, so a client requests them the first time.
@@ -297,19 +319,30 @@ export async function checkBearer(
   if (scheme === undefined || presented.kind === 'none') {
     return { ok: false, result: bearerChallenge({ ...challengeBase, scope: scopeHint }) };
   }
-  if (presented.kind === 'malformed') return fail(`the Authorization header must be "${scheme} <token>"`);
+  if (presented.kind === 'malformed') {
+    report?.('token.rejected.invalid');
+    return fail(`the Authorization header must be "${scheme} <token>"`);
+  }
   if (scheme === 'Bearer' && policy.dpopRequired === true && dpop !== undefined) {
+    report?.('token.rejected.invalid');
     return fail('this resource accepts DPoP-bound tokens only: present the token with the DPoP scheme');
   }
   const valid = await validateAccessToken(context, tenant, presented.token, policy.resource);
-  if (!valid.ok) return fail(valid.description);
+  if (!valid.ok) {
+    report?.(valid.reason ?? 'token.rejected.invalid', valid.claims);
+    return fail(valid.description);
+  }
   const claims = valid.claims;
   if (scheme === 'Bearer' && claims.cnf !== undefined) {
     // RFC 9449 §7.2: a stolen bound token must not work by dropping the proof.
+    report?.('dpop.bearer_downgrade', claims);
     return fail('the access token is DPoP-bound: present it with the DPoP scheme and a proof');
   }
   if (scheme === 'DPoP' && dpop !== undefined) {
-    if (claims.cnf === undefined) return fail('the access token is not DPoP-bound: present it as Bearer');
+    if (claims.cnf === undefined) {
+      report?.('token.rejected.invalid', claims);
+      return fail('the access token is not DPoP-bound: present it as Bearer');
+    }
     const check = await checkDpopProof(dpop, request?.dpop, {
       method: request?.method ?? '',
       url: policy.resource,
@@ -318,6 +351,7 @@ export async function checkBearer(
       nowMs: context.clock.now(),
     });
     if (!check.ok) {
+      report?.(check.reason, claims);
       context.logger.info(
         { event: 'dpop_refused', reason: check.reason, endpoint: 'resource', tenant: tenant.slug },
         'DPoP proof refused at a protected resource',
@@ -332,10 +366,13 @@ export async function checkBearer(
         }),
       };
     }
-    if (check.proof.jkt !== claims.cnf.jkt)
+    if (check.proof.jkt !== claims.cnf.jkt) {
+      report?.('dpop.key_mismatch', claims);
       return fail('the DPoP proof key is not the key the token is bound to');
+    }
   }
   if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && !policy.allowMachineSubjects) {
+    report?.('token.rejected.invalid', claims);
     // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
     // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.
     return {
@@ -349,6 +386,7 @@ export async function checkBearer(
     };
   }
   if (!isWithin(required, scopeList(claims.scope))) {
+    report?.('token.rejected.insufficient_scope', claims);
     return {
       ok: false,
       result: bearerChallenge({

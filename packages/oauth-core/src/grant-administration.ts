@@ -1,6 +1,8 @@
 import { hasControlCharacter } from './control-characters.js';
 import { OAuthError } from './errors.js';
+import { catalogued } from './events/reasons.js';
 import { endGrant, type GrantContext, revokeGrantsWhere } from './grant-records.js';
+import type { ServerContext } from './options.js';
 import type { GrantFilter, GrantListOptions, GrantRecord } from './storage.js';
 import { isTenantSlug } from './tenant.js';
 
@@ -51,7 +53,7 @@ export interface GrantAdministration {
 }
 
 /** What the server gives {@link createGrantAdministration}. */
-export type GrantAdministrationOptions = GrantContext;
+export type GrantAdministrationOptions = GrantContext & Pick<ServerContext, 'events'>;
 
 const MAX_LIST_LIMIT = 1000;
 /** Longer than any id this server mints or a metadata-document URL it accepts. */
@@ -116,6 +118,17 @@ export function createGrantAdministration(options: GrantAdministrationOptions): 
       const revoked = await storage.grants.revoke(tenant, grantId, options.clock.now(), reason);
       if (revoked === undefined) return { ok: false, reason: 'not_found' };
       await endGrant(options, tenant, revoked);
+      // A revocation by a person or an administrator is a decision too: one event, with the grant's ids.
+      options.events.emit({
+        at: options.clock.now(),
+        tenant,
+        category: 'grant',
+        reason: catalogued(`grant.revoked.${reason}`),
+        status: 200,
+        clientId: revoked.clientId,
+        userId: revoked.userId,
+        grantId: revoked.grantId,
+      });
       return { ok: true, grant: revoked };
     },
     async revokeAll(tenant, filter, revokeOptions = {}) {

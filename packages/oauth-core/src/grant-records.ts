@@ -1,6 +1,7 @@
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
+import type { RequestEvent } from './request-event.js';
 import { scopeList } from './scopes.js';
 import type { ClientType, GrantFilter, GrantKind, GrantRecord } from './storage.js';
 import type { Tenant } from './tenant.js';
@@ -90,11 +91,15 @@ export async function refreshGrant(
   context: ServerContext,
   tenant: Tenant,
   opening: GrantOpening & { readonly grantId: string },
+  event?: RequestEvent,
 ): Promise<string> {
   const found = await context.storage.grants.get(tenant.slug, opening.grantId);
   if (found === undefined) return openGrant(context, tenant, opening);
-  if (found.revokedAt !== undefined) throw new OAuthError('invalid_grant', 'the grant was revoked');
-  await refuseIfBlocked(context, tenant, opening.clientId, found.grantId);
+  if (found.revokedAt !== undefined) {
+    if (event) event.reason = 'token.rejected.grant_revoked';
+    throw new OAuthError('invalid_grant', 'the grant was revoked');
+  }
+  await refuseIfBlocked(context, tenant, opening.clientId, found.grantId, event);
   touchIfStale(context, tenant, found, context.clock.now());
   return found.grantId;
 }
@@ -108,8 +113,10 @@ export async function refuseIfBlocked(
   tenant: Tenant,
   clientId: string,
   grantId?: string,
+  event?: RequestEvent,
 ): Promise<void> {
   if ((await context.storage.clientBlocks.get(tenant.slug, clientId)) === undefined) return;
+  if (event) event.reason = 'client.blocked';
   if (grantId !== undefined) {
     await context.storage.grants.revoke(tenant.slug, grantId, context.clock.now(), 'client_blocked');
   }

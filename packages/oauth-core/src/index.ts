@@ -14,6 +14,7 @@ export type { ConsentLookup, ConsentRequest } from './consent-request.js';
 export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
+export { AUTH_EVENT_REASONS } from './events/reasons.js';
 export type { GrantAdministration, GrantRevocation } from './grant-administration.js';
 export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
@@ -39,6 +40,7 @@ export { defaultRegistrationPolicy } from './registration-policy.js';
 export { createStaticTenants } from './static-tenants.js';
 // The records and stores a store author implements are `@keyhold/oauth-core/storage`.
 export type {
+  AuthEvent,
   ClientJwks,
   ClientRecord,
   GrantKind,

@@ -1,4 +1,5 @@
 import { createMemoryOnceStore } from '@keyhold/core';
+import { createMemoryEventStore } from './events/memory-events.js';
 import type {
   AuthorizationCodeRecord,
   ClientBlockRecord,
@@ -279,6 +280,7 @@ export function createMemoryStorage(): OAuthStorage {
         return found && copy(found);
       },
     },
+    events: createMemoryEventStore(),
     onceStore: createMemoryOnceStore(),
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {

@@ -17,6 +17,8 @@ export interface AuthEventAttributes {
   readonly grant_type?: string;
   readonly client_type?: 'metadata_document' | 'registered';
   readonly error_code?: string;
+  /** The decision's reason code: one of `AUTH_EVENT_REASONS` (anything else is `other`), so bounded. */
+  readonly reason?: string;
 }
 
 /** Attributes of one `mcp_auth.cimd.fetches` count: one per metadata-document resolution attempt. */

@@ -19,13 +19,14 @@ import {
 } from './consent-screen.js';
 import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
+import { createEventSink, type EventSink } from './events/emitter.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
 import { type AuthMetrics, noopMetrics } from './metrics-types.js';
 import type { AuthenticatedClientCheck, RateLimitsOptions } from './rate-limits.js';
 import type { InitialAccessTokenConfig, RegistrationPolicy } from './registration-policy.js';
 import { defaultRegistrationPolicy } from './registration-policy.js';
-import type { OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
+import type { AuthEvent, OAuthStorage, TokenEndpointAuthMethod } from './storage.js';
 import type { UserClaimsHook } from './user-claims.js';
 
 /**
@@ -155,6 +156,24 @@ export interface AuthorizationServerOptions {
    * it is installed (on the global meter provider), nothing when it is not. `false` turns them off.
    */
   readonly metrics?: AuthMetrics | false;
+  /**
+   * The decision timeline. Every authorization decision (authorize, consent, token, refresh, introspection,
+   * revocation, registration, userinfo, a refused resource request) emits one {@link AuthEvent} with a reason
+   * from `AUTH_EVENT_REASONS`: to `onEvent` (called without being awaited; a throw or rejection is logged
+   * and never changes the response) and, when the storage has `events`, to the timeline, which keeps at most
+   * `maxEventsPerTenant` events per tenant (default 10 000, oldest dropped) and none older than
+   * `retentionSeconds` (default 30 days).
+   *
+   * @example
+   * ```ts
+   * createAuthorizationServer({ ...options, events: { onEvent: (event) => audit.write(event) } });
+   * ```
+   */
+  readonly events?: {
+    readonly onEvent?: (event: AuthEvent) => void | PromiseLike<void>;
+    readonly maxEventsPerTenant?: number;
+    readonly retentionSeconds?: number;
+  };
   /**
    * Client ID Metadata Documents: with this option (`{}` for the defaults) an `https` client id is resolved
    * to its document, for tenants whose `allowedCimdDomains` name its host; without it such ids are
@@ -367,6 +386,7 @@ export interface ServerContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: AuthMetrics;
+  readonly events: EventSink;
   readonly cimdResolver?: CimdResolver;
   readonly singleUserMode: boolean;
   readonly resourcePath: string;
@@ -540,6 +560,7 @@ export function resolveOptions(
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics());
   const cimd = configureCimd(options.cimd, { clock, logger, metrics });
+  const events = resolveEvents(options, clock, logger);
   const cimdResolver = overrides.cimdResolver ?? cimd.resolver;
   const assertionOptions = options.clientAssertions ?? {};
   const maxLifetimeSeconds = optionCheck.positiveInteger(
@@ -579,6 +600,7 @@ export function resolveOptions(
     clock,
     logger,
     metrics,
+    events,
     ...(cimdResolver ? { cimdResolver } : {}),
     singleUserMode: options.singleUserMode === true,
     resourcePath,
@@ -630,4 +652,33 @@ export function resolveOptions(
     ...(dpop ? { dpop } : {}),
     ...(options.userClaims ? { userClaims: options.userClaims } : {}),
   };
+}
+
+const DAY_SECONDS = 86_400;
+
+/** The `events` option, checked once: the hook, the timeline store and its two bounds. */
+function resolveEvents(options: AuthorizationServerOptions, clock: Clock, logger: Logger): EventSink {
+  const events = options.events ?? {};
+  if (typeof events !== 'object' || events === null) throw optionCheck.invalid('events must be an object');
+  if (events.onEvent !== undefined && typeof events.onEvent !== 'function') {
+    throw optionCheck.invalid('events.onEvent must be a function');
+  }
+  const store = options.storage.events;
+  if (store !== undefined && (typeof store?.append !== 'function' || typeof store.list !== 'function')) {
+    throw optionCheck.invalid('storage.events must have append and list');
+  }
+  return createEventSink({
+    ...(events.onEvent ? { onEvent: events.onEvent } : {}),
+    ...(store ? { store } : {}),
+    maxEventsPerTenant: optionCheck.positiveInteger(
+      'events.maxEventsPerTenant',
+      events.maxEventsPerTenant,
+      10_000,
+    ),
+    retentionMs:
+      optionCheck.positiveInteger('events.retentionSeconds', events.retentionSeconds, 30 * DAY_SECONDS) *
+      1000,
+    clock,
+    logger,
+  });
 }

@@ -10,6 +10,7 @@ import {
 } from './bearer.js';
 import { wellKnownUrl } from './discovery-paths.js';
 import { optionCheck } from './errors.js';
+import { resourceRefusals } from './events/resource.js';
 import { type ProtectedResourceMetadata, protectedResourceDocument } from './handlers/metadata.js';
 import type { ServerContext } from './options.js';
 import type { Tenant } from './tenant.js';
@@ -183,6 +184,7 @@ export function createProtectedResource(
             dpopRequired,
           },
           request,
+          resourceRefusals(context, tenantSlug),
         );
         if (!check.ok) {
           if (presentsCredentials(authorization)) {

@@ -1,8 +1,19 @@
-import type { AuthEventAttributes } from './metrics-types.js';
+import type { AuthMetrics } from './metrics-types.js';
 
-/** The metric attributes a handler learns while it runs; the boundary adds endpoint and status. */
+/**
+ * What a handler learns while it runs: the metric attributes, and the decision's reason (a catalogue code,
+ * `events/reasons.ts`) and ids for the event and the timeline. The boundary adds endpoint, status and
+ * tenant. Ids are set only once the server has checked them (a client id after the client was found and
+ * authenticated), never from raw input, and no token material ever goes here.
+ */
 export interface RequestEvent {
   grant_type?: string;
-  client_type?: AuthEventAttributes['client_type'];
+  client_type?: Parameters<AuthMetrics['event']>[0]['client_type'];
   error_code?: string;
+  reason?: string;
+  client_id?: string;
+  user_id?: string;
+  grant_id?: string;
+  /** Set by a request that decides nothing (the consent page shown): counted, but no event is emitted. */
+  quiet?: boolean;
 }

@@ -3,6 +3,8 @@
 // store package built. The conformance suite every store runs is `describeOAuthStorageConformance` of `./testing`.
 export type {
   ApplicationType,
+  AuthEventQuery,
+  AuthEventStore,
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
   ClientBlockRecord,

@@ -538,6 +538,77 @@ export interface ClientBlockStore {
 }
 
 /**
+ * One authorization decision: what was decided (`category`, `reason` from the catalogue
+ * `AUTH_EVENT_REASONS`), for whom (tenant, and the client, user and grant when known) and when. Never any
+ * token, code, secret, assertion or verifier: only ids the server itself checked.
+ *
+ * @example
+ * ```ts
+ * const event: AuthEvent = { at: Date.now(), tenant: 'demo', category: 'token', reason: 'token.issued', status: 200 };
+ * ```
+ */
+export interface AuthEvent {
+  /** Epoch ms. */
+  readonly at: number;
+  readonly tenant: string;
+  /** The kind of decision. */
+  readonly category:
+    | 'authorize'
+    | 'consent'
+    | 'token'
+    | 'introspection'
+    | 'revocation'
+    | 'registration'
+    | 'userinfo'
+    | 'resource'
+    | 'grant'
+    | 'broker';
+  readonly reason: string;
+  /** The HTTP status the decision was answered with. */
+  readonly status: number;
+  readonly errorCode?: string;
+  readonly grantType?: string;
+  readonly clientId?: string;
+  readonly userId?: string;
+  readonly grantId?: string;
+}
+
+/**
+ * Which events {@link AuthEventStore.list} returns: every filter given must match; newest first, at most
+ * `limit`.
+ *
+ * @example
+ * ```ts
+ * const query: AuthEventQuery = { clientId: 'app', since: Date.now() - 3_600_000, limit: 100 };
+ * ```
+ */
+export interface AuthEventQuery {
+  readonly clientId?: string;
+  readonly userId?: string;
+  /** Epoch ms: only events at or after it. */
+  readonly since?: number;
+  readonly limit: number;
+}
+
+/**
+ * The decision timeline, per tenant and bounded: `append` keeps at most `limits.maxEventsPerTenant` events
+ * of the tenant (the oldest go first) and none older than `limits.notBefore`.
+ *
+ * @example
+ * ```ts
+ * await store.events.append(event, { maxEventsPerTenant: 10_000, notBefore: now - 30 * 86_400_000 });
+ * const recent = await store.events.list('demo', { userId: 'alice', limit: 50 });
+ * ```
+ */
+export interface AuthEventStore {
+  append(
+    event: AuthEvent,
+    limits: { readonly maxEventsPerTenant: number; readonly notBefore: number },
+  ): Promise<void>;
+  list(tenant: string, query: AuthEventQuery): Promise<readonly AuthEvent[]>;
+}
+
+/**
  * Everything the authorization server stores. Every method is tenant-scoped; a store may partition by it.
  *
  * @example
@@ -554,6 +625,11 @@ export interface OAuthStorage {
   readonly revokedAccessTokens: RevokedAccessTokenStore;
   readonly grants: GrantRecordStore;
   readonly clientBlocks: ClientBlockStore;
+  /**
+   * The decision timeline (`server.listEvents`, `keyhold events`). Without it events still reach the
+   * `events.onEvent` hook and the metric, and nothing is kept.
+   */
+  readonly events?: AuthEventStore;
   /**
    * The spend-once store (`OnceStore` of `@keyhold/core`) behind single-use ids: each `private_key_jwt`
    * assertion's `jti` is spent under the key `assertion:<tenant>:<client>:<jti>` until it expires. Without it

@@ -1,5 +1,6 @@
 import { describeOnceStoreConformance } from '@keyhold/core/testing';
 import { describe, expect, it } from 'vitest';
+import { describeEventStoreConformance } from './events/store-testing.js';
 import { describeGrantStoreConformance, type StoragePair } from './grant-store-testing.js';
 import type {
   AuthorizationCodeRecord,
@@ -661,6 +662,7 @@ export function describeOAuthStorageConformance(
     });
 
     describeGrantStoreConformance(makeStorage, options.twoInstances);
+    describeEventStoreConformance(makeStorage);
 
     describe('revoked access tokens', () => {
       it('a revoked jti is revoked until its expiry, and no other jti is', async () => {

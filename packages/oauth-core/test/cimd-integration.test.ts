@@ -123,6 +123,7 @@ describe('metadata-document clients through the CimdResolver', () => {
       status: 200,
       grant_type: 'authorization_code',
       client_type: 'metadata_document',
+      reason: 'token.issued',
     });
   });
 

@@ -14,14 +14,16 @@ describe('mcp_auth.events: once per handler invocation', () => {
   it('records endpoint, status, grant_type, client_type and error_code where they apply', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    expect(t.events).toEqual([{ endpoint: 'register', status: 201, client_type: 'registered' }]);
+    expect(t.events).toEqual([
+      { endpoint: 'register', status: 201, client_type: 'registered', reason: 'client.registered' },
+    ]);
     t.events.length = 0;
 
     const { code, verifier } = await obtainCode(t, client.client_id);
     expect(t.events).toEqual([
-      { endpoint: 'authorize', status: 302, client_type: 'registered' },
-      { endpoint: 'consent', status: 200, client_type: 'registered' },
-      { endpoint: 'consent', status: 302, client_type: 'registered' },
+      { endpoint: 'authorize', status: 302, client_type: 'registered', reason: 'authorize.consent_shown' },
+      { endpoint: 'consent', status: 200, client_type: 'registered', reason: 'consent.page_shown' },
+      { endpoint: 'consent', status: 302, client_type: 'registered', reason: 'consent.approved' },
     ]);
     t.events.length = 0;
 
@@ -31,15 +33,27 @@ describe('mcp_auth.events: once per handler invocation', () => {
     await t.server.authorizationServerMetadata(get('/'), 'demo');
     await t.server.jwks(get('/'), 'demo');
     expect(t.events).toEqual([
-      { endpoint: 'token', status: 200, grant_type: 'authorization_code', client_type: 'registered' },
+      {
+        endpoint: 'token',
+        status: 200,
+        grant_type: 'authorization_code',
+        client_type: 'registered',
+        reason: 'token.issued',
+      },
       {
         endpoint: 'token',
         status: 400,
         grant_type: 'authorization_code',
         client_type: 'registered',
         error_code: 'invalid_grant',
+        reason: 'grant.revoked.security',
       },
-      { endpoint: 'token', status: 400, error_code: 'unsupported_grant_type' },
+      {
+        endpoint: 'token',
+        status: 400,
+        error_code: 'unsupported_grant_type',
+        reason: 'request.unsupported_grant_type',
+      },
       { endpoint: 'metadata', status: 200 },
       { endpoint: 'jwks', status: 200 },
     ]);
@@ -64,8 +78,9 @@ describe('mcp_auth.events: once per handler invocation', () => {
         status: 302,
         client_type: 'registered',
         error_code: 'unsupported_response_type',
+        reason: 'request.unsupported_response_type',
       },
-      { endpoint: 'introspect', status: 401, error_code: 'invalid_client' },
+      { endpoint: 'introspect', status: 401, error_code: 'invalid_client', reason: 'request.invalid_client' },
     ]);
     expect(json(await t.server.jwks(get('/'), 'demo')).keys).toHaveLength(1);
   });
@@ -81,6 +96,11 @@ describe('mcp_auth.events: once per handler invocation', () => {
         'demo',
       ),
     ).rejects.toThrow('database down');
-    expect(t.events.at(-1)).toEqual({ endpoint: 'token', status: 500, grant_type: 'client_credentials' });
+    expect(t.events.at(-1)).toEqual({
+      endpoint: 'token',
+      status: 500,
+      grant_type: 'client_credentials',
+      reason: 'request.server_error',
+    });
   });
 });

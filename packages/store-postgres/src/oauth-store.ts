@@ -7,6 +7,7 @@ import {
   OAUTH_TABLE_SHAPES,
 } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
+import { createPostgresEventStore } from './event-store.js';
 import { migratePostgres } from './migrations.js';
 import { OAUTH_POSTGRES_MIGRATIONS } from './oauth-schema.js';
 import { createPostgresOnceStore } from './once-store.js';
@@ -375,6 +376,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.clientBlock(row);
       },
     },
+    events: createPostgresEventStore(statement),
     onceStore,
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {

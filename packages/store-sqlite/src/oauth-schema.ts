@@ -167,6 +167,23 @@ ALTER TABLE keyhold_oauth_pending ADD COLUMN dpop_jkt TEXT;
 ALTER TABLE keyhold_oauth_refresh_tokens ADD COLUMN jkt TEXT;
 `,
   },
+  {
+    version: 9,
+    name: 'decision timeline',
+    // Appended by arrival (seq), read newest first per client or per user through their indexes; each
+    // append deletes the tenant's rows older than the retention (by `at`) and beyond the size bound (by seq).
+    sql: `
+CREATE TABLE keyhold_oauth_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL, at INTEGER NOT NULL,
+  category TEXT NOT NULL, reason TEXT NOT NULL, status INTEGER NOT NULL, error_code TEXT, grant_type TEXT,
+  client_id TEXT, user_id TEXT, grant_id TEXT
+);
+CREATE INDEX keyhold_oauth_events_tenant ON keyhold_oauth_events (tenant, seq);
+CREATE INDEX keyhold_oauth_events_at ON keyhold_oauth_events (tenant, at);
+CREATE INDEX keyhold_oauth_events_client ON keyhold_oauth_events (tenant, client_id, seq);
+CREATE INDEX keyhold_oauth_events_user ON keyhold_oauth_events (tenant, user_id, seq);
+`,
+  },
 ];
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';
 import type { SqliteDatabase } from './database.js';
+import { createSqliteEventStore } from './event-store.js';
 import { migrateSqlite } from './migrations.js';
 import { OAUTH_SQLITE_MIGRATIONS } from './oauth-schema.js';
 import { createSqliteOnceStore } from './once-store.js';
@@ -313,6 +314,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return row && oauthRows.clientBlock(row);
       },
     },
+    events: createSqliteEventStore(db),
     onceStore: createSqliteOnceStore(db),
     revokedAccessTokens: {
       async revoke(tenant, jti, expiresAt) {

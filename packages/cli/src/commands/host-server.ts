@@ -30,7 +30,7 @@ export const HOST_STORE_OPTIONS: {
 };
 
 /** What the commands use of an authorization server over the host's store: its administration APIs. */
-export type HostAdministration = Pick<AuthorizationServer, 'clients' | 'grants'>;
+export type HostAdministration = Pick<AuthorizationServer, 'clients' | 'grants' | 'listEvents'>;
 
 /**
  * Opens the host's store, runs `body` with the server's administration APIs, closes the store. An unreachable
@@ -75,7 +75,7 @@ export function describeError(error: unknown): string {
 
 /**
  * An authorization server over the host's store, built for its administration APIs only (it serves nothing
- * here): `server.clients` and `server.grants`, the ones a host has. The CLI does not know the host's tenant
+ * here): `server.clients`, `server.grants` and `server.listEvents`, the ones a host has. The CLI does not know the host's tenant
  * configuration (its keys and scopes live in the host), so every well-formed slug is taken as a tenant offering
  * any scope and authentication method: the store and the client metadata rules still apply.
  */
@@ -88,7 +88,7 @@ async function serverOver(storage: OAuthStorage): Promise<HostAdministration> {
     storage,
     metrics: false,
   });
-  return { clients: server.clients, grants: server.grants };
+  return { clients: server.clients, grants: server.grants, listEvents: server.listEvents };
 }
 
 /** The stores load only for these commands, so `keyhold claim` never opens a database driver. */

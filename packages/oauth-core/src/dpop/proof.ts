@@ -16,21 +16,21 @@ export const PROOF_WINDOW_SECONDS = 300;
  * answered `invalid_dpop_proof` on the wire.
  */
 export type DpopRefusalReason =
-  | 'dpop.missing'
+  | 'dpop.proof_missing'
   | 'dpop.multiple_headers'
   | 'dpop.too_large'
-  | 'dpop.malformed'
-  | 'dpop.typ'
-  | 'dpop.alg'
-  | 'dpop.jwk'
-  | 'dpop.private_key'
-  | 'dpop.signature'
-  | 'dpop.claims'
-  | 'dpop.jti'
-  | 'dpop.htm'
-  | 'dpop.htu'
-  | 'dpop.iat'
-  | 'dpop.ath'
+  | 'dpop.proof_malformed'
+  | 'dpop.typ_invalid'
+  | 'dpop.alg_unsupported'
+  | 'dpop.jwk_invalid'
+  | 'dpop.jwk_private'
+  | 'dpop.signature_invalid'
+  | 'dpop.claim_missing'
+  | 'dpop.jti_invalid'
+  | 'dpop.htm_mismatch'
+  | 'dpop.htu_mismatch'
+  | 'dpop.iat_out_of_window'
+  | 'dpop.ath_mismatch'
   | 'dpop.replayed'
   | 'dpop.key_mismatch';
 
@@ -88,28 +88,32 @@ export async function verifyDpopProof(
   header: string | undefined,
   expected: ProofExpectations,
 ): Promise<ProofCheck> {
-  if (header === undefined || header === '') return refuse('dpop.missing', 'a DPoP proof is required');
+  if (header === undefined || header === '') return refuse('dpop.proof_missing', 'a DPoP proof is required');
   // Node and fetch join repeated headers with ", ": a comma means more than one (RFC 9449 §4.3 (1)).
   if (header.includes(',')) return refuse('dpop.multiple_headers', 'exactly one DPoP header is allowed');
   if (header.length > MAX_PROOF_BYTES) return refuse('dpop.too_large', 'the DPoP proof is too large');
   const proof = header.trim();
-  if (!COMPACT_JWS.test(proof)) return refuse('dpop.malformed', 'the DPoP proof is not a compact JWS');
+  if (!COMPACT_JWS.test(proof)) return refuse('dpop.proof_malformed', 'the DPoP proof is not a compact JWS');
   let protectedHeader: ProtectedHeaderParameters;
   try {
     protectedHeader = decodeProtectedHeader(proof);
   } catch {
-    return refuse('dpop.malformed', 'the DPoP proof header is not valid JSON');
+    return refuse('dpop.proof_malformed', 'the DPoP proof header is not valid JSON');
   }
-  if (protectedHeader.typ !== 'dpop+jwt') return refuse('dpop.typ', 'the DPoP proof typ must be dpop+jwt');
+  if (protectedHeader.typ !== 'dpop+jwt')
+    return refuse('dpop.typ_invalid', 'the DPoP proof typ must be dpop+jwt');
   if (typeof protectedHeader.alg !== 'string' || !expected.algorithms.includes(protectedHeader.alg)) {
-    return refuse('dpop.alg', `the DPoP proof alg must be one of ${expected.algorithms.join(', ')}`);
+    return refuse(
+      'dpop.alg_unsupported',
+      `the DPoP proof alg must be one of ${expected.algorithms.join(', ')}`,
+    );
   }
   const jwk = protectedHeader.jwk as JWK | undefined;
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
-    return refuse('dpop.jwk', 'the DPoP proof must carry its public key as jwk');
+    return refuse('dpop.jwk_invalid', 'the DPoP proof must carry its public key as jwk');
   }
   if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) {
-    return refuse('dpop.private_key', 'the DPoP proof jwk must not contain a private key');
+    return refuse('dpop.jwk_private', 'the DPoP proof jwk must not contain a private key');
   }
   const verification = await verifyJwt(proof, EmbeddedJWK, {
     algorithms: expected.algorithms,
@@ -120,43 +124,43 @@ export async function verifyDpopProof(
   if (!verification.ok) {
     if (verification.code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
       return refuse(
-        'dpop.claims',
+        'dpop.claim_missing',
         `the DPoP proof ${verification.claim ?? 'claims'} claim is missing or invalid`,
       );
     }
     if (verification.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') {
-      return refuse('dpop.signature', 'the DPoP proof signature does not verify');
+      return refuse('dpop.signature_invalid', 'the DPoP proof signature does not verify');
     }
-    return refuse('dpop.malformed', 'the DPoP proof is not a valid JWT');
+    return refuse('dpop.proof_malformed', 'the DPoP proof is not a valid JWT');
   }
   const { payload } = verification;
   const { jti, htm, htu, iat, ath, nonce } = payload as Record<string, unknown>;
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_PROOF_JTI_LENGTH) {
     return refuse(
-      'dpop.jti',
+      'dpop.jti_invalid',
       `the DPoP proof jti must be a string of 1 to ${MAX_PROOF_JTI_LENGTH} characters`,
     );
   }
   if (typeof htm !== 'string' || htm !== expected.method) {
-    return refuse('dpop.htm', 'the DPoP proof htm does not match the request method');
+    return refuse('dpop.htm_mismatch', 'the DPoP proof htm does not match the request method');
   }
   const presentedUrl = typeof htu === 'string' ? normalizeHtu(htu) : undefined;
   if (presentedUrl === undefined || presentedUrl !== normalizeHtu(expected.url)) {
-    return refuse('dpop.htu', 'the DPoP proof htu does not match this endpoint');
+    return refuse('dpop.htu_mismatch', 'the DPoP proof htu does not match this endpoint');
   }
   if (typeof iat !== 'number' || !Number.isFinite(iat)) {
-    return refuse('dpop.claims', 'the DPoP proof iat claim is missing or invalid');
+    return refuse('dpop.claim_missing', 'the DPoP proof iat claim is missing or invalid');
   }
   if (Math.abs(iat - expected.nowMs / 1000) > PROOF_WINDOW_SECONDS) {
-    return refuse('dpop.iat', 'the DPoP proof is too old or too far in the future');
+    return refuse('dpop.iat_out_of_window', 'the DPoP proof is too old or too far in the future');
   }
   if (expected.accessToken !== undefined) {
     if (typeof ath !== 'string' || !constantTimeEqual(ath, sha256Base64url(expected.accessToken))) {
-      return refuse('dpop.ath', 'the DPoP proof ath does not match the access token');
+      return refuse('dpop.ath_mismatch', 'the DPoP proof ath does not match the access token');
     }
   }
   if (nonce !== undefined && typeof nonce !== 'string') {
-    return refuse('dpop.claims', 'the DPoP proof nonce claim must be a string');
+    return refuse('dpop.claim_missing', 'the DPoP proof nonce claim must be a string');
   }
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
   return {

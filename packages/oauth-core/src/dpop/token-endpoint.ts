@@ -1,6 +1,7 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
+import type { RequestEvent } from '../request-event.js';
 import type { Tenant } from '../tenant.js';
 import { checkDpopProof } from './check.js';
 import { DpopNonceError } from './nonce-error.js';
@@ -17,6 +18,7 @@ export async function tokenEndpointProof(
   context: ServerContext,
   tenant: Tenant,
   request: HandlerRequest,
+  event: RequestEvent,
 ): Promise<VerifiedProof | undefined> {
   const settings = context.dpop;
   const header = request.headers.dpop;
@@ -28,6 +30,7 @@ export async function tokenEndpointProof(
     nowMs: context.clock.now(),
   });
   if (check.ok) return check.proof;
+  event.reason = check.reason;
   context.logger.info(
     { event: 'dpop_refused', reason: check.reason, endpoint: 'token', tenant: tenant.slug },
     'DPoP proof refused at the token endpoint',
@@ -43,8 +46,10 @@ export async function tokenEndpointProof(
 export function requireProofOfBoundClient(
   client: { readonly dpopBoundAccessTokens?: boolean },
   proof: VerifiedProof | undefined,
+  event?: RequestEvent,
 ): void {
   if (client.dpopBoundAccessTokens === true && proof === undefined) {
+    if (event !== undefined) event.reason = 'dpop.required_by_client';
     throw new OAuthError('invalid_dpop_proof', 'this client must send a DPoP proof with every token request');
   }
 }

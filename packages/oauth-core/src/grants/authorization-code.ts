@@ -57,7 +57,7 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
       registered !== undefined &&
       (registered.expiresAt === undefined || registered.expiresAt > context.clock.now())
     ) {
-      requireProofOfBoundClient(registered, proof);
+      requireProofOfBoundClient(registered, proof, event);
     }
   }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
@@ -66,6 +66,11 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   const record = await context.storage.authorizationCodes.consume(tenant.slug, sha256Base64url(code), now);
   if (record?.consumedAt !== undefined) {
     event.client_type = record.clientType;
+    // The code was found: its client and user are the server's own records, not the request's words.
+    event.client_id = record.clientId;
+    event.user_id = record.userId;
+    if (record.familyId !== undefined) event.grant_id = record.familyId;
+    event.reason = 'grant.revoked.security';
     await revokeIssuedFrom(context, tenant, record.familyId, record.accessTokenJti, now);
     context.logger.warn(
       {
@@ -87,7 +92,8 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
-  requireProofOfBoundClient(client, proof);
+  requireProofOfBoundClient(client, proof, event);
+  event.client_id = client.clientId;
   if (!client.grantTypes.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
   }
@@ -127,6 +133,8 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     resources: record.resources,
     offlineAccess: offline,
   });
+  event.user_id = record.userId;
+  event.grant_id = grantId;
   return issueTokens(context, tenant, {
     grantId,
     clientId: client.clientId,

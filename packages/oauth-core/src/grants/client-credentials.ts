@@ -17,7 +17,8 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
-  requireProofOfBoundClient(client, proof);
+  requireProofOfBoundClient(client, proof, event);
+  event.client_id = client.clientId;
   if (!client.grantTypes.includes('client_credentials')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the client_credentials grant');
   }
@@ -27,6 +28,7 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
   const resources = parseResources(tenant, params.resource);
   const scope = formatScope(scopes);
   const grantId = await machineGrant(context, tenant, client.clientId, client.clientType, scope);
+  event.grant_id = grantId;
   return issueTokens(context, tenant, {
     grantId,
     clientId: client.clientId,

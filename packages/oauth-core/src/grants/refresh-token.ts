@@ -7,6 +7,7 @@ import { refreshGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
+import type { RequestEvent } from '../request-event.js';
 import { audienceFor } from '../resources.js';
 import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { RefreshTokenRecord } from '../storage.js';
@@ -41,7 +42,8 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
     renew: true,
   });
   event.client_type = client.clientType;
-  requireProofOfBoundClient(client, proof);
+  requireProofOfBoundClient(client, proof, event);
+  event.client_id = client.clientId;
   if (!client.grantTypes.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant');
   }
@@ -57,7 +59,7 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
     }
     assertBoundKey(current, proof);
   }
-  const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash);
+  const redemption = await redeem(context, tenant, client.clientId, presented, tokenHash, event);
   const { record } = redemption;
   // Again on the record rotated: the read above may have raced another rotation.
   assertBoundKey(record, proof);
@@ -65,16 +67,25 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
   if (!isWithin(requested, original)) {
     throw new OAuthError('invalid_scope', 'the requested scope is wider than the original grant');
   }
-  const grantId = await refreshGrant(context, tenant, {
-    grantId: record.familyId,
-    userId: record.userId,
-    clientId: client.clientId,
-    clientType: client.clientType,
-    kind: 'authorization_code',
-    scope: record.scope,
-    resources: record.resources,
-    offlineAccess: true,
-  });
+  // The record is the server's own: its user and grant name the refusal too.
+  event.user_id = record.userId;
+  event.grant_id = record.familyId;
+  const grantId = await refreshGrant(
+    context,
+    tenant,
+    {
+      grantId: record.familyId,
+      userId: record.userId,
+      clientId: client.clientId,
+      clientType: client.clientType,
+      kind: 'authorization_code',
+      scope: record.scope,
+      resources: record.resources,
+      offlineAccess: true,
+    },
+    event,
+  );
+  event.grant_id = grantId;
   return issueTokens(context, tenant, {
     grantId,
     clientId: client.clientId,
@@ -103,6 +114,7 @@ async function redeem(
   clientId: string,
   presented: string,
   tokenHash: string,
+  event: RequestEvent,
 ): Promise<Redemption> {
   const store = context.storage.refreshTokens;
   const now = context.clock.now();
@@ -129,6 +141,9 @@ async function redeem(
     await store.revokeFamily(tenant.slug, current.familyId, now);
     // The family id is the grant's: the access tokens issued under it go at their next request too.
     await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
+    event.reason = 'grant.revoked.family_reuse';
+    event.grant_id = current.familyId;
+    event.user_id = current.userId;
     context.logger.warn(
       {
         event: 'replay_detected',
@@ -162,6 +177,9 @@ async function redeem(
     await store.revokeFamily(tenant.slug, current.familyId, now);
     // The family id is the grant's: the access tokens issued under it go at their next request too.
     await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
+    event.reason = 'grant.revoked.family_reuse';
+    event.grant_id = current.familyId;
+    event.user_id = current.userId;
     context.logger.warn(
       {
         event: 'replay_detected',

@@ -93,7 +93,8 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
     renew: true,
   });
   event.client_type = client.clientType;
-  requireProofOfBoundClient(client, proof);
+  requireProofOfBoundClient(client, proof, event);
+  event.client_id = client.clientId;
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
     throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
   }
@@ -168,6 +169,8 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
       `subject_token: its delegation chain is already ${MAX_ACTOR_NESTING + 1} actors deep, the most a token may carry`,
     );
   }
+  event.user_id = subject.sub;
+  if (subject.grant_id !== undefined) event.grant_id = subject.grant_id;
   const body = await issueTokens(context, tenant, {
     clientId: client.clientId,
     clientType: client.clientType,

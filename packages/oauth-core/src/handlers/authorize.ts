@@ -128,6 +128,9 @@ export async function authorizeHandler(
   if (clientId === undefined) return shown(event, new OAuthError('invalid_request', 'client_id is required'));
   // Before the client is resolved: a blocked metadata-document URL is never fetched. No redirect either way.
   if ((await context.storage.clientBlocks.get(tenant.slug, clientId)) !== undefined) {
+    // The id is on the block list: the server's own record, not only the request's words.
+    event.client_id = clientId;
+    event.reason = 'client.blocked';
     return shown(
       event,
       new OAuthError('access_denied', `the application "${clientId}" is blocked on this server`),
@@ -143,6 +146,7 @@ export async function authorizeHandler(
     throw error;
   }
   event.client_type = client.clientType;
+  event.client_id = client.clientId;
   const redirectUri = params.redirect_uri;
   if (redirectUri === undefined)
     return shown(event, new OAuthError('invalid_request', 'redirect_uri is required'));
@@ -214,6 +218,7 @@ export async function authorizeHandler(
   const userId = request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
   if (userId === undefined) {
     if (prompts.has('none')) return fail(new OAuthError('login_required', 'the user is not logged in'));
+    event.reason = 'authorize.login_redirect';
     const returnTo = `${tenant.issuer}/authorize?${request.query}`;
     return redirectResult(withQuery(tenant.loginUrl, { return_to: returnTo }));
   }
@@ -224,7 +229,11 @@ export async function authorizeHandler(
   const needsScreen =
     prompts.has('consent') ||
     (!firstParty && !(await consentCovers(context, tenant, userId, client.clientId, scopes)));
-  if (!needsScreen) return issueCode(context, tenant, authorization, userId);
+  event.user_id = userId;
+  if (!needsScreen) {
+    event.reason = 'authorize.approved';
+    return issueCode(context, tenant, authorization, userId);
+  }
   if (prompts.has('none')) return fail(new OAuthError('consent_required', 'the user has not consented'));
 
   const id = pooledRandomToken();
@@ -236,6 +245,7 @@ export async function authorizeHandler(
     ...authorization,
     expiresAt: context.clock.now() + context.pendingAuthorizationTtlMs,
   });
+  event.reason = 'authorize.consent_shown';
   const pageUrl = context.consent.pageUrl?.({ tenant: tenant.slug, requestId: id, issuer: tenant.issuer });
   return redirectResult(pageUrl ?? `${tenant.issuer}/consent?req=${encodeURIComponent(id)}`);
 }

@@ -100,15 +100,18 @@ export async function findPending(
       : await context.storage.pendingAuthorizations.get(tenant.slug, req);
   if (!pending || pending.expiresAt <= context.clock.now()) {
     event.error_code = EXPIRED.code;
+    event.reason = 'consent.expired';
     return { ok: false, result: errorPage(400, EXPIRED) };
   }
   event.client_type = pending.clientType;
+  event.client_id = pending.clientId;
   if (currentUser(context, tenant, request) !== pending.userId) {
     const error = new OAuthError(
       'access_denied',
       'Only the user who started this authorization request may answer it.',
     );
     event.error_code = error.code;
+    event.reason = 'consent.wrong_user';
     return { ok: false, result: errorPage(403, error) };
   }
   return { ok: true, pending };
@@ -128,6 +131,9 @@ export async function consentPageHandler(
   }
   const found = await findPending(context, tenant, request, parsed.params.req, event);
   if (!found.ok) return found.result;
+  // Showing the page decides nothing (authorize already said `authorize.consent_shown`): counted only.
+  event.quiet = true;
+  event.reason = 'consent.page_shown';
   const { pending } = found;
   // One secret per browser, reused while it lives, so two consent tabs both keep working.
   const secret = cookieValues(request.headers.cookie, CONSENT_COOKIE)[0] ?? randomToken(32);
@@ -236,6 +242,7 @@ export async function consentDecisionHandler(
   }
   if (req === undefined || !verified) {
     event.error_code = FORGED.code;
+    event.reason = 'consent.forged';
     context.logger.warn(
       {
         event: 'consent_refused',
@@ -268,8 +275,13 @@ export async function decideConsent(
   const pending = await context.storage.pendingAuthorizations.consume(tenant.slug, pendingId);
   if (!pending) {
     event.error_code = EXPIRED.code;
+    event.reason = 'consent.expired';
     return errorPage(400, EXPIRED);
   }
+  event.client_type = pending.clientType;
+  event.client_id = pending.clientId;
+  event.user_id = pending.userId;
+  event.reason = decision === 'deny' ? 'consent.denied' : 'consent.approved';
   if (decision === 'deny') {
     context.logger.info(
       { event: 'consent_denied', tenant: tenant.slug, clientId: pending.clientId, userId: pending.userId },

@@ -28,10 +28,13 @@ export async function introspectHandler(
   const now = context.clock.now();
   if (looksLikeJwt(token)) {
     const verified = await verifyAccessTokenJwt(tenant.keys, token, tenant.issuer, now);
-    if (!verified.ok) return noStoreJson(200, INACTIVE);
+    if (!verified.ok) return inactive(event);
     const claims = verified.claims;
-    if (!resourceServer && claims.client_id !== clientId) return noStoreJson(200, INACTIVE);
-    if ((await tokenRefusal(context, tenant, claims, now)) !== undefined) return noStoreJson(200, INACTIVE);
+    if (!resourceServer && claims.client_id !== clientId) return inactive(event);
+    if ((await tokenRefusal(context, tenant, claims, now)) !== undefined) return inactive(event);
+    event.reason = 'introspection.active';
+    event.user_id = claims.sub;
+    if (typeof claims.grant_id === 'string') event.grant_id = claims.grant_id;
     // RFC 9449 §6.2: a bound token's token_type is DPoP, and its cnf is reported (spread with the claims).
     return noStoreJson(200, {
       active: true,
@@ -47,8 +50,11 @@ export async function introspectHandler(
     record.expiresAt <= now ||
     (!resourceServer && record.clientId !== clientId)
   ) {
-    return noStoreJson(200, INACTIVE);
+    return inactive(event);
   }
+  event.reason = 'introspection.active';
+  event.user_id = record.userId;
+  event.grant_id = record.familyId;
   return noStoreJson(200, {
     active: true,
     token_type: 'refresh_token',
@@ -59,4 +65,10 @@ export async function introspectHandler(
     iat: Math.floor(record.createdAt / 1000),
     exp: Math.floor(record.expiresAt / 1000),
   });
+}
+
+/** The inactive answer (RFC 7662 §2.2): the same for every reason, so nothing about the token leaks. */
+function inactive(event: RequestEvent): HandlerResult {
+  event.reason = 'introspection.inactive';
+  return noStoreJson(200, INACTIVE);
 }

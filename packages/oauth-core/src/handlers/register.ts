@@ -212,6 +212,7 @@ export async function registerHandler(
   });
   await context.storage.clients.create(tenant.slug, record);
   event.client_type = 'registered';
+  event.client_id = clientId;
   context.logger.info(
     {
       tenant: tenant.slug,

@@ -52,7 +52,7 @@ export async function tokenHandler(
   event.grant_type = grantType;
   const grant = GRANTS[grantType] as Grant;
   // Before the grant: a code or refresh token survives a bad proof or a nonce challenge (RFC 9449 §8).
-  const proof = await tokenEndpointProof(context, tenant, request);
+  const proof = await tokenEndpointProof(context, tenant, request, event);
   const issued = await grant({ context, tenant, request, params, event, ...(proof ? { proof } : {}) });
   context.logger.debug(
     { event: 'token_issued', tenant: tenant.slug, grantType, clientType: event.client_type },

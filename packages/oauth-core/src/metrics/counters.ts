@@ -30,6 +30,7 @@ export function countersOn(meter: Meter): AuthMetrics {
       if (attributes.grant_type !== undefined) recorded['grant_type'] = attributes.grant_type;
       if (attributes.client_type !== undefined) recorded['client_type'] = attributes.client_type;
       if (attributes.error_code !== undefined) recorded['error_code'] = attributes.error_code;
+      if (attributes.reason !== undefined) recorded['reason'] = attributes.reason;
       events.add(1, recorded);
     },
     cimdFetch(attributes: CimdFetchAttributes): void {

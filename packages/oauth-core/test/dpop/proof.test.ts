@@ -59,7 +59,7 @@ describe('a well-formed proof is accepted and names its key (RFC 9449 §4.3)', (
 
 describe('the header must be exactly one compact JWS of bounded size', () => {
   it('refuses a missing proof', async () => {
-    expect(await refusal('')).toBe('dpop.missing');
+    expect(await refusal('')).toBe('dpop.proof_missing');
   });
   it('refuses two DPoP headers (joined with a comma by Node and fetch)', async () => {
     const one = await makeProof(key, 'POST', URL_, NOW);
@@ -71,23 +71,23 @@ describe('the header must be exactly one compact JWS of bounded size', () => {
     );
   });
   it('refuses something that is not a JWT', async () => {
-    expect(await refusal('not-a-jwt')).toBe('dpop.malformed');
+    expect(await refusal('not-a-jwt')).toBe('dpop.proof_malformed');
   });
 });
 
 describe('typ must be dpop+jwt and alg asymmetric and allowed (RFC 9449 §4.3, §11.6)', () => {
   it('refuses typ jwt', async () => {
-    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { typ: 'jwt' }))).toBe('dpop.typ');
+    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { typ: 'jwt' }))).toBe('dpop.typ_invalid');
   });
   it('refuses alg none', async () => {
-    expect(await refusal(forgedProof('none', key, 'POST', URL_, NOW))).toBe('dpop.alg');
+    expect(await refusal(forgedProof('none', key, 'POST', URL_, NOW))).toBe('dpop.alg_unsupported');
   });
   it('refuses HS256', async () => {
-    expect(await refusal(forgedProof('HS256', key, 'POST', URL_, NOW))).toBe('dpop.alg');
+    expect(await refusal(forgedProof('HS256', key, 'POST', URL_, NOW))).toBe('dpop.alg_unsupported');
   });
   it('refuses an asymmetric alg the server does not list', async () => {
     expect(await refusal(await makeProof(key, 'POST', URL_, NOW), { algorithms: ['RS256'] })).toBe(
-      'dpop.alg',
+      'dpop.alg_unsupported',
     );
   });
 });
@@ -95,21 +95,23 @@ describe('typ must be dpop+jwt and alg asymmetric and allowed (RFC 9449 §4.3, �
 describe('the signature verifies with the embedded public key, through jose', () => {
   it('refuses a tampered signature', async () => {
     expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { tamperSignature: true }))).toBe(
-      'dpop.signature',
+      'dpop.signature_invalid',
     );
   });
   it('refuses a proof whose jwk holds the private key', async () => {
     expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { embedPrivateKey: true }))).toBe(
-      'dpop.private_key',
+      'dpop.jwk_private',
     );
   });
   it('refuses a proof without jwk', async () => {
-    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { omit: ['jwk'] }))).toBe('dpop.jwk');
+    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { omit: ['jwk'] }))).toBe(
+      'dpop.jwk_invalid',
+    );
   });
   it('refuses a proof signed by another key than the one it embeds', async () => {
     const other = await proofKey();
     expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { jwk: other.publicJwk }))).toBe(
-      'dpop.signature',
+      'dpop.signature_invalid',
     );
   });
 });
@@ -117,26 +119,30 @@ describe('the signature verifies with the embedded public key, through jose', ()
 describe('jti, htm, htu and iat are required (RFC 9449 §4.2)', () => {
   for (const claim of ['jti', 'htm', 'htu', 'iat'] as const) {
     it(`refuses a proof without ${claim}`, async () => {
-      expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { omit: [claim] }))).toBe('dpop.claims');
+      expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { omit: [claim] }))).toBe(
+        'dpop.claim_missing',
+      );
     });
   }
   it('refuses an oversized jti', async () => {
-    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { jti: 'j'.repeat(257) }))).toBe('dpop.jti');
+    expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { jti: 'j'.repeat(257) }))).toBe(
+      'dpop.jti_invalid',
+    );
   });
 });
 
 describe('htm is the method and htu the endpoint public URL (RFC 9449 §4.3 (8), (9))', () => {
   it('refuses another method', async () => {
-    expect(await refusal(await makeProof(key, 'GET', URL_, NOW))).toBe('dpop.htm');
+    expect(await refusal(await makeProof(key, 'GET', URL_, NOW))).toBe('dpop.htm_mismatch');
   });
   it('refuses another URL', async () => {
     expect(await refusal(await makeProof(key, 'POST', 'https://wrong.example.com/token', NOW))).toBe(
-      'dpop.htu',
+      'dpop.htu_mismatch',
     );
   });
   it('refuses an htu with a query or a fragment', async () => {
-    expect(await refusal(await makeProof(key, 'POST', `${URL_}?x=1`, NOW))).toBe('dpop.htu');
-    expect(await refusal(await makeProof(key, 'POST', `${URL_}#f`, NOW))).toBe('dpop.htu');
+    expect(await refusal(await makeProof(key, 'POST', `${URL_}?x=1`, NOW))).toBe('dpop.htu_mismatch');
+    expect(await refusal(await makeProof(key, 'POST', `${URL_}#f`, NOW))).toBe('dpop.htu_mismatch');
   });
   it('accepts an htu that differs only by RFC 3986 normalisation (case, default port, percent-encoding)', async () => {
     const spelled = 'HTTPS://Auth.Example:443/tenant/%64emo/token';
@@ -144,7 +150,7 @@ describe('htm is the method and htu the endpoint public URL (RFC 9449 §4.3 (8),
     expect(normalizeHtu(spelled)).toBe(URL_);
   });
   it('refuses a trailing-slash variant (no leniency beyond normalisation)', async () => {
-    expect(await refusal(await makeProof(key, 'POST', `${URL_}/`, NOW))).toBe('dpop.htu');
+    expect(await refusal(await makeProof(key, 'POST', `${URL_}/`, NOW))).toBe('dpop.htu_mismatch');
   });
 });
 
@@ -158,7 +164,7 @@ describe('iat is within ±300 s of the server clock', () => {
   it('refuses a proof 303 s old or 303 s ahead', async () => {
     for (const delta of [-303, 303]) {
       expect(await refusal(await makeProof(key, 'POST', URL_, NOW, { iatSeconds: NOW / 1000 + delta }))).toBe(
-        'dpop.iat',
+        'dpop.iat_out_of_window',
       );
     }
   });
@@ -166,13 +172,15 @@ describe('iat is within ±300 s of the server clock', () => {
 
 describe('at a resource, ath binds the proof to the access token (RFC 9449 §4.3 (12))', () => {
   it('refuses a proof without ath', async () => {
-    expect(await refusal(await makeProof(key, 'POST', URL_, NOW), { accessToken: 'token' })).toBe('dpop.ath');
+    expect(await refusal(await makeProof(key, 'POST', URL_, NOW), { accessToken: 'token' })).toBe(
+      'dpop.ath_mismatch',
+    );
   });
   it('refuses an ath of another token', async () => {
     expect(
       await refusal(await makeProof(key, 'POST', URL_, NOW, { accessToken: 'other' }), {
         accessToken: 'token',
       }),
-    ).toBe('dpop.ath');
+    ).toBe('dpop.ath_mismatch');
   });
 });

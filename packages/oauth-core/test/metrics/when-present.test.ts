@@ -83,9 +83,33 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     expect(resourceMetrics.scopeMetrics.map((scope) => scope.scope.name)).toContain('@keyhold/oauth-core');
     expect(await read(reader, 'mcp_auth.events')).toEqual(
       expect.arrayContaining([
-        { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
-        { attributes: { endpoint: 'authorize', status: 302, client_type: 'registered' }, value: 1 },
-        { attributes: { endpoint: 'consent', status: 302, client_type: 'registered' }, value: 1 },
+        {
+          attributes: {
+            endpoint: 'register',
+            status: 201,
+            client_type: 'registered',
+            reason: 'client.registered',
+          },
+          value: 1,
+        },
+        {
+          attributes: {
+            endpoint: 'authorize',
+            status: 302,
+            client_type: 'registered',
+            reason: 'authorize.consent_shown',
+          },
+          value: 1,
+        },
+        {
+          attributes: {
+            endpoint: 'consent',
+            status: 302,
+            client_type: 'registered',
+            reason: 'consent.approved',
+          },
+          value: 1,
+        },
       ]),
     );
     expect(await read(reader, 'mcp_auth.cimd.fetches')).toEqual([
@@ -100,7 +124,15 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     const reader = registerGlobalReader();
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     expect(await read(reader, 'mcp_auth.events')).toEqual([
-      { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
+      {
+        attributes: {
+          endpoint: 'register',
+          status: 201,
+          client_type: 'registered',
+          reason: 'client.registered',
+        },
+        value: 1,
+      },
     ]);
   });
 
@@ -113,7 +145,15 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     await metricsWhenPresent.settled();
     expect(await read(ownReader, 'mcp_auth.events')).toEqual([
-      { attributes: { endpoint: 'register', status: 201, client_type: 'registered' }, value: 1 },
+      {
+        attributes: {
+          endpoint: 'register',
+          status: 201,
+          client_type: 'registered',
+          reason: 'client.registered',
+        },
+        value: 1,
+      },
     ]);
     expect(await read(globalReader, 'mcp_auth.events')).toEqual([]);
   });

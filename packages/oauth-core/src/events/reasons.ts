@@ -1,0 +1,135 @@
+/**
+ * Reason codes, version 1 (README "Events and reason codes v1"). A code once published keeps its meaning;
+ * new codes may be added in a minor release, none is removed before a major one. The `mcp_auth.events`
+ * counter and the timeline accept only these strings, so the metric's `reason` attribute has a bounded set
+ * of values: anything else is reported as `other`.
+ *
+ * @example
+ * ```ts
+ * if (!AUTH_EVENT_REASONS.includes(decision.reason)) console.warn('unexpected reason', decision.reason);
+ * ```
+ */
+export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
+  'other',
+  // Successes, one per kind of decision.
+  'authorize.consent_shown',
+  'authorize.login_redirect',
+  'authorize.approved',
+  'consent.page_shown',
+  'consent.approved',
+  'consent.denied',
+  'token.issued',
+  'introspection.active',
+  'introspection.inactive',
+  'revocation.accepted',
+  'client.registered',
+  'userinfo.served',
+  'broker.login_completed',
+  // Refusals the handlers name (the OAuth error code stays in `errorCode`).
+  'request.invalid_request',
+  'request.invalid_client',
+  'request.invalid_grant',
+  'request.unauthorized_client',
+  'request.unsupported_grant_type',
+  'request.unsupported_response_type',
+  'request.invalid_scope',
+  'request.invalid_target',
+  'request.access_denied',
+  'request.invalid_token',
+  'request.insufficient_scope',
+  'request.invalid_redirect_uri',
+  'request.invalid_client_metadata',
+  'request.rate_limited',
+  'request.temporarily_unavailable',
+  'request.server_error',
+  'request.unknown_tenant',
+  'request.request_not_supported',
+  'request.request_uri_not_supported',
+  'request.login_required',
+  'request.consent_required',
+  'request.invalid_dpop_proof',
+  'request.use_dpop_nonce',
+  'request.not_found',
+  'consent.expired',
+  'consent.forged',
+  'consent.wrong_user',
+  'client.authentication_failed',
+  'client.blocked',
+  'client.unblocked',
+  'broker.login_failed',
+  // Grants (server.grants, refresh-token reuse).
+  'grant.created',
+  'grant.used',
+  'grant.revoked.user',
+  'grant.revoked.admin',
+  'grant.revoked.family_reuse',
+  'grant.revoked.client_blocked',
+  'grant.revoked.consent_deleted',
+  'grant.revoked.security',
+  // Resource refusals by the bearer policy.
+  'token.rejected.invalid',
+  'token.rejected.expired',
+  'token.rejected.revoked',
+  'token.rejected.grant_revoked',
+  'token.rejected.client_blocked',
+  'token.rejected.wrong_resource',
+  'token.rejected.insufficient_scope',
+  // DPoP (RFC 9449).
+  'dpop.proof_missing',
+  'dpop.proof_malformed',
+  'dpop.typ_invalid',
+  'dpop.alg_unsupported',
+  'dpop.signature_invalid',
+  'dpop.jwk_private',
+  'dpop.claim_missing',
+  'dpop.htm_mismatch',
+  'dpop.htu_mismatch',
+  'dpop.iat_out_of_window',
+  'dpop.replayed',
+  'dpop.nonce_required',
+  'dpop.nonce_invalid',
+  'dpop.ath_mismatch',
+  'dpop.key_mismatch',
+  'dpop.bearer_downgrade',
+  'dpop.required_by_client',
+  'dpop.dpop_jkt_mismatch',
+  'dpop.jti_invalid',
+  'dpop.jwk_invalid',
+  'dpop.multiple_headers',
+  'dpop.too_large',
+  // Enterprise-Managed Authorization (ID-JAG), Cloudflare's names.
+  'id_jag.invalid_typ',
+  'id_jag.malformed',
+  'id_jag.issuer_not_trusted',
+  'id_jag.no_matching_key',
+  'id_jag.signature_failed',
+  'id_jag.jwks_fetch_failed',
+  'id_jag.aud_mismatch',
+  'id_jag.audience_mismatch',
+  'id_jag.unsupported_claim',
+  'id_jag.missing_claim',
+  'id_jag.expired',
+  'id_jag.iat_in_future',
+  'id_jag.nbf_in_future',
+  'id_jag.lifetime_too_long',
+  'id_jag.replayed',
+  'id_jag.client_id_mismatch',
+  'id_jag.resource_mismatch',
+  'id_jag.scope_mismatch',
+  'id_jag.mapper_denied',
+  // Workload identity federation.
+  'workload.issuer_not_trusted',
+  'workload.subject_not_allowed',
+  'workload.scope_not_allowed',
+  'workload.jwks_unreachable',
+  'workload.signature_failed',
+  'workload.expired',
+  'workload.replayed',
+]);
+
+const KNOWN: ReadonlySet<string> = new Set(AUTH_EVENT_REASONS);
+
+/** `reason` when the catalogue has it, else `other`: what keeps the metric's cardinality bounded. */
+export function catalogued(reason: string | undefined): string {
+  return reason !== undefined && KNOWN.has(reason) ? reason : 'other';
+}
