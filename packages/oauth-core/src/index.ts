@@ -14,6 +14,7 @@ export type { ConsentStrings, ConsentView } from './consent-screen.js';
 export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
 export type { GrantAdministration, GrantRevocation } from './grant-administration.js';
+export type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';

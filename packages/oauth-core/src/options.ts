@@ -13,6 +13,7 @@ import {
 } from './consent-screen.js';
 import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
+import type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
 import { type AuthMetrics, noopMetrics } from './metrics-types.js';
@@ -85,6 +86,13 @@ export interface TenantConfig {
    * the server offers. An empty or unknown entry throws `ERR_INVALID_OPTIONS` on use.
    */
   readonly tokenEndpointAuthMethods?: readonly TokenEndpointAuthMethod[];
+  /**
+   * Enterprise identity providers whose ID-JAGs (`typ` `oauth-id-jag+jwt`) the jwt-bearer grant redeems for
+   * the clients each one lists (MCP enterprise-managed authorization). With at least one, and a server with
+   * `storage.onceStore` (each assertion's `jti` is spent once), the grant is offered and advertised. Default:
+   * none. A malformed entry throws `ERR_INVALID_OPTIONS`.
+   */
+  readonly enterpriseIssuers?: readonly EnterpriseIssuer[];
 }
 
 /**
