@@ -28,6 +28,7 @@ import { createSessionCookies } from './session.js';
 import { loadSigningKeys } from './signing-keys.js';
 import { type HostStorage, openHostStorage } from './storage.js';
 import { createToolInstances, hostToolModules } from './tool-modules.js';
+import { readTrustPolicies } from './trust-policies.js';
 import { exampleUserClaims } from './user-profile.js';
 
 /** The assembled host: a `node:http` listener and what must be closed on shutdown. */
@@ -118,6 +119,11 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
       scopesSupported: ['openid', 'profile', 'mcp:tools', 'offline_access'],
       tokenEndpointAuthMethods: ['client_secret_basic', 'private_key_jwt'],
     };
+  }
+  // Enterprise IdPs whose ID-JAGs a tenant redeems (jwt-bearer grant), from the KEYHOLD_TRUST_POLICIES file.
+  const trust = readTrustPolicies(env, process.cwd(), Object.keys(tenantConfigs));
+  for (const [slug, policy] of Object.entries(trust)) {
+    tenantConfigs[slug] = { ...tenantConfigs[slug]!, enterpriseIssuers: policy.enterpriseIssuers };
   }
   // Checked here, before anything is served: a broken key (in signing-keys.json, the database or
   // KEYHOLD_SIGNING_JWKS) stops the start with a message naming the tenant and the key, instead of a 500

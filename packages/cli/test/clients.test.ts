@@ -231,3 +231,26 @@ describe('keyhold clients add: a key set goes with private_key_jwt, exactly one 
     expect(error.message).toContain(message);
   });
 });
+
+describe('keyhold clients add --grant jwt-bearer: a confidential client that redeems ID-JAGs', () => {
+  it('provisions the client with the jwt-bearer grant and a secret', async () => {
+    const cwd = hostDataDir();
+    const grant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+    const added = await keyhold(['clients', 'add', '--grant', grant], cwd);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('Client secret');
+    const listed = await keyhold(['clients', 'list', '--json'], cwd);
+    const { clients } = JSON.parse(listed.stdout) as { clients: Record<string, unknown>[] };
+    expect(clients).toEqual([expect.objectContaining({ grantTypes: [grant] })]);
+  });
+
+  it('refuses it for a public client', async () => {
+    const cwd = hostDataDir();
+    const added = await keyhold(
+      ['clients', 'add', '--grant', 'urn:ietf:params:oauth:grant-type:jwt-bearer', '--auth-method', 'none'],
+      cwd,
+    );
+    expect(added.code).not.toBe(0);
+    expect(added.stderr).toContain('jwt-bearer');
+  });
+});

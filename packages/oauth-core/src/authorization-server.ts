@@ -300,6 +300,19 @@ export function createAuthorizationServerWithEndpoints(
           throw error;
         }
         event.error_code = error.code;
+        if (event.reason !== undefined) {
+          // The stable reason of a refused grant (id_jag.replayed, …): the rule broken, never token material.
+          context.logger.info(
+            {
+              event: 'grant_refused',
+              reason: event.reason,
+              endpoint: name,
+              tenant: tenantSlug,
+              error: error.code,
+            },
+            'grant refused',
+          );
+        }
         if (error.code === 'invalid_client') {
           // A security event with a stable reason; the description names the rule, never a secret.
           context.logger.info(

@@ -7,6 +7,8 @@ import type { ApplicationType, ClientJwks, TokenEndpointAuthMethod } from './sto
 
 /** The RFC 8693 grant type (also exported, with its token type, from `grants/token-exchange.ts`). */
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** The RFC 7523 grant type (also exported from `grants/jwt-bearer.ts`): machine-gated, confidential clients only. */
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
  * The grant types a client may be registered for. `authorization_code` and `refresh_token` keep a user
@@ -22,7 +24,8 @@ export const CLIENT_GRANT_TYPES: readonly [
   'refresh_token',
   'client_credentials',
   'urn:ietf:params:oauth:grant-type:token-exchange',
-] = ['authorization_code', 'refresh_token', 'client_credentials', TOKEN_EXCHANGE];
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+] = ['authorization_code', 'refresh_token', 'client_credentials', TOKEN_EXCHANGE, JWT_BEARER];
 
 /**
  * One of {@link CLIENT_GRANT_TYPES}.
@@ -218,7 +221,7 @@ export function checkClientMetadata(
   }
   if (authMethod === 'none') {
     const needsSecret = grantTypes.filter(
-      (grant) => grant === 'client_credentials' || grant === TOKEN_EXCHANGE,
+      (grant) => grant === 'client_credentials' || grant === TOKEN_EXCHANGE || grant === JWT_BEARER,
     );
     if (needsSecret.length > 0) throw invalid(`public clients may not use ${needsSecret.join(', ')}`);
   }

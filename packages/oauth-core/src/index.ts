@@ -1,6 +1,6 @@
 export type { AuthorizationServer } from './authorization-server.js';
 export { createAuthorizationServer } from './authorization-server.js';
-export type { AccessTokenCheck, DpopRequest, VerifyAccessTokenOptions } from './bearer.js';
+export type { AccessTokenCheck, VerifyAccessTokenOptions } from './bearer.js';
 // CIMD is an option of the server (`cimd`); federated login is `@keyhold/oauth-core/federated`.
 export type { CimdOptions } from './cimd/options.js';
 export type {
@@ -16,6 +16,7 @@ export type { OAuthCoreErrorCode, OAuthErrorCode } from './errors.js';
 export { OAuthCoreError, OAuthError } from './errors.js';
 export { AUTH_EVENT_REASONS } from './events/reasons.js';
 export type { GrantAdministration, GrantRevocation } from './grant-administration.js';
+export type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 export type { SigningAlgorithm, SigningKeyConfig } from './keys.js';
 export { generateSigningKey } from './keys.js';
 export { createMemoryStorage } from './memory-store.js';
@@ -43,7 +44,6 @@ export type {
   AuthEvent,
   ClientJwks,
   ClientRecord,
-  GrantKind,
   GrantListOptions,
   GrantRecord,
   OAuthStorage,

@@ -20,6 +20,7 @@ import {
 import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
 import { createEventSink, type EventSink } from './events/emitter.js';
+import type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
 import { type AuthMetrics, noopMetrics } from './metrics-types.js';
@@ -92,6 +93,13 @@ export interface TenantConfig {
    * the server offers. An empty or unknown entry throws `ERR_INVALID_OPTIONS` on use.
    */
   readonly tokenEndpointAuthMethods?: readonly TokenEndpointAuthMethod[];
+  /**
+   * Enterprise identity providers whose ID-JAGs (`typ` `oauth-id-jag+jwt`) the jwt-bearer grant redeems for
+   * the clients each one lists (MCP enterprise-managed authorization). With at least one, and a server with
+   * `storage.onceStore` (each assertion's `jti` is spent once), the grant is offered and advertised. Default:
+   * none. A malformed entry throws `ERR_INVALID_OPTIONS`.
+   */
+  readonly enterpriseIssuers?: readonly EnterpriseIssuer[];
 }
 
 /**

@@ -10,6 +10,10 @@ export interface RequestEvent {
   grant_type?: string;
   client_type?: Parameters<AuthMetrics['event']>[0]['client_type'];
   error_code?: string;
+  /**
+   * A stable code from the catalogue (events/reasons.ts) naming the decision or the rule a refused request
+   * broke (`id_jag.audience_mismatch`, …): never on the wire and never with token material.
+   */
   reason?: string;
   client_id?: string;
   user_id?: string;

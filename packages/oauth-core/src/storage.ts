@@ -399,15 +399,15 @@ export interface RevokedAccessTokenStore {
 }
 
 /**
- * How a grant came to be: a user's authorization of a client through the authorization-code flow, or a
- * client acting for itself (client_credentials).
+ * How a grant came to be: a user's authorization of a client through the authorization-code flow, a
+ * client acting for itself (client_credentials), or an enterprise IdP's ID-JAG redeemed for a user (id_jag).
  *
  * @example
  * ```ts
  * const isMachine = (grant: GrantRecord) => grant.kind === 'client_credentials';
  * ```
  */
-export type GrantKind = 'authorization_code' | 'client_credentials';
+export type GrantKind = 'authorization_code' | 'client_credentials' | 'id_jag';
 
 /**
  * One grant: what a user (or, for a machine grant, the client itself) authorized a client to do. Access

@@ -1,5 +1,7 @@
 import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
+import type { ResolvedEnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
+import { resolveEnterpriseIssuers } from './jwt-bearer/enterprise-issuers.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
 import { checkSigningKeySet } from './signing-key-check.js';
@@ -23,6 +25,8 @@ export interface Tenant {
   readonly resourceScopes: readonly string[];
   /** The client authentication methods the tenant accepts; absent: every method the server offers. */
   readonly authMethods?: ReadonlySet<TokenEndpointAuthMethod>;
+  /** The enterprise IdPs whose ID-JAGs the jwt-bearer grant redeems (checked, defaults applied); may be empty. */
+  readonly enterpriseIssuers: readonly ResolvedEnterpriseIssuer[];
 }
 
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
@@ -124,6 +128,7 @@ export function checkTenantConfig(slug: string, config: TenantConfig): void {
     if (typeof config !== 'object' || config === null)
       throw optionCheck.invalid('the config must be an object');
     readAuthMethods(config.tokenEndpointAuthMethods);
+    resolveEnterpriseIssuers(config.enterpriseIssuers);
     // Any base resolves a URL the same way, so the server's baseUrl is not needed to find a bad one.
     resolveLoginUrl(config.loginUrl, `https://issuer.invalid/tenant/${slug}`);
     checkSigningKeySet(config.signingKeys);
@@ -187,8 +192,10 @@ async function buildTenant(
   let authMethods: ReadonlySet<TokenEndpointAuthMethod> | undefined;
   let loginUrl: string;
   let keys: TenantKeySet;
+  let enterpriseIssuers: readonly ResolvedEnterpriseIssuer[];
   try {
     authMethods = readAuthMethods(config.tokenEndpointAuthMethods);
+    enterpriseIssuers = resolveEnterpriseIssuers(config.enterpriseIssuers);
     loginUrl = resolveLoginUrl(config.loginUrl, issuer);
     keys = await keyCache.get(config.signingKeys);
   } catch (error) {
@@ -207,5 +214,6 @@ async function buildTenant(
     ...(config.scopesSupported ? { scopesSupported: config.scopesSupported } : {}),
     resourceScopes: config.resourceScopes ?? DEFAULT_RESOURCE_SCOPES,
     ...(authMethods ? { authMethods } : {}),
+    enterpriseIssuers,
   };
 }

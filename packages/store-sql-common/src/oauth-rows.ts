@@ -1,7 +1,6 @@
 import type {
   ClientJwks,
   ClientRecord,
-  GrantKind,
   GrantRecord,
   TokenEndpointAuthMethod,
 } from '@keyhold/oauth-core';
@@ -153,7 +152,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
           userId: c.text(row, 'user_id'),
           clientId: c.text(row, 'client_id'),
           clientType: c.text(row, 'client_type') as ClientType,
-          kind: c.text(row, 'kind') as GrantKind,
+          kind: c.text(row, 'kind') as GrantRecord['kind'],
           scopes: splitScopes(c.text(row, 'scopes')),
           resources: c.stringArray(row, 'resources'),
           offlineAccess: c.integer(row, 'offline_access') === 1,

@@ -20,13 +20,14 @@ import {
 const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …] [options]
 
 Provisions a client at the host's authorization server. Provisioned clients may use the machine grants
-that anonymous registration refuses (client_credentials, token exchange) and never expire. The client
+that anonymous registration refuses (client_credentials, token exchange, jwt-bearer) and never expire. The client
 secret is printed once; only its SHA-256 is stored. A private_key_jwt client gets no secret: it signs
 its token requests with a key from the key set given by --jwks-uri or --jwks.
 
 Options:
-  --grant <type>              client_credentials, authorization_code, refresh_token or
-                              urn:ietf:params:oauth:grant-type:token-exchange (repeatable)
+  --grant <type>              client_credentials, authorization_code, refresh_token,
+                              urn:ietf:params:oauth:grant-type:token-exchange or
+                              urn:ietf:params:oauth:grant-type:jwt-bearer (ID-JAGs; repeatable)
   --name <text>               the client's name
   --scope <scopes>            space-separated scopes the client may ask for
   --redirect-uri <uri>        for authorization_code (repeatable)

@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.js';
 import { authorizationCodeGrant } from '../grants/authorization-code.js';
 import { clientCredentialsGrant } from '../grants/client-credentials.js';
 import type { Grant } from '../grants/grant.js';
+import { JWT_BEARER_GRANT, jwtBearerGrant, MAX_ASSERTION_LENGTH } from '../grants/jwt-bearer.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeGrant } from '../grants/token-exchange.js';
 import type { ServerContext } from '../options.js';
@@ -17,10 +18,16 @@ const GRANTS: Readonly<Record<string, Grant>> = {
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
+  [JWT_BEARER_GRANT]: jwtBearerGrant,
 };
 
-/** The grant types the token endpoint serves, in the order they are advertised. */
-export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANTS);
+/**
+ * The grant types every tenant's token endpoint serves, in the order they are advertised; jwt-bearer joins
+ * them for a tenant that trusts an enterprise IdP (see `offersIdJag`).
+ */
+export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANTS).filter(
+  (grant) => grant !== JWT_BEARER_GRANT,
+);
 
 /** The largest value of any one parameter; longer values are refused before any work is done. */
 const MAX_PARAMETER_LENGTH = 8192;
@@ -41,7 +48,7 @@ export async function tokenHandler(
   if (!parsed.ok) throw new OAuthError('invalid_request', parsed.message);
   const params = parsed.params;
   for (const [name, value] of Object.entries(params)) {
-    if (value.length > MAX_PARAMETER_LENGTH)
+    if (value.length > (name === 'assertion' ? MAX_ASSERTION_LENGTH : MAX_PARAMETER_LENGTH))
       throw new OAuthError('invalid_request', `parameter "${name}" is too long`);
   }
   const grantType = params.grant_type;

@@ -3,8 +3,6 @@ import { metrics as globalMetrics } from '@opentelemetry/api';
 import type { AuthMetrics } from '../metrics-types.js';
 import { countersOn, METER_NAME } from './counters.js';
 
-export { METER_NAME };
-
 /**
  * Options of {@link createOpenTelemetryMetrics}. Give a `meter`, or a `meterProvider` to take one from;
  * by default the meter comes from the global provider the host registered with the OpenTelemetry SDK.

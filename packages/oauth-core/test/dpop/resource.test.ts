@@ -1,6 +1,6 @@
 import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DpopRequest } from '../../src/index.js';
+import type { DpopRequest } from '../../src/bearer.js';
 import { createMemoryStorage } from '../../src/index.js';
 import {
   basic,
