@@ -1,9 +1,4 @@
-import type {
-  ClientJwks,
-  ClientRecord,
-  GrantRecord,
-  TokenEndpointAuthMethod,
-} from '@keyhold/oauth-core';
+import type { ClientJwks, ClientRecord, GrantRecord, TokenEndpointAuthMethod } from '@keyhold/oauth-core';
 import type { FederatedIdentity, LoginTransaction } from '@keyhold/oauth-core/federated';
 import type {
   ApplicationType,
