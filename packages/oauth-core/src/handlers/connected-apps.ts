@@ -20,28 +20,16 @@ import type { RequestEvent } from '../request-event.js';
 import { errorPage } from '../responses.js';
 import type { GrantRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
+import { formCookieValues } from './form-cookie.js';
 
 /** The cookie holding the connected-apps forms' anti-forgery secret (scoped to the page's path). */
 export const CONNECTED_APPS_COOKIE = 'keyhold_apps';
-const COOKIE_VALUE = /^[A-Za-z0-9_-]{32,128}$/;
 /** One page: a person with more connected apps than this is an administration case (`server.grants`). */
 const PAGE_SIZE = 100;
 
 /** The page's URL under a tenant's issuer. */
 export function connectedAppsUrl(tenant: Tenant): string {
   return `${tenant.issuer}/connected-apps`;
-}
-
-function cookieValues(header: string | undefined): string[] {
-  if (header === undefined) return [];
-  const values: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1 || part.slice(0, eq).trim() !== CONNECTED_APPS_COOKIE) continue;
-    const value = part.slice(eq + 1).trim();
-    if (COOKIE_VALUE.test(value)) values.push(value);
-  }
-  return values;
 }
 
 /**
@@ -123,7 +111,7 @@ export async function connectedAppsPageHandler(
   ]);
   const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
   const { displayName, scopeDescriptions } = tenant.config;
-  const secret = cookieValues(request.headers.cookie)[0] ?? randomToken(32);
+  const secret = formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)[0] ?? randomToken(32);
   const view: ConnectedAppsView = {
     tenant: tenant.slug,
     serviceName: typeof displayName === 'string' && displayName !== '' ? displayName : tenant.slug,
@@ -194,7 +182,7 @@ export async function connectedAppsRevokeHandler(
   const presented = csrfToken ?? '';
   let verified = false;
   // Every candidate is compared, so the time taken does not depend on which one matches.
-  for (const secret of cookieValues(request.headers.cookie)) {
+  for (const secret of formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)) {
     if (constantTimeEqual(connectedAppsFormToken(secret, userId), presented)) verified = true;
   }
   if (!verified) {
@@ -219,12 +207,8 @@ async function revokeOwn(
   if (grantId === undefined || grantId === '' || grantId.length > 256) return 'not_found';
   const found = await context.storage.grants.get(tenant.slug, grantId);
   if (found === undefined || found.userId !== userId || found.revokedAt !== undefined) return 'not_found';
+  // The revocation logs `grant_revoked` (reason `user`) and emits its event; an already revoked grant is
+  // refused above because revoking is idempotent and would answer ok.
   const outcome = await createGrantAdministration(context).revoke(tenant.slug, grantId, { userId });
-  if (outcome.ok) {
-    context.logger.info(
-      { event: 'grant_revoked', reason: 'user', tenant: tenant.slug, clientId: found.clientId, userId },
-      'connected apps: the user revoked a grant',
-    );
-  }
   return outcome.ok ? 'revoked' : 'not_found';
 }

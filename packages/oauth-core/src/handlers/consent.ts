@@ -25,6 +25,7 @@ import type { PendingAuthorizationRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { errorRedirect, issueCode } from './authorize.js';
 import { connectedAppsUrl } from './connected-apps.js';
+import { formCookieValues } from './form-cookie.js';
 
 const EXPIRED = new OAuthError(
   'invalid_request',
@@ -33,21 +34,6 @@ const EXPIRED = new OAuthError(
 
 /** The cookie holding the consent form's anti-forgery secret (scoped to the tenant's consent path). */
 export const CONSENT_COOKIE = 'keyhold_consent';
-const COOKIE_VALUE = /^[A-Za-z0-9_-]{32,128}$/;
-
-/** Every value of a cookie in a `Cookie` header (a browser may send several for different paths). */
-function cookieValues(header: string | undefined, name: string): string[] {
-  if (header === undefined) return [];
-  const values: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim();
-    if (COOKIE_VALUE.test(value)) values.push(value);
-  }
-  return values;
-}
-
 /** The form's `csrf_token`: bound to the cookie's secret AND the pending authorization it answers. */
 export function consentFormToken(cookieValue: string, req: string): string {
   return sha256Base64url(`${cookieValue}.${req}`);
@@ -136,7 +122,7 @@ export async function consentPageHandler(
   event.reason = 'consent.page_shown';
   const { pending } = found;
   // One secret per browser, reused while it lives, so two consent tabs both keep working.
-  const secret = cookieValues(request.headers.cookie, CONSENT_COOKIE)[0] ?? randomToken(32);
+  const secret = formCookieValues(request.headers.cookie, CONSENT_COOKIE)[0] ?? randomToken(32);
   const details = await consentDetails(context, tenant, pending);
   const view: ConsentView = {
     ...details,
@@ -234,7 +220,7 @@ export async function consentDecisionHandler(
     return errorPage(400, new OAuthError('invalid_request', 'decision must be "approve" or "deny".'));
   }
   const presented = csrfToken ?? '';
-  const secrets = cookieValues(request.headers.cookie, CONSENT_COOKIE);
+  const secrets = formCookieValues(request.headers.cookie, CONSENT_COOKIE);
   // Every candidate is compared, so the time taken does not depend on which one matches.
   let verified = false;
   for (const secret of secrets) {
