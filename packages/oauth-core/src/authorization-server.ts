@@ -11,6 +11,7 @@ import { corsHeaders } from './cors.js';
 import { DpopNonceError } from './dpop/nonce-error.js';
 import { OAuthError } from './errors.js';
 import { decides, decisionEvent, reasonOf } from './events/decision.js';
+import { isAnonymous } from './events/emitter.js';
 import { resourceRefusals } from './events/resource.js';
 import { listTimeline } from './events/timeline.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
@@ -398,7 +399,7 @@ export function createAuthorizationServerWithEndpoints(
   ): void {
     const reason = reasonOf(name, status, event);
     const decided = decisionEvent(name, status, tenantSlug, event, reason, context.clock.now());
-    if (decided !== undefined) context.events.emit(decided);
+    if (decided !== undefined) context.events.emit(decided, { anonymous: isAnonymous(event) });
     if (!recording) return;
     context.metrics.event({
       endpoint: name,
@@ -513,6 +514,7 @@ export function createAuthorizationServerWithEndpoints(
       clock: context.clock,
       logger: context.logger,
       tenants: context.tenants,
+      events: context.events,
     }),
     grants: createGrantAdministration(context),
     listEvents: (tenantSlug, query = {}) => listTimeline(context.events.store, tenantSlug, query),

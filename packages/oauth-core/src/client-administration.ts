@@ -5,12 +5,14 @@ import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
 import { hasControlCharacter } from './control-characters.js';
 import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
+import type { EventSink } from './events/emitter.js';
 import { revokeGrantsWhere } from './grant-records.js';
 import { checkKnownClientId, checkKnownClientSecret } from './known-client.js';
 import type { TenantConfig, TenantLookup } from './options.js';
 import { newClientId, pooledRandomToken } from './random-pool.js';
 import type {
   ApplicationType,
+  AuthEvent,
   ClientJwks,
   ClientListOptions,
   ClientRecord,
@@ -141,7 +143,12 @@ export interface ClientAdministrationOptions {
   readonly logger?: Logger;
   /** When given, unknown tenants are refused and scopes are checked against the tenant's offer. */
   readonly tenants?: TenantLookup;
+  /** Where blocks, unblocks and the grants a block revokes are reported (the server's event sink). Default: nowhere. */
+  readonly events?: Pick<EventSink, 'emit'>;
 }
+
+/** The sink of an administration built without the server's: its events go nowhere. */
+const NO_EVENTS: Pick<EventSink, 'emit'> = { emit() {} };
 
 const MAX_LIST_LIMIT = 1000;
 
@@ -156,6 +163,12 @@ export function createClientAdministration(options: ClientAdministrationOptions)
   const { storage } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  const events = options.events ?? NO_EVENTS;
+
+  /** The `client` event of an administrator's block or unblock: the client id only, no user, no grant. */
+  function clientEvent(tenant: string, reason: 'client.blocked' | 'client.unblocked'): AuthEvent {
+    return { at: clock.now(), tenant, category: 'client', reason, status: 200 };
+  }
 
   async function configOf(tenant: string): Promise<TenantConfig | undefined> {
     if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
@@ -277,8 +290,10 @@ export function createClientAdministration(options: ClientAdministrationOptions)
       // The block first, then the grants: a token request racing it either sees the block or opened its
       // grant before the sweep below finds it (grant-records.ts opens before it checks).
       await storage.clientBlocks.block(tenant, { clientId, blockedAt: clock.now() });
+      // The block's own event comes first, then one per grant it revoked (`grant.revoked.client_blocked`).
+      events.emit({ ...clientEvent(tenant, 'client.blocked'), clientId });
       const revokedGrants = await revokeGrantsWhere(
-        { storage, clock, logger },
+        { storage, clock, logger, events },
         tenant,
         { clientId },
         'client_blocked',
@@ -290,7 +305,10 @@ export function createClientAdministration(options: ClientAdministrationOptions)
       if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
       checkBlockableClientId(clientId);
       const lifted = await storage.clientBlocks.unblock(tenant, clientId);
-      if (lifted) logger.info({ event: 'client_unblocked', tenant, clientId }, 'client unblocked');
+      if (lifted) {
+        logger.info({ event: 'client_unblocked', tenant, clientId }, 'client unblocked');
+        events.emit({ ...clientEvent(tenant, 'client.unblocked'), clientId });
+      }
       return lifted;
     },
   };

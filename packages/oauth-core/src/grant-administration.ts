@@ -1,8 +1,6 @@
 import { hasControlCharacter } from './control-characters.js';
 import { OAuthError } from './errors.js';
-import { catalogued } from './events/reasons.js';
 import { endGrant, type GrantContext, revokeGrantsWhere } from './grant-records.js';
-import type { ServerContext } from './options.js';
 import type { GrantFilter, GrantListOptions, GrantRecord } from './storage.js';
 import { isTenantSlug } from './tenant.js';
 
@@ -53,7 +51,7 @@ export interface GrantAdministration {
 }
 
 /** What the server gives {@link createGrantAdministration}. */
-export type GrantAdministrationOptions = GrantContext & Pick<ServerContext, 'events'>;
+export type GrantAdministrationOptions = GrantContext;
 
 const MAX_LIST_LIMIT = 1000;
 /** Longer than any id this server mints or a metadata-document URL it accepts. */
@@ -117,18 +115,8 @@ export function createGrantAdministration(options: GrantAdministrationOptions): 
       const reason = revokeOptions.reason ?? (revokeOptions.userId === undefined ? 'admin' : 'user');
       const revoked = await storage.grants.revoke(tenant, grantId, options.clock.now(), reason);
       if (revoked === undefined) return { ok: false, reason: 'not_found' };
+      // A revocation by a person or an administrator is a decision too: endGrant emits its event.
       await endGrant(options, tenant, revoked);
-      // A revocation by a person or an administrator is a decision too: one event, with the grant's ids.
-      options.events.emit({
-        at: options.clock.now(),
-        tenant,
-        category: 'grant',
-        reason: catalogued(`grant.revoked.${reason}`),
-        status: 200,
-        clientId: revoked.clientId,
-        userId: revoked.userId,
-        grantId: revoked.grantId,
-      });
       return { ok: true, grant: revoked };
     },
     async revokeAll(tenant, filter, revokeOptions = {}) {

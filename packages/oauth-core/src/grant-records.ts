@@ -1,9 +1,11 @@
 import { OAuthError } from './errors.js';
+import type { EventSink } from './events/emitter.js';
+import { catalogued } from './events/reasons.js';
 import type { ServerContext } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
 import type { RequestEvent } from './request-event.js';
 import { scopeList } from './scopes.js';
-import type { ClientType, GrantFilter, GrantKind, GrantRecord } from './storage.js';
+import type { AuthEvent, ClientType, GrantFilter, GrantKind, GrantRecord } from './storage.js';
 import type { Tenant } from './tenant.js';
 import type { AccessTokenClaims } from './tokens.js';
 
@@ -50,6 +52,7 @@ export async function openGrant(
     createdAt: now,
     lastUsedAt: now,
   });
+  context.events.emit(grantEvent(tenant.slug, 'grant.created', now, { grantId, ...opening }));
   await refuseIfBlocked(context, tenant, opening.clientId, grantId);
   return grantId;
 }
@@ -148,23 +151,56 @@ export async function tokenRefusal(
   return undefined;
 }
 
-/** Moves the grant's `lastUsedAt` when it is older than the touch interval; never fails the request. */
+/**
+ * Moves the grant's `lastUsedAt` when it is older than the touch interval; never fails the request. The
+ * `grant.used` event goes with the write, throttled as it is: one per grant a minute at most, never one per
+ * request (the request's own event says what was decided).
+ */
 function touchIfStale(context: ServerContext, tenant: Tenant, grant: GrantRecord, now: number): void {
   if (now - grant.lastUsedAt < GRANT_TOUCH_INTERVAL_MS) return;
-  context.storage.grants.touch(tenant.slug, grant.grantId, now).catch((error: unknown) => {
-    context.logger.warn(
-      {
-        event: 'grant_touch_failed',
-        tenant: tenant.slug,
-        err: error instanceof Error ? error.name : typeof error,
-      },
-      'the last use of a grant could not be recorded',
-    );
-  });
+  context.storage.grants.touch(tenant.slug, grant.grantId, now).then(
+    () => {
+      context.events.emit(grantEvent(tenant.slug, 'grant.used', now, grant));
+    },
+    (error: unknown) => {
+      context.logger.warn(
+        {
+          event: 'grant_touch_failed',
+          tenant: tenant.slug,
+          err: error instanceof Error ? error.name : typeof error,
+        },
+        'the last use of a grant could not be recorded',
+      );
+    },
+  );
+}
+
+/**
+ * The `grant` event of a grant's life (opened, used, revoked): the grant's own ids, which the server wrote
+ * itself, and nothing else. Never anonymous: a grant names its user (or its client, for a machine grant).
+ */
+export function grantEvent(
+  tenant: string,
+  reason: string,
+  at: number,
+  grant: Pick<GrantRecord, 'grantId' | 'userId' | 'clientId'>,
+): AuthEvent {
+  return {
+    at,
+    tenant,
+    category: 'grant',
+    reason: catalogued(reason),
+    status: 200,
+    clientId: grant.clientId,
+    userId: grant.userId,
+    grantId: grant.grantId,
+  };
 }
 
 /** What ending grants needs of the server: the part of its context `server.grants` and `server.clients` hold. */
-export type GrantContext = Pick<ServerContext, 'storage' | 'clock' | 'logger'>;
+export type GrantContext = Pick<ServerContext, 'storage' | 'clock' | 'logger'> & {
+  readonly events: Pick<EventSink, 'emit'>;
+};
 
 /**
  * Revokes the active grants a filter matches (at least a user or a client) and ends each; answers the count.
@@ -186,6 +222,8 @@ export async function revokeGrantsWhere(
 /**
  * What revoking a grant takes with it besides the mark: its refresh family (an authorization-code grant's id
  * is its family id) and the user's remembered consent for the client, so the next authorization asks again.
+ * Each revoked grant is one `grant.revoked.<reason>` event, a bulk revocation (a client's grants, a
+ * block) included, so a person's timeline shows their grant ended and why.
  */
 export async function endGrant(context: GrantContext, tenant: string, grant: GrantRecord): Promise<void> {
   const now = context.clock.now();
@@ -203,4 +241,5 @@ export async function endGrant(context: GrantContext, tenant: string, grant: Gra
     },
     'grant revoked',
   );
+  context.events.emit(grantEvent(tenant, `grant.revoked.${grant.revokedReason ?? 'admin'}`, now, grant));
 }

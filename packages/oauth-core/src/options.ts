@@ -170,7 +170,9 @@ export interface AuthorizationServerOptions {
    * from `AUTH_EVENT_REASONS`: to `onEvent` (called without being awaited; a throw or rejection is logged
    * and never changes the response) and, when the storage has `events`, to the timeline, which keeps at most
    * `maxEventsPerTenant` events per tenant (default 10 000, oldest dropped) and none older than
-   * `retentionSeconds` (default 30 days).
+   * `retentionSeconds` (default 30 days). Events that name no authenticated subject (no user, no client that
+   * proved a credential: a stranger's refusals) are bounded apart, by `maxAnonymousEventsPerTenant`
+   * (default 1 000), so a flood of them never pushes a person's history out.
    *
    * @example
    * ```ts
@@ -180,6 +182,7 @@ export interface AuthorizationServerOptions {
   readonly events?: {
     readonly onEvent?: (event: AuthEvent) => void | PromiseLike<void>;
     readonly maxEventsPerTenant?: number;
+    readonly maxAnonymousEventsPerTenant?: number;
     readonly retentionSeconds?: number;
   };
   /**
@@ -682,6 +685,11 @@ function resolveEvents(options: AuthorizationServerOptions, clock: Clock, logger
       'events.maxEventsPerTenant',
       events.maxEventsPerTenant,
       10_000,
+    ),
+    maxAnonymousEventsPerTenant: optionCheck.positiveInteger(
+      'events.maxAnonymousEventsPerTenant',
+      events.maxAnonymousEventsPerTenant,
+      1_000,
     ),
     retentionMs:
       optionCheck.positiveInteger('events.retentionSeconds', events.retentionSeconds, 30 * DAY_SECONDS) *

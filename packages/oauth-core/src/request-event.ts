@@ -16,6 +16,11 @@ export interface RequestEvent {
    */
   reason?: string;
   client_id?: string;
+  /**
+   * The client proved a credential (a secret, a signed assertion): not a public client's bare id. With
+   * `user_id`, what keeps the decision out of the strangers' part of the timeline.
+   */
+  client_authenticated?: boolean;
   user_id?: string;
   grant_id?: string;
   /** Set by a request that decides nothing (the consent page shown): counted, but no event is emitted. */

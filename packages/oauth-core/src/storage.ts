@@ -562,6 +562,7 @@ export interface AuthEvent {
     | 'userinfo'
     | 'resource'
     | 'grant'
+    | 'client'
     | 'broker';
   readonly reason: string;
   /** The HTTP status the decision was answered with. */
@@ -591,19 +592,33 @@ export interface AuthEventQuery {
 }
 
 /**
- * The decision timeline, per tenant and bounded: `append` keeps at most `limits.maxEventsPerTenant` events
- * of the tenant (the oldest go first) and none older than `limits.notBefore`.
+ * The decision timeline, per tenant and bounded in two parts: `append` keeps at most
+ * `limits.maxEventsPerTenant` events of the tenant that name an authenticated subject and at most
+ * `limits.maxAnonymousEventsPerTenant` that do not (`limits.anonymous`: a stranger's refusals), the oldest of
+ * the appended event's own part going first, and none older than `limits.notBefore`. The parts are counted
+ * apart so that a flood of anonymous events never removes a person's. (A store written before the anonymous
+ * bound, which counts every event against `maxEventsPerTenant`, keeps working as it did.)
  *
  * @example
  * ```ts
- * await store.events.append(event, { maxEventsPerTenant: 10_000, notBefore: now - 30 * 86_400_000 });
+ * await store.events.append(event, {
+ *   maxEventsPerTenant: 10_000,
+ *   maxAnonymousEventsPerTenant: 1_000,
+ *   anonymous: event.userId === undefined,
+ *   notBefore: now - 30 * 86_400_000,
+ * });
  * const recent = await store.events.list('demo', { userId: 'alice', limit: 50 });
  * ```
  */
 export interface AuthEventStore {
   append(
     event: AuthEvent,
-    limits: { readonly maxEventsPerTenant: number; readonly notBefore: number },
+    limits: {
+      readonly maxEventsPerTenant: number;
+      readonly maxAnonymousEventsPerTenant?: number;
+      readonly anonymous?: boolean;
+      readonly notBefore: number;
+    },
   ): Promise<void>;
   list(tenant: string, query: AuthEventQuery): Promise<readonly AuthEvent[]>;
 }

@@ -61,13 +61,14 @@ describe('every authorization decision emits one event with its reason', () => {
       ['registration', 'client.registered'],
       ['authorize', 'authorize.consent_shown'],
       ['consent', 'consent.approved'],
+      ['grant', 'grant.created'],
       ['token', 'token.issued'],
       ['token', 'token.issued'],
       ['introspection', 'introspection.active'],
       ['revocation', 'revocation.accepted'],
       ['introspection', 'introspection.inactive'],
     ]);
-    const [, , approved, issued, refresh] = hooked;
+    const [, , approved, , issued, refresh] = hooked;
     expect(approved).toMatchObject({ clientId: client.client_id, userId: USER, tenant: 'demo', status: 302 });
     expect(issued).toMatchObject({
       clientId: client.client_id,
@@ -300,12 +301,30 @@ describe('the timeline answers per client, per user and since a time, within its
   });
 
   it('keeps at most events.maxEventsPerTenant events per tenant, and none older than events.retentionSeconds', async () => {
-    const { t } = await recorded({ options: { events: { maxEventsPerTenant: 3, retentionSeconds: 60 } } });
-    for (let i = 0; i < 5; i += 1) await t.server.token(postForm('/', { grant_type: 'password' }), 'demo');
+    const { t } = await recorded({
+      options: { events: { maxEventsPerTenant: 3, maxAnonymousEventsPerTenant: 1, retentionSeconds: 60 } },
+    });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
+    // An authenticated client's refusals are its own events (not a stranger's): the subject bound applies.
+    const refused = () =>
+      t.server.token(
+        postForm(
+          '/',
+          { grant_type: 'refresh_token', refresh_token: 'unknown' },
+          basic(client.client_id, client.client_secret ?? ''),
+        ),
+        'demo',
+      );
+    for (let i = 0; i < 5; i += 1) await refused();
     await settled();
-    expect(await t.server.listEvents('demo')).toHaveLength(3);
+    const kept = await t.server.listEvents('demo', { clientId: client.client_id });
+    // The registration names no authenticated subject: it is in the anonymous part, bounded apart.
+    expect(kept.map((event) => event.reason)).toEqual([
+      ...Array(3).fill('request.invalid_grant'),
+      'client.registered',
+    ]);
     t.clock.advance(61_000);
-    await t.server.token(postForm('/', { grant_type: 'password' }), 'demo');
+    await refused();
     await settled();
     expect(await t.server.listEvents('demo')).toHaveLength(1);
   });
@@ -380,5 +399,41 @@ describe('no event carries token material', () => {
       // Fragments too: no event holds a token's signature or a hash-sized part of a secret.
       expect(serialized).not.toContain(secret.slice(-16));
     }
+  });
+});
+
+describe('strangers cannot flush the timeline: events naming no authenticated subject are bounded apart', () => {
+  it('keeps a user’s events intact through a flood of anonymous refusals, which stay within events.maxAnonymousEventsPerTenant', async () => {
+    const { t } = await recorded({
+      options: { events: { maxEventsPerTenant: 50, maxAnonymousEventsPerTenant: 5 } },
+    });
+    const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    json(await exchangeCode(t, client, code, verifier));
+    await settled();
+    const before = await t.server.listEvents('demo', { userId: USER });
+    expect(before.map((event) => event.reason)).toEqual([
+      'token.issued',
+      'grant.created',
+      'consent.approved',
+      'authorize.consent_shown',
+    ]);
+
+    const resource = t.server.protectedResource('demo');
+    for (let i = 0; i < 40; i += 1) {
+      // An unknown client, a bad token at a resource, a malformed request, a public client's bare id.
+      await t.server.token(
+        postForm('/', { grant_type: 'client_credentials' }, basic(`nobody-${i}`, 'x')),
+        'demo',
+      );
+      await resource.verify(`Bearer forged.${i}.token`);
+      await t.server.token(postForm('/', { grant_type: 'password' }), 'demo');
+      await t.server.authorize(get('/', { client_id: client.client_id, response_type: 'code' }), 'demo');
+    }
+    await settled();
+
+    expect(await t.server.listEvents('demo', { userId: USER })).toEqual(before);
+    const all = await t.server.listEvents('demo', { limit: 1000 });
+    expect(all.filter((event) => event.userId === undefined)).toHaveLength(5);
   });
 });

@@ -3,11 +3,29 @@ import type { AuthEvent, AuthEventStore } from '../storage.js';
 
 /** The validated `events` option and what emits through it (part of the server context). */
 export interface EventSink {
-  /** Hands the event to the hook and the timeline; returns at once, never throws, never waits. */
-  emit(event: AuthEvent): void;
+  /**
+   * Hands the event to the hook and the timeline; returns at once, never throws, never waits. `anonymous`:
+   * the event names no authenticated subject (see {@link isAnonymous}), so the timeline keeps it apart.
+   */
+  emit(event: AuthEvent, origin?: { readonly anonymous: boolean }): void;
   readonly store?: AuthEventStore;
   readonly maxEventsPerTenant: number;
+  readonly maxAnonymousEventsPerTenant: number;
   readonly retentionMs: number;
+}
+
+/**
+ * Whether a handler's decision names no authenticated subject: no user the server checked (a session, a
+ * code's or a grant's user, a verified token's `sub`) and no client that proved a credential. A client id
+ * alone proves nothing (anyone may name a public client at authorize, or send it to the token endpoint), so
+ * such refusals are a stranger's as far as the timeline is concerned: they get their own, smaller bound and
+ * can never push a person's or an authenticated client's events out.
+ */
+export function isAnonymous(event: {
+  readonly user_id?: string;
+  readonly client_authenticated?: boolean;
+}): boolean {
+  return event.user_id === undefined && event.client_authenticated !== true;
 }
 
 /** The hook of the `events` option. */
@@ -28,11 +46,13 @@ export function createEventSink(input: {
   readonly onEvent?: EventHook;
   readonly store?: AuthEventStore;
   readonly maxEventsPerTenant: number;
+  readonly maxAnonymousEventsPerTenant: number;
   readonly retentionMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }): EventSink {
-  const { onEvent, store, maxEventsPerTenant, retentionMs, clock, logger } = input;
+  const { onEvent, store, maxEventsPerTenant, maxAnonymousEventsPerTenant, retentionMs, clock, logger } =
+    input;
   let pending = 0;
   const failed = (what: string, event: AuthEvent) => (error: unknown) => {
     logger.warn(
@@ -46,7 +66,7 @@ export function createEventSink(input: {
       what === 'event_hook_failed' ? 'the events hook failed' : 'the event timeline could not be written',
     );
   };
-  function emit(event: AuthEvent): void {
+  function emit(event: AuthEvent, origin?: { readonly anonymous: boolean }): void {
     const frozen = Object.freeze({ ...event });
     if (onEvent !== undefined) {
       try {
@@ -66,7 +86,12 @@ export function createEventSink(input: {
     pending += 1;
     let appending: Promise<void>;
     try {
-      appending = store.append(frozen, { maxEventsPerTenant, notBefore: clock.now() - retentionMs });
+      appending = store.append(frozen, {
+        maxEventsPerTenant,
+        maxAnonymousEventsPerTenant,
+        anonymous: origin?.anonymous === true,
+        notBefore: clock.now() - retentionMs,
+      });
     } catch (error) {
       appending = Promise.reject(error);
     }
@@ -80,5 +105,11 @@ export function createEventSink(input: {
       },
     );
   }
-  return { emit, ...(store === undefined ? {} : { store }), maxEventsPerTenant, retentionMs };
+  return {
+    emit,
+    ...(store === undefined ? {} : { store }),
+    maxEventsPerTenant,
+    maxAnonymousEventsPerTenant,
+    retentionMs,
+  };
 }

@@ -15,7 +15,7 @@ function event(tenant: string, at: number, overrides: Partial<AuthEvent> = {}): 
 /**
  * The decision timeline's rules, for a storage with `events` (part of the OAuth storage conformance suite):
  * a tenant's events come back newest first, filtered by client, user and time, and an append keeps the
- * tenant within its size and age bounds.
+ * tenant within its size and age bounds (anonymous events bounded apart from a subject's).
  */
 export function describeEventStoreConformance(makeStorage: () => OAuthStorage | Promise<OAuthStorage>): void {
   describe('decision timeline (events)', () => {
@@ -69,6 +69,39 @@ export function describeEventStoreConformance(makeStorage: () => OAuthStorage | 
       }
       expect((await events.list(tenant, { limit: 10 })).map((e) => e.at - NOW)).toEqual([4, 3, 2]);
       expect(await events.list(other, { limit: 10 })).toHaveLength(1);
+    });
+
+    it('bounds anonymous events apart, so a flood of them leaves the subject events of the tenant intact', async () => {
+      const events = await store();
+      const tenant = uniqueTenant();
+      const limits = { maxEventsPerTenant: 4, maxAnonymousEventsPerTenant: 3, notBefore: 0 };
+      await events.append(event(tenant, NOW, { userId: 'alice', clientId: 'app' }), limits);
+      await events.append(event(tenant, NOW + 1, { userId: 'alice', clientId: 'app' }), limits);
+      const refusal = { category: 'token', reason: 'request.invalid_client', status: 401 } as const;
+      for (let i = 0; i < 20; i += 1) {
+        await events.append(event(tenant, NOW + 10 + i, refusal), { ...limits, anonymous: true });
+      }
+      expect((await events.list(tenant, { userId: 'alice', limit: 10 })).map((e) => e.at - NOW)).toEqual([
+        1, 0,
+      ]);
+      const all = await events.list(tenant, { limit: 100 });
+      expect(all.map((e) => e.at - NOW)).toEqual([29, 28, 27, 1, 0]);
+      // The subject part keeps its own bound: more subject events push out only the oldest subject ones.
+      for (let i = 0; i < 4; i += 1) {
+        await events.append(event(tenant, NOW + 100 + i, { userId: 'bob' }), limits);
+      }
+      expect((await events.list(tenant, { limit: 100 })).map((e) => e.at - NOW)).toEqual([
+        103, 102, 101, 100, 29, 28, 27,
+      ]);
+    });
+
+    it('counts every event against maxEventsPerTenant when no anonymous bound is given (the earlier contract)', async () => {
+      const events = await store();
+      const tenant = uniqueTenant();
+      for (let i = 0; i < 5; i += 1) {
+        await events.append(event(tenant, NOW + i), { maxEventsPerTenant: 3, notBefore: 0, anonymous: true });
+      }
+      expect((await events.list(tenant, { limit: 10 })).map((e) => e.at - NOW)).toEqual([4, 3, 2]);
     });
 
     it('drops events older than notBefore when appending', async () => {

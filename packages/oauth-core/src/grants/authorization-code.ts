@@ -86,12 +86,13 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   }
   if (verifier === undefined) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
   if (redirectUri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is required');
-  const { client } = await authenticateClient(context, tenant, request, params, {
+  const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: true,
     requireBasic: true,
     renew: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('authorization_code')) {

@@ -12,11 +12,12 @@ import { issueTokens } from './issue-tokens.js';
  * subject is `client:<client_id>`; no refresh token is issued; the scope stays within the registered one.
  */
 export const clientCredentialsGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
-  const { client } = await authenticateClient(context, tenant, request, params, {
+  const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('client_credentials')) {

@@ -45,11 +45,12 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
   if (!offersIdJag(context, tenant)) {
     throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
   }
-  const { client } = await authenticateClient(context, tenant, request, params, {
+  const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(JWT_BEARER_GRANT)) {
     throw refusal(

@@ -37,11 +37,12 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
   if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
-  const { client } = await authenticateClient(context, tenant, request, params, {
+  const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: true,
     renew: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('refresh_token')) {

@@ -88,11 +88,12 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * exact audiences. An actor token must have been issued to the exchanging client, or name it in `may_act`.
  */
 export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
-  const { client } = await authenticateClient(context, tenant, request, params, {
+  const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {

@@ -23,6 +23,7 @@ export async function readTokenForm(
     allowPublic: true,
   });
   event.client_type = client.clientType;
+  event.client_authenticated = method !== 'none';
   event.client_id = client.clientId;
   const token = parsed.params.token;
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
