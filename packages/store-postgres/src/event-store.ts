@@ -28,20 +28,23 @@ function eventOf(row: Row): AuthEvent {
 }
 
 /**
- * The decision timeline on PostgreSQL (table `keyhold_oauth_events`, oauth migration 8): each append is one
- * statement that inserts the event and deletes the tenant's rows past the retention and beyond the size
- * bound (the deletes see the table as it was before the insert, hence `OFFSET max - 1`).
+ * The decision timeline on PostgreSQL (table `keyhold_oauth_events`, oauth migrations 9 and 10): each append
+ * is one statement that inserts the event and deletes the tenant's rows past the retention and, within the
+ * event's own part (anonymous or not), beyond its size bound (the deletes see the table as it was before the
+ * insert, hence `OFFSET max - 1`).
  */
 export function createPostgresEventStore(statement: StatementFactory): AuthEventStore {
   const append = statement(
     'append_event',
     `WITH inserted AS (
-       INSERT INTO keyhold_oauth_events (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING seq
+       INSERT INTO keyhold_oauth_events (${COLUMNS}, anonymous)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $13) RETURNING seq
      ), too_old AS (
        DELETE FROM keyhold_oauth_events WHERE tenant = $1 AND at < $11
      ), too_many AS (
-       DELETE FROM keyhold_oauth_events WHERE tenant = $1 AND seq <= (
-         SELECT seq FROM keyhold_oauth_events WHERE tenant = $1 ORDER BY seq DESC LIMIT 1 OFFSET $12)
+       DELETE FROM keyhold_oauth_events WHERE tenant = $1 AND anonymous = $13 AND seq <= (
+         SELECT seq FROM keyhold_oauth_events WHERE tenant = $1 AND anonymous = $13
+         ORDER BY seq DESC LIMIT 1 OFFSET $12)
      )
      SELECT seq FROM inserted`,
   );
@@ -59,6 +62,9 @@ export function createPostgresEventStore(statement: StatementFactory): AuthEvent
   };
   return {
     async append(event, limits) {
+      // Without the anonymous bound (a caller of the earlier contract) every event counts as a subject's.
+      const apart = limits.anonymous === true && limits.maxAnonymousEventsPerTenant !== undefined;
+      const max = apart ? (limits.maxAnonymousEventsPerTenant as number) : limits.maxEventsPerTenant;
       await append([
         event.tenant,
         event.at,
@@ -71,7 +77,8 @@ export function createPostgresEventStore(statement: StatementFactory): AuthEvent
         event.userId ?? null,
         event.grantId ?? null,
         limits.notBefore,
-        limits.maxEventsPerTenant - 1,
+        max - 1,
+        apart ? 1 : 0,
       ]);
     },
     async list(tenant, query) {

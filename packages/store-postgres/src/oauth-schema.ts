@@ -189,6 +189,28 @@ CREATE INDEX keyhold_oauth_events_client ON keyhold_oauth_events (tenant, client
 CREATE INDEX keyhold_oauth_events_user ON keyhold_oauth_events (tenant, user_id, seq);
 `,
   },
+  {
+    version: 10,
+    name: 'anonymous events bounded apart',
+    // Events naming no authenticated subject (a stranger's refusals) are counted and trimmed apart from the
+    // others, through their own index, so a flood of them never pushes a person's history out. A constant
+    // default: a catalogue-only change, no table rewrite; older rows count as a subject's.
+    sql: `
+ALTER TABLE keyhold_oauth_events ADD COLUMN anonymous INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX keyhold_oauth_events_part ON keyhold_oauth_events (tenant, anonymous, seq);
+`,
+  },
+  {
+    version: 11,
+    name: 'grant sweeping',
+    // When the expiry sweep may delete a grant: set by the server (revoked: once the longest token it could
+    // have issued has expired, plus a retention; active: after that long unused). NULL: never swept (rows
+    // written before this migration, or by a server that sets none).
+    sql: `
+ALTER TABLE keyhold_oauth_grants ADD COLUMN expires_at BIGINT;
+CREATE INDEX keyhold_oauth_grants_expires ON keyhold_oauth_grants (expires_at);
+`,
+  },
 ];
 
 /**

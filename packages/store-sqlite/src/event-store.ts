@@ -36,17 +36,18 @@ function eventOf(row: Row): AuthEvent {
 }
 
 /**
- * The decision timeline on SQLite (table `keyhold_oauth_events`, oauth migration 8): one insert and the
- * tenant's two prunes (age, then count) in one transaction per append.
+ * The decision timeline on SQLite (table `keyhold_oauth_events`, oauth migrations 9 and 10): one insert and
+ * the tenant's two prunes (age, then count within the event's own part: anonymous or not) in one
+ * transaction per append.
  */
 export function createSqliteEventStore(db: SqliteDatabase): AuthEventStore {
   const insert = db.prepare(
-    `INSERT INTO keyhold_oauth_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO keyhold_oauth_events (${COLUMNS}, anonymous) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const pruneOld = db.prepare('DELETE FROM keyhold_oauth_events WHERE tenant = ? AND at < ?');
   const pruneExcess = db.prepare(
-    `DELETE FROM keyhold_oauth_events WHERE tenant = ? AND seq <= (
-       SELECT seq FROM keyhold_oauth_events WHERE tenant = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+    `DELETE FROM keyhold_oauth_events WHERE tenant = ? AND anonymous = ? AND seq <= (
+       SELECT seq FROM keyhold_oauth_events WHERE tenant = ? AND anonymous = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
   );
   const lists = {
     both: listStatement(db, 'client_id = ? AND user_id = ?'),
@@ -54,7 +55,7 @@ export function createSqliteEventStore(db: SqliteDatabase): AuthEventStore {
     user: listStatement(db, '? IS NULL AND user_id = ?'),
     none: listStatement(db, '? IS NULL AND ? IS NULL'),
   };
-  const append = db.transaction((event: AuthEvent, maxEventsPerTenant: number, notBefore: number) => {
+  const append = db.transaction((event: AuthEvent, anonymous: 0 | 1, max: number, notBefore: number) => {
     insert.run(
       event.tenant,
       event.at,
@@ -66,13 +67,21 @@ export function createSqliteEventStore(db: SqliteDatabase): AuthEventStore {
       event.clientId ?? null,
       event.userId ?? null,
       event.grantId ?? null,
+      anonymous,
     );
     pruneOld.run(event.tenant, notBefore);
-    pruneExcess.run(event.tenant, event.tenant, maxEventsPerTenant);
+    pruneExcess.run(event.tenant, anonymous, event.tenant, anonymous, max);
   });
   return {
     async append(event, limits) {
-      append(event, limits.maxEventsPerTenant, limits.notBefore);
+      // Without the anonymous bound (a caller of the earlier contract) every event counts as a subject's.
+      const apart = limits.anonymous === true && limits.maxAnonymousEventsPerTenant !== undefined;
+      append(
+        event,
+        apart ? 1 : 0,
+        apart ? (limits.maxAnonymousEventsPerTenant as number) : limits.maxEventsPerTenant,
+        limits.notBefore,
+      );
     },
     async list(tenant, query) {
       const shape =
