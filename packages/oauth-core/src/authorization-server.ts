@@ -515,6 +515,7 @@ export function createAuthorizationServerWithEndpoints(
       logger: context.logger,
       tenants: context.tenants,
       events: context.events,
+      grantRetention: context.grantRetention,
     }),
     grants: createGrantAdministration(context),
     listEvents: (tenantSlug, query = {}) => listTimeline(context.events.store, tenantSlug, query),

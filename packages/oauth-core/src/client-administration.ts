@@ -7,6 +7,7 @@ import { hasControlCharacter } from './control-characters.js';
 import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
 import type { EventSink } from './events/emitter.js';
 import { revokeGrantsWhere } from './grant-records.js';
+import type { GrantRetention } from './grant-retention.js';
 import { checkKnownClientId, checkKnownClientSecret } from './known-client.js';
 import type { TenantConfig, TenantLookup } from './options.js';
 import { newClientId, pooledRandomToken } from './random-pool.js';
@@ -145,6 +146,8 @@ export interface ClientAdministrationOptions {
   readonly tenants?: TenantLookup;
   /** Where blocks, unblocks and the grants a block revokes are reported (the server's event sink). Default: nowhere. */
   readonly events?: Pick<EventSink, 'emit'>;
+  /** When the grants a block revokes may be swept (the server's). Default: their rows are kept. */
+  readonly grantRetention?: GrantRetention;
 }
 
 /** The sink of an administration built without the server's: its events go nowhere. */
@@ -293,7 +296,13 @@ export function createClientAdministration(options: ClientAdministrationOptions)
       // The block's own event comes first, then one per grant it revoked (`grant.revoked.client_blocked`).
       events.emit({ ...clientEvent(tenant, 'client.blocked'), clientId });
       const revokedGrants = await revokeGrantsWhere(
-        { storage, clock, logger, events },
+        {
+          storage,
+          clock,
+          logger,
+          events,
+          ...(options.grantRetention ? { grantRetention: options.grantRetention } : {}),
+        },
         tenant,
         { clientId },
         'client_blocked',

@@ -1,6 +1,7 @@
 import { hasControlCharacter } from './control-characters.js';
 import { OAuthError } from './errors.js';
 import { endGrant, type GrantContext, revokeGrantsWhere } from './grant-records.js';
+import { sweepAfterRevocation } from './grant-retention.js';
 import type { GrantFilter, GrantListOptions, GrantRecord } from './storage.js';
 import { isTenantSlug } from './tenant.js';
 
@@ -113,7 +114,14 @@ export function createGrantAdministration(options: GrantAdministrationOptions): 
         return { ok: false, reason: 'not_found' };
       }
       const reason = revokeOptions.reason ?? (revokeOptions.userId === undefined ? 'admin' : 'user');
-      const revoked = await storage.grants.revoke(tenant, grantId, options.clock.now(), reason);
+      const now = options.clock.now();
+      const revoked = await storage.grants.revoke(
+        tenant,
+        grantId,
+        now,
+        reason,
+        sweepAfterRevocation(options.grantRetention, now),
+      );
       if (revoked === undefined) return { ok: false, reason: 'not_found' };
       // A revocation by a person or an administrator is a decision too: endGrant emits its event.
       await endGrant(options, tenant, revoked);

@@ -1,6 +1,7 @@
 import { OAuthError } from './errors.js';
 import type { EventSink } from './events/emitter.js';
 import { catalogued } from './events/reasons.js';
+import { type GrantRetention, sweepAfterRevocation, sweepAfterUse } from './grant-retention.js';
 import type { ServerContext } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
 import type { RequestEvent } from './request-event.js';
@@ -51,6 +52,7 @@ export async function openGrant(
     offlineAccess: opening.offlineAccess,
     createdAt: now,
     lastUsedAt: now,
+    ...withExpiry(sweepAfterUse(context.grantRetention, now)),
   });
   context.events.emit(grantEvent(tenant.slug, 'grant.created', now, { grantId, ...opening }));
   await refuseIfBlocked(context, tenant, opening.clientId, grantId);
@@ -121,7 +123,14 @@ export async function refuseIfBlocked(
   if ((await context.storage.clientBlocks.get(tenant.slug, clientId)) === undefined) return;
   if (event) event.reason = 'client.blocked';
   if (grantId !== undefined) {
-    await context.storage.grants.revoke(tenant.slug, grantId, context.clock.now(), 'client_blocked');
+    const now = context.clock.now();
+    await context.storage.grants.revoke(
+      tenant.slug,
+      grantId,
+      now,
+      'client_blocked',
+      sweepAfterRevocation(context.grantRetention, now),
+    );
   }
   throw new OAuthError('invalid_grant', 'the client is blocked on this server');
 }
@@ -158,7 +167,8 @@ export async function tokenRefusal(
  */
 function touchIfStale(context: ServerContext, tenant: Tenant, grant: GrantRecord, now: number): void {
   if (now - grant.lastUsedAt < GRANT_TOUCH_INTERVAL_MS) return;
-  context.storage.grants.touch(tenant.slug, grant.grantId, now).then(
+  const expiresAt = sweepAfterUse(context.grantRetention, now);
+  context.storage.grants.touch(tenant.slug, grant.grantId, now, expiresAt).then(
     () => {
       context.events.emit(grantEvent(tenant.slug, 'grant.used', now, grant));
     },
@@ -200,6 +210,8 @@ export function grantEvent(
 /** What ending grants needs of the server: the part of its context `server.grants` and `server.clients` hold. */
 export type GrantContext = Pick<ServerContext, 'storage' | 'clock' | 'logger'> & {
   readonly events: Pick<EventSink, 'emit'>;
+  /** Absent: revoked rows get no `expiresAt` and are kept. */
+  readonly grantRetention?: GrantRetention;
 };
 
 /**
@@ -214,7 +226,14 @@ export async function revokeGrantsWhere(
   if (filter.userId === undefined && filter.clientId === undefined) {
     throw new OAuthError('invalid_request', 'revoking grants needs a userId or a clientId');
   }
-  const revoked = await context.storage.grants.revokeWhere(tenant, filter, context.clock.now(), reason);
+  const now = context.clock.now();
+  const revoked = await context.storage.grants.revokeWhere(
+    tenant,
+    filter,
+    now,
+    reason,
+    sweepAfterRevocation(context.grantRetention, now),
+  );
   for (const grant of revoked) await endGrant(context, tenant, grant);
   return revoked.length;
 }
@@ -242,4 +261,9 @@ export async function endGrant(context: GrantContext, tenant: string, grant: Gra
     'grant revoked',
   );
   context.events.emit(grantEvent(tenant, `grant.revoked.${grant.revokedReason ?? 'admin'}`, now, grant));
+}
+
+/** `{ expiresAt }` when there is one: records leave absent what they do not know. */
+function withExpiry(expiresAt: number | undefined): { readonly expiresAt?: number } {
+  return expiresAt === undefined ? {} : { expiresAt };
 }

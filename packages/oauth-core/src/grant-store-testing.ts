@@ -32,7 +32,7 @@ export type StoragePair = () => Promise<readonly [OAuthStorage, OAuthStorage]>;
 
 /**
  * The grant and client-block part of the storage conformance suite (run by `describeOAuthStorageConformance`).
- * Every test writes under a tenant of its own, since grants are never swept.
+ * Every test writes under a tenant of its own (grants are swept only at the `expiresAt` the server sets).
  */
 export function describeGrantStoreConformance(
   makeStorage: () => OAuthStorage | Promise<OAuthStorage>,
@@ -120,6 +120,42 @@ export function describeGrantStoreConformance(
       expect((await store.grants.get(tenant, 'g3'))?.revokedAt).toBeUndefined();
       const byUser = await store.grants.revokeWhere(tenant, { userId: 'alice', clientId: 'c2' }, NOW, 'user');
       expect(byUser.map((g) => g.grantId)).toEqual(['g3']);
+    });
+
+    it('keeps expiresAt (when the sweep may delete the grant): touch and revocations move it only when given', async () => {
+      const store = await makeStorage();
+      const tenant = unique('t');
+      const record = grant({ expiresAt: NOW + 1000 });
+      await store.grants.create(tenant, record);
+      expect((await store.grants.get(tenant, record.grantId))?.expiresAt).toBe(NOW + 1000);
+      await store.grants.touch(tenant, record.grantId, NOW + 10);
+      expect((await store.grants.get(tenant, record.grantId))?.expiresAt).toBe(NOW + 1000);
+      await store.grants.touch(tenant, record.grantId, NOW + 20, NOW + 2000);
+      expect((await store.grants.get(tenant, record.grantId))?.expiresAt).toBe(NOW + 2000);
+      // A touch that does not move lastUsedAt later leaves expiresAt alone too (one conditional write).
+      await store.grants.touch(tenant, record.grantId, NOW + 5, NOW + 9999);
+      expect((await store.grants.get(tenant, record.grantId))?.expiresAt).toBe(NOW + 2000);
+      const revoked = await store.grants.revoke(tenant, record.grantId, NOW + 30, 'user', NOW + 5000);
+      expect(revoked?.expiresAt).toBe(NOW + 5000);
+      // The first revocation stays, with its expiresAt.
+      await store.grants.revoke(tenant, record.grantId, NOW + 40, 'admin', NOW + 1);
+      expect((await store.grants.get(tenant, record.grantId))?.expiresAt).toBe(NOW + 5000);
+
+      const kept = grant({ userId: 'user-9' });
+      const swept = grant({ userId: 'user-9', expiresAt: NOW + 1000 });
+      await store.grants.create(tenant, kept);
+      await store.grants.create(tenant, swept);
+      const bulk = await store.grants.revokeWhere(
+        tenant,
+        { userId: 'user-9' },
+        NOW + 50,
+        'admin',
+        NOW + 7000,
+      );
+      expect(bulk.map((g) => g.expiresAt)).toEqual([NOW + 7000, NOW + 7000]);
+      const noExpiry = grant();
+      await store.grants.create(tenant, noExpiry);
+      expect(await store.grants.get(tenant, noExpiry.grantId)).not.toHaveProperty('expiresAt');
     });
 
     it('of concurrent revocations of one grant, every caller sees the same first mark', async () => {

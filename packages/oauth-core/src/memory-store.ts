@@ -239,28 +239,40 @@ export function createMemoryStorage(): OAuthStorage {
           .slice(0, Math.max(0, options.limit ?? DEFAULT_LIST_LIMIT))
           .map(copy);
       },
-      async touch(tenant, grantId, usedAt) {
+      async touch(tenant, grantId, usedAt, expiresAt) {
         const k = key(tenant, grantId);
         const found = grants.get(k);
-        if (found && found.lastUsedAt < usedAt) grants.set(k, { ...found, lastUsedAt: usedAt });
+        if (found && found.lastUsedAt < usedAt) {
+          grants.set(k, { ...found, lastUsedAt: usedAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
+        }
       },
-      async revoke(tenant, grantId, now, reason) {
+      async revoke(tenant, grantId, now, reason, expiresAt) {
         const k = key(tenant, grantId);
         const found = grants.get(k);
         if (!found) return undefined;
         if (found.revokedAt !== undefined) return copy(found);
-        const revokedGrant = { ...found, revokedAt: now, revokedReason: reason };
+        const revokedGrant = {
+          ...found,
+          revokedAt: now,
+          revokedReason: reason,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        };
         grants.set(k, revokedGrant);
         return copy(revokedGrant);
       },
-      async revokeWhere(tenant, filter, now, reason) {
+      async revokeWhere(tenant, filter, now, reason, expiresAt) {
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
         const done: GrantRecord[] = [];
         for (const [k, record] of grantsOf(tenant, filter)) {
           if (record.revokedAt !== undefined) continue;
-          const revokedGrant = { ...record, revokedAt: now, revokedReason: reason };
+          const revokedGrant = {
+            ...record,
+            revokedAt: now,
+            revokedReason: reason,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          };
           grants.set(k, revokedGrant);
           done.push(copy(revokedGrant));
         }

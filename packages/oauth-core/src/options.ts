@@ -20,6 +20,7 @@ import {
 import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
 import { createEventSink, type EventSink } from './events/emitter.js';
+import { type GrantRetention, resolveGrantRetention } from './grant-retention.js';
 import type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
@@ -212,6 +213,19 @@ export interface AuthorizationServerOptions {
   readonly idTokenTtlSeconds?: number;
   /** Default 2 592 000 (30 days). */
   readonly refreshTokenTtlSeconds?: number;
+  /**
+   * How long grant records stay once they can no longer matter, for the SQL stores' expiry sweep (each row
+   * gets an `expiresAt`): a grant unused for `unusedSeconds` (default 90 days), a revoked grant
+   * `revokedSeconds` (default 30 days) after its revocation, each counted from when the last token issued under
+   * it has expired (the longest of `accessTokenTtlSeconds` and `refreshTokenTtlSeconds`, plus a minute), so
+   * a revoked grant's row always outlives its tokens and keeps refusing them.
+   *
+   * @example
+   * ```ts
+   * createAuthorizationServer({ ...options, grantRetention: { unusedSeconds: 30 * 86_400, revokedSeconds: 7 * 86_400 } });
+   * ```
+   */
+  readonly grantRetention?: { readonly unusedSeconds?: number; readonly revokedSeconds?: number };
   /**
    * The refresh reuse window: for this many seconds after a refresh token is rotated, the same client
    * presenting it again (two refreshes racing, or a retry after a lost response) gets the same successor
@@ -410,6 +424,8 @@ export interface ServerContext {
   readonly accessTokenTtlSeconds: number;
   readonly idTokenTtlSeconds: number;
   readonly refreshTokenTtlMs: number;
+  /** When a grant row may be swept, from its last use and from its revocation. */
+  readonly grantRetention: GrantRetention;
   /** 0: strict rotation. */
   readonly refreshReuseWindowMs: number;
   readonly pendingAuthorizationTtlMs: number;
@@ -572,6 +588,13 @@ export function resolveOptions(
   const metrics = options.metrics === false ? noopMetrics : (options.metrics ?? defaultMetrics());
   const cimd = configureCimd(options.cimd, { clock, logger, metrics });
   const events = resolveEvents(options, clock, logger);
+  const accessTokenTtlSeconds = optionCheck.positiveInteger(
+    'accessTokenTtlSeconds',
+    options.accessTokenTtlSeconds,
+    900,
+  );
+  const refreshTokenTtlMs =
+    optionCheck.positiveInteger('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000;
   const cimdResolver = overrides.cimdResolver ?? cimd.resolver;
   const assertionOptions = options.clientAssertions ?? {};
   const maxLifetimeSeconds = optionCheck.positiveInteger(
@@ -618,14 +641,13 @@ export function resolveOptions(
     authorizationCodeTtlMs:
       optionCheck.positiveInteger('authorizationCodeTtlSeconds', options.authorizationCodeTtlSeconds, 60) *
       1000,
-    accessTokenTtlSeconds: optionCheck.positiveInteger(
-      'accessTokenTtlSeconds',
-      options.accessTokenTtlSeconds,
-      900,
-    ),
+    accessTokenTtlSeconds,
     idTokenTtlSeconds: optionCheck.positiveInteger('idTokenTtlSeconds', options.idTokenTtlSeconds, 900),
-    refreshTokenTtlMs:
-      optionCheck.positiveInteger('refreshTokenTtlSeconds', options.refreshTokenTtlSeconds, 2_592_000) * 1000,
+    refreshTokenTtlMs,
+    grantRetention: resolveGrantRetention(
+      options.grantRetention,
+      Math.max(accessTokenTtlSeconds * 1000, refreshTokenTtlMs),
+    ),
     refreshReuseWindowMs:
       optionCheck.integerInRange('refreshReuseWindowSeconds', options.refreshReuseWindowSeconds, 5, {
         min: 0,

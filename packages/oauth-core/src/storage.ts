@@ -441,6 +441,11 @@ export interface GrantRecord {
   readonly revokedAt?: number;
   /** Why it was revoked (`user`, `admin`, `client_blocked`, `code_replay`…); set with `revokedAt`. */
   readonly revokedReason?: string;
+  /**
+   * Epoch ms after which the store may delete the record (the SQL stores' expiry sweep does), set by the
+   * server once every token issued under the grant has expired; absent: kept.
+   */
+  readonly expiresAt?: number;
 }
 
 /**
@@ -487,22 +492,33 @@ export interface GrantRecordStore {
   create(tenant: string, record: GrantRecord): Promise<void>;
   get(tenant: string, grantId: string): Promise<GrantRecord | undefined>;
   list(tenant: string, options?: GrantListOptions): Promise<readonly GrantRecord[]>;
-  /** Moves `lastUsedAt` to `usedAt`, only ever later; a no-op for an unknown grant. */
-  touch(tenant: string, grantId: string, usedAt: number): Promise<void>;
   /**
-   * Marks the grant revoked at `now` for `reason`, unless it already is (the first revocation stays).
-   * Answers the grant as it is afterwards (`undefined`: unknown).
+   * Moves `lastUsedAt` to `usedAt`, only ever later, and with it `expiresAt` when given (in the same
+   * conditional write); a no-op for an unknown grant.
    */
-  revoke(tenant: string, grantId: string, now: number, reason: string): Promise<GrantRecord | undefined>;
+  touch(tenant: string, grantId: string, usedAt: number, expiresAt?: number): Promise<void>;
   /**
-   * Revokes every active grant the filter matches (at least one of `userId`, `clientId` is given) and answers
-   * the grants this call revoked, as they are afterwards.
+   * Marks the grant revoked at `now` for `reason`, and sets `expiresAt` when given, unless it already is
+   * revoked (the first revocation, and its `expiresAt`, stay). Answers the grant as it is afterwards
+   * (`undefined`: unknown).
+   */
+  revoke(
+    tenant: string,
+    grantId: string,
+    now: number,
+    reason: string,
+    expiresAt?: number,
+  ): Promise<GrantRecord | undefined>;
+  /**
+   * Revokes every active grant the filter matches (at least one of `userId`, `clientId` is given), setting
+   * `expiresAt` when given, and answers the grants this call revoked, as they are afterwards.
    */
   revokeWhere(
     tenant: string,
     filter: GrantFilter,
     now: number,
     reason: string,
+    expiresAt?: number,
   ): Promise<readonly GrantRecord[]>;
 }
 

@@ -182,20 +182,22 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
     ),
     touchGrant: statement(
       'touch_grant',
-      `UPDATE keyhold_oauth_grants SET last_used_at = $3
+      `UPDATE keyhold_oauth_grants SET last_used_at = $3, expires_at = COALESCE($4::bigint, expires_at)
        WHERE tenant = $1 AND grant_id = $2 AND last_used_at < $3`,
     ),
     // Concurrent revocations wait on the row lock and re-check `revoked_at IS NULL` against the winner's
     // commit, so the first mark stays and the read after it shows that mark.
     revokeGrant: statement(
       'revoke_grant',
-      `UPDATE keyhold_oauth_grants SET revoked_at = $3, revoked_reason = $4
+      `UPDATE keyhold_oauth_grants
+       SET revoked_at = $3, revoked_reason = $4, expires_at = COALESCE($5::bigint, expires_at)
        WHERE tenant = $1 AND grant_id = $2 AND revoked_at IS NULL`,
     ),
     revokeGrantsWhere: grantStatements((shape, where) =>
       statement(
         `revoke_grants_where_${shape}`,
-        `UPDATE keyhold_oauth_grants SET revoked_at = $4, revoked_reason = $5
+        `UPDATE keyhold_oauth_grants
+         SET revoked_at = $4, revoked_reason = $5, expires_at = COALESCE($6::bigint, expires_at)
          WHERE tenant = $1 AND ${where(2)} AND revoked_at IS NULL
          RETURNING ${GRANT_COLUMNS}`,
       ),
@@ -342,15 +344,15 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         ]);
         return rows.map(oauthRows.grant);
       },
-      async touch(tenant, grantId, usedAt) {
-        await q.touchGrant([tenant, grantId, usedAt]);
+      async touch(tenant, grantId, usedAt, expiresAt) {
+        await q.touchGrant([tenant, grantId, usedAt, expiresAt ?? null]);
       },
-      async revoke(tenant, grantId, now, reason) {
-        await q.revokeGrant([tenant, grantId, now, reason]);
+      async revoke(tenant, grantId, now, reason, expiresAt) {
+        await q.revokeGrant([tenant, grantId, now, reason, expiresAt ?? null]);
         const row = first((await q.getGrant([tenant, grantId])).rows);
         return row && oauthRows.grant(row);
       },
-      async revokeWhere(tenant, filter, now, reason) {
+      async revokeWhere(tenant, filter, now, reason, expiresAt) {
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
@@ -360,6 +362,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
           filter.clientId ?? null,
           now,
           reason,
+          expiresAt ?? null,
         ]);
         return rows.map(oauthRows.grant).sort((a, b) => (a.grantId < b.grantId ? -1 : 1));
       },

@@ -157,6 +157,7 @@ export function createOAuthRowMappers(c: ColumnReader): OAuthRowMappers {
         {
           revokedAt: c.optionalInteger(row, 'revoked_at'),
           revokedReason: c.optionalText(row, 'revoked_reason'),
+          expiresAt: c.optionalInteger(row, 'expires_at'),
         },
       ),
     clientBlock: (row) => ({

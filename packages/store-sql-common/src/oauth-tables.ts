@@ -145,6 +145,7 @@ export const OAUTH_TABLE_SHAPES: {
       'last_used_at',
       'revoked_at',
       'revoked_reason',
+      'expires_at',
     ],
     { tenantColumn, kinds: { scopes: 'joinedScopes', resources: 'stringArray', offline_access: 'flag' } },
   ),

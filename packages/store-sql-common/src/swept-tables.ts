@@ -18,6 +18,9 @@ export const OAUTH_SWEPT_TABLES: readonly SweptTable[] = [
   { table: 'keyhold_oauth_consents' },
   { table: 'keyhold_oauth_revoked_access_tokens' },
   { table: 'keyhold_oauth_login_transactions' },
+  // Grants get an expires_at from the server once every token issued under them has expired (revoked or
+  // long unused, see the server's grantRetention); NULL (older rows) never goes.
+  { table: 'keyhold_oauth_grants' },
 ];
 
 /**

@@ -121,15 +121,16 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
       ),
     ),
     touchGrant: db.prepare(
-      'UPDATE keyhold_oauth_grants SET last_used_at = ? WHERE tenant = ? AND grant_id = ? AND last_used_at < ?',
+      `UPDATE keyhold_oauth_grants SET last_used_at = ?, expires_at = COALESCE(?, expires_at)
+       WHERE tenant = ? AND grant_id = ? AND last_used_at < ?`,
     ),
     revokeGrant: db.prepare(
-      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+      `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?, expires_at = COALESCE(?, expires_at)
        WHERE tenant = ? AND grant_id = ? AND revoked_at IS NULL`,
     ),
     revokeGrantsWhere: grantStatements((where) =>
       db.prepare(
-        `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?
+        `UPDATE keyhold_oauth_grants SET revoked_at = ?, revoked_reason = ?, expires_at = COALESCE(?, expires_at)
          WHERE tenant = ? AND ${where} AND revoked_at IS NULL RETURNING *`,
       ),
     ),
@@ -279,22 +280,23 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         ) as Row[];
         return rows.map(oauthRows.grant);
       },
-      async touch(tenant, grantId, usedAt) {
-        q.touchGrant.run(usedAt, tenant, grantId, usedAt);
+      async touch(tenant, grantId, usedAt, expiresAt) {
+        q.touchGrant.run(usedAt, expiresAt ?? null, tenant, grantId, usedAt);
       },
-      async revoke(tenant, grantId, now, reason) {
+      async revoke(tenant, grantId, now, reason, expiresAt) {
         // The conditional UPDATE keeps the first revocation; the read after it answers whichever stands.
-        q.revokeGrant.run(now, reason, tenant, grantId);
+        q.revokeGrant.run(now, reason, expiresAt ?? null, tenant, grantId);
         const row = q.getGrant.get(tenant, grantId) as Row | undefined;
         return row && oauthRows.grant(row);
       },
-      async revokeWhere(tenant, filter, now, reason) {
+      async revokeWhere(tenant, filter, now, reason, expiresAt) {
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
         const rows = q.revokeGrantsWhere[grantFilterShape(filter)].all(
           now,
           reason,
+          expiresAt ?? null,
           tenant,
           filter.userId ?? null,
           filter.clientId ?? null,

@@ -4,6 +4,7 @@ import type { VerifiedProof } from '../dpop/proof.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refreshGrant } from '../grant-records.js';
+import { sweepAfterRevocation } from '../grant-retention.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
@@ -141,7 +142,13 @@ async function redeem(
   if (current.clientId !== clientId) {
     await store.revokeFamily(tenant.slug, current.familyId, now);
     // The family id is the grant's: the access tokens issued under it go at their next request too.
-    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
+    await context.storage.grants.revoke(
+      tenant.slug,
+      current.familyId,
+      now,
+      'family_reuse',
+      sweepAfterRevocation(context.grantRetention, now),
+    );
     event.reason = 'grant.revoked.family_reuse';
     event.grant_id = current.familyId;
     event.user_id = current.userId;
@@ -177,7 +184,13 @@ async function redeem(
     }
     await store.revokeFamily(tenant.slug, current.familyId, now);
     // The family id is the grant's: the access tokens issued under it go at their next request too.
-    await context.storage.grants.revoke(tenant.slug, current.familyId, now, 'family_reuse');
+    await context.storage.grants.revoke(
+      tenant.slug,
+      current.familyId,
+      now,
+      'family_reuse',
+      sweepAfterRevocation(context.grantRetention, now),
+    );
     event.reason = 'grant.revoked.family_reuse';
     event.grant_id = current.familyId;
     event.user_id = current.userId;

@@ -81,6 +81,8 @@ describe('a grant is recorded for each authorization and its tokens carry its id
       offlineAccess: true,
       createdAt: t.clock.now(),
       lastUsedAt: t.clock.now(),
+      // Swept once unused: the refresh token's 30 days (the longest token), a minute, and 90 days.
+      expiresAt: t.clock.now() + (30 * 86_400 + 60 + 90 * 86_400) * 1000,
     });
   });
 
