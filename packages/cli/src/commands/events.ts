@@ -9,9 +9,11 @@ import { HOST_STORE_OPTIONS, HOST_STORE_OPTIONS_HELP, withHostServer } from './h
 const USAGE = `Usage: keyhold events --client <id> | --user <id> [--since <duration>] [options]
 
 The decision timeline: why a client was refused or a user's application was let in. Each event has its
-time, category, reason code (README "Events and reason codes v1"), status and the client, user and grant
-it concerns; never a token. Newest first. The host keeps at most 10 000 events per tenant for 30 days
-unless it configured other bounds (events.maxEventsPerTenant, events.retentionSeconds).
+time, category, reason code (README "Events and reason codes v1.1"), status and the client, user and grant
+it concerns; never a token. Newest first. The host keeps at most 10 000 events per tenant for 30 days,
+and at most 1 000 more that name no signed-in user or authenticated client (strangers' refusals), unless it
+configured other bounds (events.maxEventsPerTenant, events.maxAnonymousEventsPerTenant,
+events.retentionSeconds).
 
 Options:
   --client <id>       this client's events (a registered id or a metadata-document URL)

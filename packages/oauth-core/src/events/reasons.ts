@@ -1,6 +1,8 @@
 /**
- * Reason codes, version 1 (README "Events and reason codes v1"). A code once published keeps its meaning;
- * new codes may be added in a minor release, none is removed before a major one. The `mcp_auth.events`
+ * Reason codes, version 1.1 (README "Events and reason codes v1.1"). A code once published keeps its meaning;
+ * new codes may be added (or reserved ones first emitted) in a minor release, which bumps the minor version;
+ * none is removed before a major one. v1.1 emits `grant.created`, `grant.used`, `client.unblocked` and
+ * `grant.revoked.client_blocked`, and `client.blocked` also for the block itself (category `client`). The `mcp_auth.events`
  * counter and the timeline accept only these strings, so the metric's `reason` attribute has a bounded set
  * of values: anything else is reported as `other`.
  *
@@ -54,10 +56,11 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'consent.forged',
   'consent.wrong_user',
   'client.authentication_failed',
+  // Category `client` for an administrator's block and unblock (v1.1); `client.blocked` is also the refusal.
   'client.blocked',
   'client.unblocked',
   'broker.login_failed',
-  // Grants (server.grants, refresh-token reuse).
+  // Grants (opened, used: v1.1; server.grants, blocks, refresh-token reuse).
   'grant.created',
   'grant.used',
   'grant.revoked.user',
