@@ -124,6 +124,7 @@ describe('keyhold events: the decision timeline of a client or a user, each even
         'token.rejected.grant_revoked',
         'grant.revoked.admin',
         'token.issued',
+        'grant.created',
         'authorize.approved',
       ]);
       expect(events[0]).toMatchObject({
@@ -137,7 +138,7 @@ describe('keyhold events: the decision timeline of a client or a user, each even
       expect(byClient.stdout).not.toContain(accessToken);
 
       const byUser = await keyhold(['events', '--user', USER, '--since', '1h', '--json'], h.cwd);
-      expect(JSON.parse(byUser.stdout).events).toHaveLength(4);
+      expect(JSON.parse(byUser.stdout).events).toHaveLength(5);
       const other = await keyhold(['events', '--client', 'someone-else', '--json'], h.cwd);
       expect(JSON.parse(other.stdout)).toEqual({ events: [] });
 
