@@ -81,6 +81,15 @@ export interface AuthenticateClientOptions {
 }
 
 /**
+ * Whether an authenticated client vouches for the decision as a subject of the timeline (see the events'
+ * anonymous bound): it proved a credential (a secret, a signed assertion; `none` only names the client) and
+ * it is not self-registered, since anyone may register a confidential client and receive a secret.
+ */
+export function vouchedFor(client: ResolvedClient, method: ClientAuthenticationMethod): boolean {
+  return method !== 'none' && client.expiresWhenUnused !== true;
+}
+
+/**
  * Authenticates the client of a token, revocation or introspection request (RFC 6749 §2.3): HTTP Basic or
  * `client_secret_post` for clients with a secret, a JWT assertion (`private_key_jwt`, RFC 7523 §2.2) for
  * clients with keys, client_id alone for public ones. A client must use the method it registered (or that

@@ -172,7 +172,7 @@ export interface AuthorizationServerOptions {
    * and never changes the response) and, when the storage has `events`, to the timeline, which keeps at most
    * `maxEventsPerTenant` events per tenant (default 10 000, oldest dropped) and none older than
    * `retentionSeconds` (default 30 days). Events that name no authenticated subject (no user, no client that
-   * proved a credential: a stranger's refusals) are bounded apart, by `maxAnonymousEventsPerTenant`
+   * proved a credential without registering itself: a stranger's refusals) are bounded apart, by `maxAnonymousEventsPerTenant`
    * (default 1 000), so a flood of them never pushes a person's history out.
    *
    * @example

@@ -17,8 +17,9 @@ export interface RequestEvent {
   reason?: string;
   client_id?: string;
   /**
-   * The client proved a credential (a secret, a signed assertion): not a public client's bare id. With
-   * `user_id`, what keeps the decision out of the strangers' part of the timeline.
+   * The client proved a credential (a secret, a signed assertion; not a public client's bare id) and did not
+   * register itself (`vouchedFor`). With `user_id`, what keeps the decision out of the strangers' part of the
+   * timeline.
    */
   client_authenticated?: boolean;
   user_id?: string;

@@ -16,6 +16,7 @@ import {
   obtainCode,
   pkce,
   postForm,
+  provisionClient,
   REDIRECT_URI,
   registerClient,
   type TestServerOptions,
@@ -304,8 +305,11 @@ describe('the timeline answers per client, per user and since a time, within its
     const { t } = await recorded({
       options: { events: { maxEventsPerTenant: 3, maxAnonymousEventsPerTenant: 1, retentionSeconds: 60 } },
     });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    // An authenticated client's refusals are its own events (not a stranger's): the subject bound applies.
+    // A client the host provisioned, with its secret: its refusals are its own (the subject bound applies).
+    const client = await provisionClient(t.server, {
+      grantTypes: ['authorization_code', 'refresh_token'],
+      redirectUris: [REDIRECT_URI],
+    });
     const refused = () =>
       t.server.token(
         postForm(
@@ -318,11 +322,7 @@ describe('the timeline answers per client, per user and since a time, within its
     for (let i = 0; i < 5; i += 1) await refused();
     await settled();
     const kept = await t.server.listEvents('demo', { clientId: client.client_id });
-    // The registration names no authenticated subject: it is in the anonymous part, bounded apart.
-    expect(kept.map((event) => event.reason)).toEqual([
-      ...Array(3).fill('request.invalid_grant'),
-      'client.registered',
-    ]);
+    expect(kept.map((event) => event.reason)).toEqual(Array(3).fill('request.invalid_grant'));
     t.clock.advance(61_000);
     await refused();
     await settled();
@@ -435,5 +435,30 @@ describe('strangers cannot flush the timeline: events naming no authenticated su
     expect(await t.server.listEvents('demo', { userId: USER })).toEqual(before);
     const all = await t.server.listEvents('demo', { limit: 1000 });
     expect(all.filter((event) => event.userId === undefined)).toHaveLength(5);
+  });
+
+  it('counts a self-registered client’s refusals as anonymous (anyone may register one), a provisioned client’s as its own', async () => {
+    const { t } = await recorded({
+      options: { events: { maxEventsPerTenant: 50, maxAnonymousEventsPerTenant: 2 } },
+    });
+    const provisioned = await provisionClient(t.server, {
+      grantTypes: ['authorization_code', 'refresh_token'],
+      redirectUris: [REDIRECT_URI],
+    });
+    const stranger = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
+    const refuse = (client: { client_id: string; client_secret?: string }) =>
+      t.server.token(
+        postForm(
+          '/',
+          { grant_type: 'refresh_token', refresh_token: 'unknown' },
+          basic(client.client_id, client.client_secret ?? ''),
+        ),
+        'demo',
+      );
+    for (let i = 0; i < 3; i += 1) await refuse(provisioned);
+    for (let i = 0; i < 10; i += 1) await refuse(stranger);
+    await settled();
+    expect(await t.server.listEvents('demo', { clientId: provisioned.client_id })).toHaveLength(3);
+    expect(await t.server.listEvents('demo', { clientId: stranger.client_id })).toHaveLength(2);
   });
 });

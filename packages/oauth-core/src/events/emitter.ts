@@ -16,8 +16,9 @@ export interface EventSink {
 
 /**
  * Whether a handler's decision names no authenticated subject: no user the server checked (a session, a
- * code's or a grant's user, a verified token's `sub`) and no client that proved a credential. A client id
- * alone proves nothing (anyone may name a public client at authorize, or send it to the token endpoint), so
+ * code's or a grant's user, a verified token's `sub`) and no client that proved a credential without having
+ * registered itself (`vouchedFor`). A client id alone proves nothing (anyone may name a public client at
+ * authorize or send it to the token endpoint, and anyone may register a confidential one), so
  * such refusals are a stranger's as far as the timeline is concerned: they get their own, smaller bound and
  * can never push a person's or an authenticated client's events out.
  */

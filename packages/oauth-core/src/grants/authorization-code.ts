@@ -1,6 +1,6 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { isMetadataDocumentClientId } from '../cimd/client-id-url.js';
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
@@ -99,7 +99,7 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('authorization_code')) {

@@ -1,4 +1,4 @@
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { machineGrant } from '../grant-records.js';
@@ -17,7 +17,7 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
     renew: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('client_credentials')) {

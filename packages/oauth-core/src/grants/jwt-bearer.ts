@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
@@ -50,7 +50,7 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
     renew: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(JWT_BEARER_GRANT)) {
     throw refusal(

@@ -1,5 +1,5 @@
 import { sha256Base64url } from '@keyhold/internal';
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import type { VerifiedProof } from '../dpop/proof.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
@@ -43,7 +43,7 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
     renew: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('refresh_token')) {

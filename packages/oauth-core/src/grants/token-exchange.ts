@@ -1,4 +1,4 @@
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refuseIfBlocked, tokenRefusal } from '../grant-records.js';
@@ -93,7 +93,7 @@ export const tokenExchangeGrant: Grant = async ({ context, tenant, request, para
     renew: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {

@@ -1,6 +1,6 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { mediaType, NO_STORE_HEADERS, parseForm, sha256Base64url } from '@keyhold/internal';
-import { authenticateClient } from '../client-authentication.js';
+import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import { OAuthError } from '../errors.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
@@ -23,7 +23,7 @@ export async function readTokenForm(
     allowPublic: true,
   });
   event.client_type = client.clientType;
-  event.client_authenticated = method !== 'none';
+  event.client_authenticated = vouchedFor(client, method);
   event.client_id = client.clientId;
   const token = parsed.params.token;
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
