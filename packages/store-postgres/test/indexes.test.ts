@@ -75,6 +75,11 @@ describe.skipIf(!available)('PostgreSQL schema', () => {
         ['t', 'c'],
       ],
       ['SELECT * FROM keyhold_oauth_client_blocks WHERE tenant = $1 AND client_id = $2', ['t', 'c']],
+      // Each timeline append finds the oldest row its part keeps (anonymous or not) through the part's index.
+      [
+        'SELECT seq FROM keyhold_oauth_events WHERE tenant = $1 AND anonymous = $2 ORDER BY seq DESC LIMIT 1 OFFSET 999',
+        ['t', 1],
+      ],
     ];
     const client = await db.pool.connect();
     try {
