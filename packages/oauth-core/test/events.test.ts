@@ -337,6 +337,11 @@ describe('the timeline answers per client, per user and since a time, within its
     await expect(createTestServer({ options: { events: { maxEventsPerTenant: 0 } } })).rejects.toMatchObject({
       code: 'ERR_INVALID_OPTIONS',
     });
+    for (const maxAnonymousEventsPerTenant of [0, -1, 2.5]) {
+      await expect(
+        createTestServer({ options: { events: { maxAnonymousEventsPerTenant } } }),
+      ).rejects.toMatchObject({ code: 'ERR_INVALID_OPTIONS', message: /maxAnonymousEventsPerTenant/ });
+    }
   });
 });
 
