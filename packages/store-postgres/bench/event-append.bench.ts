@@ -19,8 +19,13 @@ const MAX_ANONYMOUS = 1_000;
 const START = Date.parse('2026-03-01T12:00:00Z');
 
 let at = START;
+/** The next event time: appends arrive in order, as a server's do. */
+const next = (): number => {
+  at += 1;
+  return at;
+};
 const subjectEvent = (): AuthEvent => ({
-  at: (at += 1),
+  at: next(),
   tenant: 'demo',
   category: 'token',
   reason: 'token.issued',
@@ -31,7 +36,7 @@ const subjectEvent = (): AuthEvent => ({
   grantId: 'grant-1',
 });
 const anonymousEvent = (): AuthEvent => ({
-  at: (at += 1),
+  at: next(),
   tenant: 'demo',
   category: 'token',
   reason: 'request.invalid_client',
