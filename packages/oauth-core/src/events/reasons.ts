@@ -126,7 +126,7 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'id_jag.signature_invalid',
   'id_jag.subject_invalid',
   'id_jag.subject_unknown',
-  // Workload identity federation.
+  // Workload identity federation: the codes the workload pipeline sets (packages/oauth-core/src/jwt-bearer).
   'workload.issuer_not_trusted',
   'workload.subject_not_allowed',
   'workload.scope_not_allowed',
@@ -134,6 +134,17 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'workload.signature_failed',
   'workload.expired',
   'workload.replayed',
+  'workload.alg_not_allowed',
+  'workload.audience_mismatch',
+  'workload.claim_invalid',
+  'workload.cnf_mismatch',
+  'workload.id_token_refused',
+  'workload.issued_in_future',
+  'workload.key_not_found',
+  'workload.lifetime_too_long',
+  'workload.not_yet_valid',
+  'workload.replay_store_missing',
+  'workload.resource_not_allowed',
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set(AUTH_EVENT_REASONS);
