@@ -71,7 +71,7 @@ async function underPolicy(
   context: ServerContext,
   tenant: Tenant,
   policy: ResolvedWorkloadPolicy,
-  input: WorkloadInput,
+  input: DecodedWorkload,
 ): Promise<PolicyOutcome> {
   const alg = input.alg;
   if (alg === undefined || !(policy.algorithms as readonly string[]).includes(alg)) {
@@ -116,8 +116,10 @@ async function underPolicy(
     if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') {
       const claim = verification?.ok === false ? verification.claim : undefined;
       if (claim === 'nbf') return refused(3, 'workload.not_yet_valid', 'the assertion is not valid yet');
-      if (claim === 'iat')
+      // jose names the claim both when it is missing and when it fails its check.
+      if (claim === 'iat' && input.unverified.iat !== undefined) {
         return refused(3, 'workload.issued_in_future', 'the assertion iat is in the future');
+      }
       return refused(
         3,
         'workload.claim_invalid',
@@ -201,6 +203,11 @@ export interface WorkloadInput {
   readonly event: RequestEvent;
 }
 
+/** {@link WorkloadInput} with its payload decoded, unverified: it picks the policies, it proves nothing. */
+interface DecodedWorkload extends WorkloadInput {
+  readonly unverified: JWTPayload;
+}
+
 /**
  * Verifies a workload JWT against the tenant's `workloads` (RFC 7523 §3, SEP-1933): the policies for its
  * `iss` (or, for SPIFFE policies, the trust domain of its `sub`) are tried in order and the first one the
@@ -233,7 +240,7 @@ export async function verifyWorkload(
   }
   let furthest: PolicyRefusal | undefined;
   for (const policy of candidates) {
-    const outcome = await underPolicy(context, tenant, policy, input);
+    const outcome = await underPolicy(context, tenant, policy, { ...input, unverified });
     if (outcome.ok) return outcome.verified;
     if (furthest === undefined || outcome.stage > furthest.stage) furthest = outcome;
   }
