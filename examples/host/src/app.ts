@@ -123,7 +123,11 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   // Enterprise IdPs whose ID-JAGs a tenant redeems (jwt-bearer grant), from the KEYHOLD_TRUST_POLICIES file.
   const trust = readTrustPolicies(env, process.cwd(), Object.keys(tenantConfigs));
   for (const [slug, policy] of Object.entries(trust)) {
-    tenantConfigs[slug] = { ...tenantConfigs[slug]!, enterpriseIssuers: policy.enterpriseIssuers };
+    tenantConfigs[slug] = {
+      ...tenantConfigs[slug]!,
+      enterpriseIssuers: policy.enterpriseIssuers,
+      workloads: policy.workloads,
+    };
   }
   // Checked here, before anything is served: a broken key (in signing-keys.json, the database or
   // KEYHOLD_SIGNING_JWKS) stops the start with a message naming the tenant and the key, instead of a 500
@@ -228,8 +232,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     : undefined;
   const mcp = createMcpEndpoint({
     // The tenant describes its resource: URL, metadata, realm, and the bearer policy (its resourceScopes are
-    // required; tokens a client obtained for itself, client_credentials, are refused with 403 unless
-    // KEYHOLD_MACHINE_CLIENTS=1).
+    // required; machine tokens — a client for itself (client_credentials) or a workload with its own JWT —
+    // are refused with 403 unless KEYHOLD_MACHINE_CLIENTS=1).
     resource: oauth.protectedResource(config.tenant, { allowMachineSubjects: config.machineClients }),
     serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
     toolModules,
