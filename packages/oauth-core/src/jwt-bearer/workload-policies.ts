@@ -2,7 +2,6 @@ import type { ClientAssertionAlgorithm } from '../client-keys.js';
 import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from '../client-keys.js';
 import { hasControlCharacter } from '../control-characters.js';
 import { optionCheck } from '../errors.js';
-import { canonicalResource } from '../resources.js';
 import type { ClientJwks } from '../storage.js';
 import { parseSubjectMatcher, type SubjectMatcher } from './workload-subjects.js';
 
@@ -185,11 +184,11 @@ function resolveOne(entry: WorkloadTrustPolicy, where: string): ResolvedWorkload
       throw optionCheck.invalid(`${where}.resources must list at least one resource URL`);
     }
     resources = entry.resources.map((resource) => {
-      const canonical = canonicalResource(resource);
-      if (canonical === undefined || !isHttpUrl(resource, true)) {
+      if (!isHttpUrl(resource, true)) {
         throw optionCheck.invalid(`${where}.resources: ${resource} is not an http(s) URL`);
       }
-      return canonical;
+      // The canonical form resources.ts compares in (not imported: it depends on the tenant, which needs this).
+      return new URL(resource).href;
     });
   }
   if (!stringList(entry.scopes)) throw optionCheck.invalid(`${where}.scopes must be an array of scopes`);
