@@ -10,6 +10,16 @@ import { parseSubjectMatcher, type SubjectMatcher } from './workload-subjects.js
  * a CI system's OIDC token) with the jwt-bearer grant (RFC 7523 §2.1, MCP workload identity federation,
  * SEP-1933). Listed on a tenant as `workloads`; checked once when the tenant is built. Not exported by name
  * (the public API has a fixed budget): spell it `NonNullable<TenantConfig['workloads']>[number]`.
+ *
+ * @example
+ * ```ts
+ * const ci: NonNullable<TenantConfig['workloads']>[number] = {
+ *   issuer: 'https://token.actions.example',
+ *   jwksUri: 'https://token.actions.example/jwks',
+ *   subject: 'repo:acme/*',
+ *   scopes: ['mcp:tools'],
+ * };
+ * ```
  */
 export interface WorkloadTrustPolicy {
   /** The issuer identifier, compared exactly with the JWT's `iss`. Exactly one of this and `spiffeTrustDomain`. */

@@ -130,6 +130,19 @@ describe('a workload JWT under a trust policy is redeemed for a machine token (R
   });
 });
 
+describe('a blocked workload client_id is refused, and its grants revoked', () => {
+  it('server.clients.block of workload:<issuer> makes the next redemption invalid_grant', async () => {
+    const s = await setup();
+    const access = String((await accessToken(s, await mint(s))).access_token);
+    expect((await s.t.server.clients.block('demo', `workload:${CI}`)).revokedGrants).toBe(1);
+    expect(json(await redeem(s, await mint(s))).error).toBe('invalid_grant');
+    const check = await s.t.server.verifyAccessToken('demo', `Bearer ${access}`, {
+      allowMachineSubjects: true,
+    });
+    expect(check.ok).toBe(false);
+  });
+});
+
 describe('the grant is advertised when a tenant has workloads, without the id-jag profile', () => {
   it('grant_types_supported gains jwt-bearer; authorization_grant_profiles_supported is absent', async () => {
     const s = await setup();
