@@ -728,6 +728,18 @@ describe('workload:… is a machine subject: only resources that allow machine s
   });
 });
 
+describe('the MCP SDK token verifier names a workload token’s subject type workload', () => {
+  it('extra.subjectType is workload, extra.sub workload:<sub>', async () => {
+    const s = await setup();
+    const access = String((await accessToken(s, await mint(s))).access_token);
+    const info = await s.t.server.tokenVerifier('demo').verifyAccessToken(access);
+    expect(info.extra).toMatchObject({
+      sub: 'workload:repo:acme/app:ref:refs/heads/main',
+      subjectType: 'workload',
+    });
+  });
+});
+
 describe('refusals are logged with their reason, never with token material', () => {
   it('the grant_refused log carries the reason and no part of the assertion', async () => {
     const s = await setup();
