@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolsWithBearer } from '../../test-support/mcp-tools-list.js';
 import { approveInBrowser, type HostProcess, packageDir, registerClient, startHost } from './host.js';
 
 /** A client profile as `fixtures/clients/<name>.json` records it (sources and notes are for readers). */
@@ -57,15 +58,7 @@ async function serveDocuments(
 
 /** The MCP call a connected client makes first: `tools/list` with the bearer token, answered 200. */
 async function listTools(mcpUrl: string, accessToken: string): Promise<string[]> {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  const response = await listToolsWithBearer(mcpUrl, accessToken);
   const text = await response.text();
   expect(response.status, text).toBe(200);
   // JSON or a one-event SSE stream, depending on the client's Accept; both carry the JSON-RPC result.

@@ -10,6 +10,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
@@ -184,16 +185,7 @@ describe('the connected-apps page, in a browser, lists the person’s apps in wo
         }
       ).grant_id,
     );
-    const listTools = () =>
-      fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const listTools = () => listToolsWithBearer(mcpUrl, accessToken);
     const before = await listTools();
     await before.body?.cancel();
     expect(before.status).toBe(200);
