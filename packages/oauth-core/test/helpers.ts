@@ -171,6 +171,29 @@ export async function decideConsent(
   );
 }
 
+/**
+ * A browser's GET to the demo tenant's /authorize for `clientId` as `userId`: a code request to REDIRECT_URI
+ * with a fresh PKCE S256 challenge, which is what almost every test sends; `params` adds to or overrides it.
+ */
+export function authorizeRequest(
+  clientId: string,
+  params: Record<string, string | undefined> = {},
+  userId: string | undefined = USER,
+): HandlerRequest {
+  return get(
+    '/tenant/demo/authorize',
+    {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      ...params,
+    },
+    userId,
+  );
+}
+
 /** Runs authorize (and, when asked, consent) and returns the code. */
 export async function obtainCode(
   t: TestServer,
@@ -180,14 +203,10 @@ export async function obtainCode(
   const { verifier, challenge } = pkce();
   const userId = options.userId ?? USER;
   const authorize = await t.server.authorize(
-    get(
-      '/tenant/demo/authorize',
+    authorizeRequest(
+      clientId,
       {
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
         code_challenge: options.challenge ?? challenge,
-        code_challenge_method: 'S256',
         state: 'st',
         scope: options.scope,
         nonce: options.nonce,

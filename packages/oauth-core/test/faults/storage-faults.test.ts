@@ -5,6 +5,7 @@ import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import {
+  authorizeRequest,
   basic,
   consentFormFields,
   createTestServer,
@@ -13,7 +14,6 @@ import {
   json,
   location,
   obtainCode,
-  pkce,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -165,21 +165,7 @@ describe('fault: refresh rotation never leaves a half-rotated family (OAuth 2.1 
 describe('fault: the consent decision is taken once; a failure issues no code', () => {
   async function pending() {
     const s = await setup();
-    const result = await s.t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: s.client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: pkce().challenge,
-          code_challenge_method: 'S256',
-          state: 'st',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const result = await s.t.server.authorize(authorizeRequest(s.client.client_id, { state: 'st' }), 'demo');
     return { ...s, req: location(result).searchParams.get('req') ?? '' };
   }
   // The browser loads the consent screen once; a retry re-posts the same form (cookie and token).

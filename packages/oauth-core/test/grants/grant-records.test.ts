@@ -3,6 +3,7 @@ import { createAuthorizationServerWithEndpoints } from '../../src/authorization-
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
+  authorizeRequest,
   BASE_URL,
   basic,
   createTestServer,
@@ -13,7 +14,6 @@ import {
   obtainCode,
   postForm,
   provisionClient,
-  REDIRECT_URI,
   registerClient,
   type TestServer,
   USER,
@@ -50,21 +50,6 @@ const refresh = (t: TestServer, client: Client, token: string) =>
     }),
     'demo',
   );
-
-function authorizeRequest(clientId: string) {
-  return get(
-    '/tenant/demo/authorize',
-    {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'st',
-    },
-    USER,
-  );
-}
 
 describe('a grant is recorded for each authorization and its tokens carry its id', () => {
   it('a code exchange records the grant with client, kind, scopes, resources, offline access and times', async () => {
