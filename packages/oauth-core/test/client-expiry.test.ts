@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { TestServer } from './helpers.js';
 import {
   createTestServer,
-  exchangeCode,
   get,
   json,
   location,
   obtainCode,
+  obtainTokens,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -37,8 +37,7 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
   it('an unused client is unknown after 90 days: invalid_client at the token endpoint, an error page at /authorize', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     t.clock.advance(NINETY_DAYS);
     expect(json(await refresh(t, client.client_id, tokens.refresh_token)).error).toBe('invalid_client');
     const authorize = await t.server.authorize(
@@ -52,8 +51,7 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
   it('use at the token endpoint renews the expiry, so a client in use never expires', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    let refreshToken = json(await exchangeCode(t, client, code, verifier)).refresh_token;
+    let refreshToken = (await obtainTokens(t, client)).refresh_token;
     for (let i = 0; i < 4; i++) {
       t.clock.advance(25 * DAY);
       const result = json(await refresh(t, client.client_id, refreshToken));
@@ -98,8 +96,7 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
       touches += 1;
       return touch(...args);
     };
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    let refreshToken = json(await exchangeCode(t, client, code, verifier)).refresh_token;
+    let refreshToken = (await obtainTokens(t, client)).refresh_token;
     for (let i = 0; i < 20; i++) {
       t.clock.advance(60_000);
       refreshToken = json(await refresh(t, client.client_id, refreshToken)).refresh_token;

@@ -15,6 +15,7 @@ import {
   json,
   location,
   obtainCode,
+  obtainTokens,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -41,8 +42,7 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names register, authorize, consent, token, refresh, introspection and revocation with their ids', async () => {
     const { t, hooked, timeline } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const auth = basic(client.client_id, client.client_secret ?? '');
     const refreshed = await t.server.token(
       postForm('/', { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) }, auth),
@@ -93,8 +93,7 @@ describe('every authorization decision emits one event with its reason', () => {
       postForm('/', { grant_type: 'client_credentials' }, basic(client.client_id, 'not-the-secret')),
       'demo',
     );
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const auth = basic(client.client_id, client.client_secret ?? '');
     const refresh = { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) };
     await t.server.token(postForm('/', refresh, auth), 'demo');
@@ -119,8 +118,7 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names a refused resource request (revoked grant, wrong token) with the token’s ids, never for a missing token', async () => {
     const { t, hooked } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const resource = t.server.protectedResource('demo');
     expect((await resource.verify(`Bearer ${String(tokens.access_token)}`)).ok).toBe(true);
     const [grant] = await t.storage.grants.list('demo', { limit: 1 });

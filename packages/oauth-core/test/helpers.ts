@@ -227,6 +227,19 @@ export async function obtainCode(
   return { code, verifier };
 }
 
+/**
+ * The whole code flow for a registered `client`: authorize (consenting when asked), then exchange the code;
+ * answers the token response's JSON body. For tests that need tokens, not the steps.
+ */
+export async function obtainTokens(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  options: Parameters<typeof obtainCode>[2] = {},
+): Promise<Record<string, unknown>> {
+  const { code, verifier } = await obtainCode(t, client.client_id, options);
+  return json(await exchangeCode(t, client, code, verifier));
+}
+
 export async function exchangeCode(
   t: TestServer,
   client: { client_id: string; client_secret?: string },

@@ -7,11 +7,9 @@ import {
   BASE_URL,
   createTestServer,
   decodePayload,
-  exchangeCode,
   get,
   ISSUER,
-  json,
-  obtainCode,
+  obtainTokens,
   postForm,
   registerClient,
   type TestServer,
@@ -25,11 +23,8 @@ const OTHER = 'user-2';
 /** A user's code flow for a new public client: the grant id its access token carries, and the token. */
 async function connect(t: TestServer, userId = USER, metadata: Record<string, unknown> = {}) {
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none', ...metadata });
-  const { code, verifier } = await obtainCode(t, client.client_id, {
-    userId,
-    scope: 'mcp:tools offline_access',
-  });
-  const accessToken = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+  const tokens = await obtainTokens(t, client, { userId, scope: 'mcp:tools offline_access' });
+  const accessToken = String(tokens.access_token);
   return { client, accessToken, grantId: String(decodePayload(accessToken).grant_id) };
 }
 

@@ -5,11 +5,10 @@ import {
   basic,
   createTestServer,
   decodePayload,
-  exchangeCode,
   get,
   ISSUER,
   json,
-  obtainCode,
+  obtainTokens,
   postForm,
   provisionClient,
   registerClient,
@@ -38,10 +37,9 @@ async function setup(options: { scope?: string; userClaims?: UserClaimsHook | nu
   const userClaims = options.userClaims === null ? undefined : (options.userClaims ?? hook);
   const t = await createTestServer({ options: userClaims ? { userClaims } : {} });
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-  const { code, verifier } = await obtainCode(t, client.client_id, {
+  const tokens = await obtainTokens(t, client, {
     scope: options.scope ?? 'openid profile email mcp:tools',
   });
-  const tokens = json(await exchangeCode(t, client, code, verifier));
   const userinfo = (authorization?: string, method: 'GET' | 'POST' = 'GET') => {
     const headers = authorization === undefined ? {} : { authorization };
     const request =
