@@ -264,6 +264,29 @@ export async function exchangeCode(
   );
 }
 
+/**
+ * A refresh_token grant for `client`, authenticated as `exchangeCode` does: HTTP Basic when it has a secret,
+ * else its client_id in the form.
+ */
+export async function redeemRefreshToken(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  refreshToken: string,
+): Promise<HandlerResult> {
+  return t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        ...(client.client_secret ? {} : { client_id: client.client_id }),
+      },
+      client.client_secret ? basic(client.client_id, client.client_secret) : {},
+    ),
+    'demo',
+  );
+}
+
 /** Provisions a client through the host API (machine grants need it), in the shape registerClient answers. */
 export async function provisionClient(
   server: AuthorizationServerWithEndpoints,

@@ -6,7 +6,9 @@ import {
   get,
   json,
   obtainCode,
+  obtainTokens,
   postForm,
+  redeemRefreshToken,
   registerClient,
 } from '../helpers.js';
 
@@ -25,20 +27,8 @@ describe('single use under concurrency', () => {
   async function fiftyRefreshesOfOneToken(refreshReuseWindowSeconds: number) {
     const t = await createTestServer({ options: { refreshReuseWindowSeconds } });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const token = String(json(await exchangeCode(t, client, code, verifier)).refresh_token);
-    return Promise.all(
-      Array.from({ length: 50 }, () =>
-        t.server.token(
-          postForm('/tenant/demo/token', {
-            grant_type: 'refresh_token',
-            refresh_token: token,
-            client_id: client.client_id,
-          }),
-          'demo',
-        ),
-      ),
-    );
+    const token = String((await obtainTokens(t, client)).refresh_token);
+    return Promise.all(Array.from({ length: 50 }, () => redeemRefreshToken(t, client, token)));
   }
 
   it('50 concurrent uses of one refresh token inside the default reuse window: all succeed with one successor', async () => {

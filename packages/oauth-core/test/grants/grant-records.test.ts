@@ -14,6 +14,7 @@ import {
   obtainCode,
   postForm,
   provisionClient,
+  redeemRefreshToken,
   registerClient,
   type TestServer,
   USER,
@@ -41,16 +42,6 @@ async function setup() {
 
 const bearer = (t: TestServer, token: string) => t.server.verifyAccessToken('demo', `Bearer ${token}`);
 
-const refresh = (t: TestServer, client: Client, token: string) =>
-  t.server.token(
-    postForm('/tenant/demo/token', {
-      grant_type: 'refresh_token',
-      refresh_token: token,
-      client_id: client.client_id,
-    }),
-    'demo',
-  );
-
 describe('a grant is recorded for each authorization and its tokens carry its id', () => {
   it('a code exchange records the grant with client, kind, scopes, resources, offline access and times', async () => {
     const { t, client, grantId } = await setup();
@@ -71,7 +62,7 @@ describe('a grant is recorded for each authorization and its tokens carry its id
 
   it('a refreshed access token keeps the grant id', async () => {
     const { t, client, refreshToken, grantId } = await setup();
-    const body = json(await refresh(t, client, refreshToken));
+    const body = json(await redeemRefreshToken(t, client, refreshToken));
     expect(decodePayload(String(body.access_token)).grant_id).toBe(grantId);
     expect(await t.server.grants.list('demo', { clientId: client.client_id })).toHaveLength(1);
   });
@@ -145,9 +136,9 @@ describe('a replayed authorization code revokes the grant its first redemption o
 describe('a replayed refresh token revokes its grant', () => {
   it('the access tokens of the family are refused once a used refresh token comes back', async () => {
     const { t, client, refreshToken, grantId } = await setup();
-    const next = json(await refresh(t, client, refreshToken));
+    const next = json(await redeemRefreshToken(t, client, refreshToken));
     t.clock.advance(10_000);
-    expect(json(await refresh(t, client, refreshToken)).error).toBe('invalid_grant');
+    expect(json(await redeemRefreshToken(t, client, refreshToken)).error).toBe('invalid_grant');
     expect((await bearer(t, String(next.access_token))).ok).toBe(false);
     expect((await t.storage.grants.get('demo', grantId))?.revokedReason).toBe('family_reuse');
   });
@@ -219,7 +210,7 @@ describe('revoking a grant kills its refresh family', () => {
   it('the refresh token of a revoked grant gets invalid_grant', async () => {
     const { t, client, refreshToken, grantId } = await setup();
     await t.server.grants.revoke('demo', grantId);
-    const result = await refresh(t, client, refreshToken);
+    const result = await redeemRefreshToken(t, client, refreshToken);
     expect(result.status).toBe(400);
     expect(json(result).error).toBe('invalid_grant');
   });
@@ -243,7 +234,7 @@ describe('deleting a consent revokes its grants', () => {
     expect(count).toBe(1);
     expect(await t.storage.consents.list('demo', USER, client.client_id, t.clock.now())).toEqual([]);
     expect((await bearer(t, accessToken)).ok).toBe(false);
-    expect(json(await refresh(t, client, refreshToken)).error).toBe('invalid_grant');
+    expect(json(await redeemRefreshToken(t, client, refreshToken)).error).toBe('invalid_grant');
   });
 });
 
@@ -318,7 +309,7 @@ describe('a blocked client is refused everywhere', () => {
   it('a blocked client gets invalid_grant at refresh', async () => {
     const { t, client, refreshToken } = await setup();
     await t.server.clients.block('demo', client.client_id);
-    const result = await refresh(t, client, refreshToken);
+    const result = await redeemRefreshToken(t, client, refreshToken);
     expect(json(result).error).toBe('invalid_grant');
   });
 
