@@ -2,6 +2,7 @@
 // registration of a public client → authorization (PKCE S256) → consent (cookie + CSRF) → token.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { publicCodeExchangeForm } from './code-exchange-form.js';
 
 export const REDIRECT_URI = 'https://app.example/callback';
 
@@ -60,13 +61,7 @@ export async function singleUserToken(metadataUrl: string): Promise<SingleUserTo
   const token = await fetch(metadata['token_endpoint']!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-    }),
+    body: new URLSearchParams(publicCodeExchangeForm(code, verifier, clientId, REDIRECT_URI)),
   });
   expect(token.status).toBe(200);
   const { access_token: accessToken } = (await token.json()) as { access_token: string };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
+import { publicCodeExchangeForm } from '../../../../test-support/code-exchange-form.js';
 import { createMemoryStorage } from '../../src/index.js';
 import {
   authorizeRequest,
@@ -83,13 +84,9 @@ describe('fault: the authorization code is taken once, whatever happens next (RF
         {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code,
-            code_verifier: verifier,
-            redirect_uri: REDIRECT_URI,
-            client_id: client.client_id,
-          }).toString(),
+          body: new URLSearchParams(
+            publicCodeExchangeForm(code, verifier, client.client_id, REDIRECT_URI),
+          ).toString(),
         },
       );
       expect(response.status).toBe(500);
