@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { createLocalVault } from '@keyhold/token-vault';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAINTEXT } from '../../test-support/node-crypto-sealed-values.js';
 import { freePort, keyholdFromSource, runtimeBinary, runtimesDir } from './support/runtimes.js';
 
 const outDir = join(runtimesDir, '.build', 'without-nodejs-compat');
-const PLAINTEXT = 'gho_sealed-by-node-crypto/é✓😀 and more than one 16-byte AES block';
 
 describe('@keyhold/token-vault on workerd without nodejs_compat (issue 28)', () => {
   let child: ChildProcess | undefined;
