@@ -125,35 +125,25 @@ describe('each decoder accepts exactly one spelling per value: what its encoder 
     fc.uint8Array({ maxLength: 30 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
   );
 
-  it('base64Decode either refuses a string or decodes it to bytes base64Encode spells the same way', () => {
-    fc.assert(
-      fc.property(spellings, (text) => {
-        let bytes: Uint8Array;
-        try {
-          bytes = base64Decode(text);
-        } catch (error) {
-          expect((error as CoreError).code).toBe('ERR_INVALID_ENCODING');
-          return;
-        }
-        expect(base64Encode(bytes)).toBe(text);
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
-  it('base64urlDecode either refuses a string or decodes it to bytes base64urlEncode spells the same way', () => {
-    fc.assert(
-      fc.property(spellings, (text) => {
-        let bytes: Uint8Array;
-        try {
-          bytes = base64urlDecode(text);
-        } catch (error) {
-          expect((error as CoreError).code).toBe('ERR_INVALID_ENCODING');
-          return;
-        }
-        expect(base64urlEncode(bytes)).toBe(text);
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  it.each([
+    ['base64Decode', 'base64Encode', base64Decode, base64Encode],
+    ['base64urlDecode', 'base64urlEncode', base64urlDecode, base64urlEncode],
+  ] as const)(
+    '%s either refuses a string or decodes it to bytes %s spells the same way',
+    (_decoder, _encoder, decode, encode) => {
+      fc.assert(
+        fc.property(spellings, (text) => {
+          let bytes: Uint8Array;
+          try {
+            bytes = decode(text);
+          } catch (error) {
+            expect((error as CoreError).code).toBe('ERR_INVALID_ENCODING');
+            return;
+          }
+          expect(encode(bytes)).toBe(text);
+        }),
+        { numRuns: 2000 },
+      );
+    },
+  );
 });
