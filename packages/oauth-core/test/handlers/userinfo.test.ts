@@ -5,10 +5,11 @@ import {
   basic,
   createTestServer,
   decodePayload,
+  exchangeCode,
   get,
   ISSUER,
   json,
-  obtainTokens,
+  obtainCode,
   postForm,
   provisionClient,
   registerClient,
@@ -37,9 +38,10 @@ async function setup(options: { scope?: string; userClaims?: UserClaimsHook | nu
   const userClaims = options.userClaims === null ? undefined : (options.userClaims ?? hook);
   const t = await createTestServer({ options: userClaims ? { userClaims } : {} });
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-  const tokens = await obtainTokens(t, client, {
+  const { code, verifier } = await obtainCode(t, client.client_id, {
     scope: options.scope ?? 'openid profile email mcp:tools',
   });
+  const tokens = json(await exchangeCode(t, client, code, verifier));
   const userinfo = (authorization?: string, method: 'GET' | 'POST' = 'GET') => {
     const headers = authorization === undefined ? {} : { authorization };
     const request =
