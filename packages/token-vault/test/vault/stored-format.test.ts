@@ -1,7 +1,7 @@
 import { createDecipheriv } from 'node:crypto';
 import type { AesGcm, Scrypt } from '@keyhold/internal';
 import { aesGcm, nodeAesGcm, scrypt, scryptPortable, webCryptoAesGcm } from '@keyhold/internal';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BINDING,
   DATA_KEY,
@@ -11,6 +11,7 @@ import {
   SEALED_KMS,
   SEALED_LOCAL_1024,
 } from '../../../../test-support/node-crypto-sealed-values.js';
+import { withoutNodeBuiltins } from '../../../../test-support/without-node-builtins.js';
 import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
 import { createLocalVaultDerivingWith } from '../../src/vault/local-vault.js';
 import { open, parseSealedValue, seal } from '../../src/vault/sealed-value.js';
@@ -276,10 +277,7 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
 
 describe('where the runtime offers no Node built-in, the vault runs on WebCrypto and the portable scrypt', () => {
   it('loads without process.getBuiltinModule, opens every stored value and round-trips new ones', async () => {
-    const original = process.getBuiltinModule;
-    vi.resetModules();
-    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
-    try {
+    await withoutNodeBuiltins(async () => {
       const engines = await import('../../../internal/src/aes-gcm.js');
       expect(engines.nodeAesGcm).toBeUndefined();
       expect(engines.aesGcm).toBe(engines.webCryptoAesGcm);
@@ -301,8 +299,6 @@ describe('where the runtime offers no Node built-in, the vault runs on WebCrypto
       ).toBe('new');
       const kms = onWorkers.createKmsVault({ kms: fixedKms });
       expect(await kms.decrypt(SEALED_KMS, BINDING)).toBe(PLAINTEXT);
-    } finally {
-      process.getBuiltinModule = original;
-    }
+    });
   });
 });
