@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { publicCodeExchangeForm } from './code-exchange-form.js';
+import { codeRequestUrl } from './code-request-url.js';
 
 export const REDIRECT_URI = 'https://app.example/callback';
 
@@ -29,16 +30,11 @@ export async function singleUserToken(metadataUrl: string): Promise<SingleUserTo
   expect(registered.status).toBe(201);
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(metadata['authorization_endpoint']!);
-  authorize.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
+  const authorize = codeRequestUrl(metadata['authorization_endpoint']!, clientId, REDIRECT_URI, {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     scope: 'mcp:tools',
     state: 's',
-  }).toString();
+  });
   const toConsent = await fetch(authorize, { redirect: 'manual' });
   expect(toConsent.status).toBe(302);
   const consentUrl = new URL(toConsent.headers.get('location')!, authorize);

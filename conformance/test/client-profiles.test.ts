@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../test-support/code-request-url.js';
 import { listToolsWithBearer } from '../../test-support/mcp-tools-list.js';
 import { approveInBrowser, type HostProcess, packageDir, registerClient, startHost } from './host.js';
 
@@ -118,17 +119,12 @@ async function driveProfile(
   // 3. Authorization request, consent, and the redirect back to the client's own URI.
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
-  const authorizationUrl = new URL(metadata.authorization_endpoint);
-  authorizationUrl.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: profile.redirectUri,
+  const authorizationUrl = codeRequestUrl(metadata.authorization_endpoint, clientId, profile.redirectUri, {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     state,
     scope: resourceMetadata.scopes_supported.join(' '),
     resource: resourceMetadata.resource,
-  }).toString();
+  });
   const callback = await approveInBrowser(authorizationUrl);
   expect(`${callback.protocol}//${callback.host}${callback.pathname}`).toBe(
     profile.redirectUri.replace(/\?.*$/, ''),
@@ -205,14 +201,11 @@ describe('client profiles, driven through the whole flow against the example hos
     });
 
     it('is refused (invalid_client) by a tenant that does not accept `none`', async () => {
-      const authorize = new URL(`${host.url}/tenant/confidential/authorize`);
-      authorize.search = new URLSearchParams({
-        response_type: 'code',
-        client_id: profile.clientId!,
-        redirect_uri: profile.redirectUri,
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-      }).toString();
+      const authorize = codeRequestUrl(
+        `${host.url}/tenant/confidential/authorize`,
+        profile.clientId!,
+        profile.redirectUri,
+      );
       const response = await fetch(authorize, { redirect: 'manual' });
       expect(response.status).toBe(400);
       const page = await response.text();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../../test-support/code-request-url.js';
 import { readConfig } from '../src/config.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { fetchMetadataAndRegister, METADATA_AND_REGISTRATION_POINTS } from './otel/counted-requests.js';
@@ -131,16 +132,15 @@ describe('the example host exports its counters to the OTLP/HTTP collector OTEL_
   });
 
   it('pushes mcp_auth.cimd.fetches with status and cached when a metadata-document client is fetched', async () => {
-    const authorize = new URL(`${host!.url}/tenant/demo/authorize`);
-    authorize.search = new URLSearchParams({
-      client_id: CLIENT_ID,
-      response_type: 'code',
-      redirect_uri: 'http://127.0.0.1:1/callback',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      scope: 'mcp:tools',
-      resource: `${host!.url}/tenant/demo/mcp`,
-    }).toString();
+    const authorize = codeRequestUrl(
+      `${host!.url}/tenant/demo/authorize`,
+      CLIENT_ID,
+      'http://127.0.0.1:1/callback',
+      {
+        scope: 'mcp:tools',
+        resource: `${host!.url}/tenant/demo/mcp`,
+      },
+    );
     const answer = await fetch(authorize, { redirect: 'manual' });
     expect(answer.status).toBeLessThan(400);
     const points = await waitForPoints('mcp_auth.cimd.fetches', (found) => found.length > 0);
