@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
+import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
@@ -12,6 +13,7 @@ import {
   get,
   json,
   obtainCode,
+  obtainTokens,
   postForm,
   provisionClient,
   redeemRefreshToken,
@@ -24,8 +26,7 @@ type Client = { client_id: string; client_secret?: string };
 
 /** A user's code flow for a public client: the token response and the grant id its access token carries. */
 async function authorized(t: TestServer, client: Client, userId = USER) {
-  const { code, verifier } = await obtainCode(t, client.client_id, { userId });
-  const body = json(await exchangeCode(t, client, code, verifier));
+  const body = await obtainTokens(t, client, { userId });
   const accessToken = String(body.access_token);
   return {
     accessToken,
@@ -34,10 +35,11 @@ async function authorized(t: TestServer, client: Client, userId = USER) {
   };
 }
 
-async function setup() {
-  const t = await createTestServer();
+/** A server (on `storage` when given) and a public client that has been through one code flow. */
+async function setup(storage?: OAuthStorage) {
+  const t = await createTestServer(storage ? { options: { storage } } : {});
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-  return { t, client, ...(await authorized(t, client)) };
+  return { t, client, ...(await authorized(storage ? { ...t, storage } : t, client)) };
 }
 
 const bearer = (t: TestServer, token: string) => t.server.verifyAccessToken('demo', `Bearer ${token}`);
@@ -110,9 +112,7 @@ describe('last used moves with use, written at most once a minute', () => {
 describe('the per-request cost of the grant check is one primary-key read', () => {
   it('a bearer request reads the revoked-token set and the grant once each, and writes nothing within the minute', async () => {
     const faults = faultyStorage(createMemoryStorage());
-    const t = await createTestServer({ options: { storage: faults.storage } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { accessToken } = await authorized({ ...t, storage: faults.storage }, client);
+    const { t, accessToken } = await setup(faults.storage);
     faults.completed.length = 0;
     expect((await bearer(t, accessToken)).ok).toBe(true);
     await new Promise((resolve) => setImmediate(resolve));
@@ -396,9 +396,7 @@ describe('a blocked client is refused everywhere', () => {
 describe('the grant check fails closed', () => {
   it('an outage reading the grant is a 503 at the resource, never an accepted token', async () => {
     const faults = faultyStorage(createMemoryStorage());
-    const t = await createTestServer({ options: { storage: faults.storage } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { accessToken } = await authorized({ ...t, storage: faults.storage }, client);
+    const { t, accessToken } = await setup(faults.storage);
     faults.fail('grants.get', 'unavailable');
     const check = await bearer(t, accessToken);
     expect(check.ok).toBe(false);
