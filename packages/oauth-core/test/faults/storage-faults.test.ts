@@ -15,7 +15,6 @@ import {
   json,
   location,
   obtainCode,
-  obtainTokens,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -102,7 +101,8 @@ describe('fault: the authorization code is taken once, whatever happens next (RF
 describe('fault: refresh rotation never leaves a half-rotated family (OAuth 2.1 §4.3.1)', () => {
   async function withTokens() {
     const s = await setup();
-    const tokens = (await obtainTokens(s.t, s.client)) as { refresh_token: string };
+    const { code, verifier } = await obtainCode(s.t, s.client.client_id);
+    const tokens = json(await exchangeCode(s.t, s.client, code, verifier)) as { refresh_token: string };
     return { ...s, refreshToken: tokens.refresh_token };
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  authorizeRequest,
   consentFormFields,
   createTestServer,
   exchangeCode,
@@ -46,23 +47,7 @@ describe('single use under concurrency', () => {
   it('50 concurrent approvals of one pending authorization: exactly one code', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const authorize = await t.server.authorize(
-      {
-        method: 'GET',
-        path: '/tenant/demo/authorize',
-        query: new URLSearchParams({
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: 'https://app.example/callback',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        }).toString(),
-        headers: {},
-        body: '',
-        userId: 'user-1',
-      },
-      'demo',
-    );
+    const authorize = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = new URL(String(authorize.headers.location)).searchParams.get('req') ?? '';
     const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, 'user-1'), 'demo');
     const { cookie, csrfToken } = consentFormFields(page);

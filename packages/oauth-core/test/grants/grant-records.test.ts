@@ -13,7 +13,6 @@ import {
   get,
   json,
   obtainCode,
-  obtainTokens,
   postForm,
   provisionClient,
   redeemRefreshToken,
@@ -26,7 +25,8 @@ type Client = { client_id: string; client_secret?: string };
 
 /** A user's code flow for a public client: the token response and the grant id its access token carries. */
 async function authorized(t: TestServer, client: Client, userId = USER) {
-  const body = await obtainTokens(t, client, { userId });
+  const { code, verifier } = await obtainCode(t, client.client_id, { userId });
+  const body = json(await exchangeCode(t, client, code, verifier));
   const accessToken = String(body.access_token);
   return {
     accessToken,
