@@ -1,6 +1,5 @@
 // The screens a person meets, rendered by a real headless Chromium (shipped inside the @sparticuz/chromium npm
 // package, driven by puppeteer-core) at a desktop and a phone width: what a person reads there, not the HTML.
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../../test-support/code-request-url.js';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
@@ -61,16 +62,8 @@ async function atEachWidth(page: Page, name: string, check: (width: number) => P
 }
 
 function authorizeUrl(clientId: string, redirectUri: string, scope: string): string {
-  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-  return `${host.url}/tenant/demo/authorize?${new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-    scope,
-  })}`;
+  return codeRequestUrl(`${host.url}/tenant/demo/authorize`, clientId, redirectUri, { state: 'st', scope })
+    .href;
 }
 
 describe('the consent page, in a browser, names the service and the person and says the scopes in words', () => {
@@ -184,16 +177,7 @@ describe('the connected-apps page, in a browser, lists the person’s apps in wo
         }
       ).grant_id,
     );
-    const listTools = () =>
-      fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const listTools = () => listToolsWithBearer(mcpUrl, accessToken);
     const before = await listTools();
     await before.body?.cancel();
     expect(before.status).toBe(200);

@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
+  authorizeRequest,
   BASE_URL,
   createTestServer,
   decodePayload,
-  exchangeCode,
   get,
   ISSUER,
-  json,
-  obtainCode,
+  obtainTokens,
   postForm,
   registerClient,
   type TestServer,
@@ -24,11 +23,8 @@ const OTHER = 'user-2';
 /** A user's code flow for a new public client: the grant id its access token carries, and the token. */
 async function connect(t: TestServer, userId = USER, metadata: Record<string, unknown> = {}) {
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none', ...metadata });
-  const { code, verifier } = await obtainCode(t, client.client_id, {
-    userId,
-    scope: 'mcp:tools offline_access',
-  });
-  const accessToken = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+  const tokens = await obtainTokens(t, client, { userId, scope: 'mcp:tools offline_access' });
+  const accessToken = String(tokens.access_token);
   return { client, accessToken, grantId: String(decodePayload(accessToken).grant_id) };
 }
 
@@ -258,20 +254,7 @@ describe('the consent page links to the connected-apps page when the server serv
   async function consentPageBody(options: TestServerOptions = {}) {
     const t = await createTestServer(options);
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const authorize = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: 'https://app.example/callback',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const authorize = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = new URL(authorize.headers.location ?? '').searchParams.get('req') ?? '';
     return (await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo')).body ?? '';
   }
