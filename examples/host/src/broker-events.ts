@@ -14,6 +14,11 @@ const MAX_PENDING_APPENDS = 64;
  * timeline (its storage's `events` store), within the same bounds as the server's own appends. The host
  * brokers for one tenant only, so an event whose login the broker could not name (an unknown state) is
  * filed under it. Only the timeline's fields are kept: the provider and tool module stay in the logs.
+ *
+ * @example
+ * ```ts
+ * const onEvent = brokerEventsInto(storage.events, 'demo', systemClock, { maxEventsPerTenant: 10_000, retentionSeconds: 2_592_000 });
+ * ```
  */
 export function brokerEventsInto(
   store: AuthEventStore | undefined,

@@ -78,18 +78,37 @@ export interface BrokerEvent {
   readonly toolModuleId?: string;
 }
 
-/** The validated `events` option: emits to the hook without waiting; never throws. */
+/**
+ * The validated `events` option: emits to the hook without waiting; never throws.
+ *
+ * @example
+ * ```ts
+ * sink.emit({ tenant: 'demo', reason: 'broker.token_deleted', status: 200, userId: 'alice' });
+ * ```
+ */
 export interface BrokerEventSink {
   emit(event: Omit<BrokerEvent, 'at' | 'category'>): void;
 }
 
-/** The hook of the `events` option. */
+/**
+ * The hook of the `events` option.
+ *
+ * @example
+ * ```ts
+ * const hook: BrokerEventHook = (event) => console.log(event.reason);
+ * ```
+ */
 export type BrokerEventHook = (event: BrokerEvent) => void | PromiseLike<void>;
 
 /**
  * Builds the sink. A decision's answer is settled before its event is emitted, so a hook that throws,
  * rejects or hangs never changes or delays it: the hook is not awaited and its failure is logged with the
  * event's reason only (the hook's message may quote what it was given).
+ *
+ * @example
+ * ```ts
+ * const sink = createBrokerEventSink({ onEvent: (event) => audit.write(event), now: Date.now, logger });
+ * ```
  */
 export function createBrokerEventSink(input: {
   readonly onEvent?: BrokerEventHook;

@@ -98,9 +98,12 @@ describe('a refused or failed provider login emits broker.login_failed.<why> wit
     });
   });
 
-  it('state_unknown for a malformed state', async () => {
+  it('state_unknown for a malformed state, only from a signed-in browser', async () => {
     const { harness, events } = recording();
-    await harness.broker.callback(getRequest('https://host.example/auth/oauth/callback?state=x&code=c', 'u'));
+    const url = 'https://host.example/auth/oauth/callback?state=x&code=c';
+    await harness.broker.callback(getRequest(url));
+    expect(events).toEqual([]);
+    await harness.broker.callback(getRequest(url, 'u'));
     expect(events).toEqual([
       expect.objectContaining({ reason: 'broker.login_failed.state_unknown', userId: 'u' }),
     ]);

@@ -9,6 +9,11 @@ export const RECENT_ACTIVITY_SIZE = 20;
  * The signed-in person's own latest events for the connected-apps page, newest first: `undefined` when the
  * server keeps no timeline, `'unavailable'` when it could not be read. The page still serves the grants
  * then (revoking matters more than the history), and the failure is logged by its name only.
+ *
+ * @example
+ * ```ts
+ * const activity = await recentActivity(context, tenant, 'alice');
+ * ```
  */
 export async function recentActivity(
   context: ServerContext,

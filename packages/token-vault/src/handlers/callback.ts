@@ -28,12 +28,11 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     if (state === undefined) return page(400, 'Authorization failed', 'The redirect carries no state.');
     if (!isOpaqueState(state)) {
       logger.warn({ reason: 'malformed' }, 'token-vault: callback state refused');
-      // No login is named, so no tenant: the event says only which signed-in browser sent it.
-      events.emit({
-        reason: 'broker.login_failed.state_unknown',
-        status: 400,
-        ...(request.userId === undefined ? {} : { userId: request.userId }),
-      });
+      // No login is named, so no tenant: the event says only which signed-in browser sent it. A browser
+      // not signed in leaves none, so anonymous requests cannot crowd a bounded timeline.
+      if (request.userId !== undefined) {
+        events.emit({ reason: 'broker.login_failed.state_unknown', status: 400, userId: request.userId });
+      }
       return page(400, 'Authorization failed', 'The authorization response could not be verified.');
     }
     // The browser finishing the authorization must be signed in as the user who asked: otherwise a provider
