@@ -119,6 +119,8 @@ export interface ConnectedAppsStrings {
   readonly activityClient: string;
   /** The small print under an event's words. Placeholder `{reason}`: the raw reason code. */
   readonly activityReasonCode: string;
+  /** The small print naming an event's client by its id (apps may share a name). Placeholder `{clientId}`. */
+  readonly activityClientId: string;
   /** The words of an event whose reason (and each of its prefixes) has none in `activityReasons`. */
   readonly activityOther: string;
   /**
@@ -157,6 +159,7 @@ export const DEFAULT_CONNECTED_APPS_STRINGS: ConnectedAppsStrings = Object.freez
   activityUnavailable: 'Recent activity cannot be shown right now. Try again later.',
   activityClient: 'Application: {client}',
   activityReasonCode: 'reason {reason}',
+  activityClientId: 'client {clientId}',
   activityOther: 'A decision about your account',
   activityReasons: Object.freeze({
     authorize: 'An application asked to act for you',
@@ -232,7 +235,7 @@ ${
     ? ''
     : `<span class="activity-client">${fill(strings.activityClient, { client: `<strong>${shown(entry.client.name)}</strong>` })}</span><br>
 `
-}<small class="activity-reason">${fill(strings.activityReasonCode, { reason: `<code>${shown(entry.reason)}</code>` })} · ${timeText(entry.at)}</small>
+}<small class="activity-reason">${fill(strings.activityReasonCode, { reason: `<code>${shown(entry.reason)}</code>` })}${entry.client === undefined ? '' : ` · ${fill(strings.activityClientId, { clientId: `<code>${shown(entry.client.id)}</code>` })}`} · ${timeText(entry.at)}</small>
 </li>`,
   )
   .join('\n')}

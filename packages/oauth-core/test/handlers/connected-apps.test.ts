@@ -319,10 +319,11 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('the page lists the signed-in user’s own recent activity from the timeline', () => {
   it('shows the user’s decisions in plain words, the raw reason in small print, the client name and the time', async () => {
-    const { t } = await setup();
+    const { t, client } = await setup();
     await settled();
     const section = activityOf((await page(t)).body);
     expect(section).toContain('<h2 id="activity-heading">Recent activity</h2>');
+    expect(section).toContain(`client <code>${client.client_id}</code>`);
     expect(section).toContain('You allowed an application');
     expect(section).toContain('<small class="activity-reason">reason <code>consent.approved</code>');
     expect(section).toContain('Application: <strong>Notes Agent</strong>');
