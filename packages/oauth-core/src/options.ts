@@ -569,6 +569,14 @@ export function resolveOptions(
       throw optionCheck.invalid('connectedApps.render must be a function');
     }
     for (const [name, value] of Object.entries(connectedApps.strings ?? {})) {
+      if (name === 'activityReasons') {
+        // Words per reason code: an object of strings, merged over the built-in words.
+        const entries = typeof value === 'object' && value !== null ? Object.entries(value) : undefined;
+        if (entries === undefined || entries.some(([, words]) => typeof words !== 'string')) {
+          throw optionCheck.invalid('connectedApps.strings.activityReasons must map reason codes to strings');
+        }
+        continue;
+      }
       if (!(name in DEFAULT_CONNECTED_APPS_STRINGS) || typeof value !== 'string') {
         throw optionCheck.invalid(`connectedApps.strings.${name} is not a replaceable string`);
       }
@@ -678,7 +686,14 @@ export function resolveOptions(
     },
     connectedApps: {
       enabled: connectedApps !== undefined,
-      strings: { ...DEFAULT_CONNECTED_APPS_STRINGS, ...connectedApps?.strings },
+      strings: {
+        ...DEFAULT_CONNECTED_APPS_STRINGS,
+        ...connectedApps?.strings,
+        activityReasons: {
+          ...DEFAULT_CONNECTED_APPS_STRINGS.activityReasons,
+          ...connectedApps?.strings?.activityReasons,
+        },
+      },
       render: connectedApps?.render ?? renderConnectedAppsPage,
       builtIn: renderConnectedAppsPage,
     },

@@ -366,3 +366,14 @@ describe('no event carries token material', () => {
     }
   });
 });
+
+describe('the catalogue lists every broker.* code of @keyhold/token-vault, so a host can append its events', () => {
+  it('holds each code of the token-vault README’s "Events and reason codes v1" table', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../token-vault/README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Events and reason codes v1'));
+    const codes = [...section.matchAll(/^\| `(broker\.[a-z_.]+)` \|/gm)].map((match) => match[1]);
+    expect(codes.length).toBeGreaterThanOrEqual(15);
+    for (const code of codes) expect(AUTH_EVENT_REASONS).toContain(code);
+  });
+});

@@ -57,6 +57,22 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'client.blocked',
   'client.unblocked',
   'broker.login_failed',
+  // Brokered logins: @keyhold/token-vault's catalogue (its README), for a host that appends the broker's
+  // events to this timeline or counts them.
+  'broker.login_started',
+  'broker.login_failed.state_unknown',
+  'broker.login_failed.wrong_user',
+  'broker.login_failed.issuer_mismatch',
+  'broker.login_failed.provider_denied',
+  'broker.login_failed.code_missing',
+  'broker.login_failed.exchange_refused',
+  'broker.login_failed.provider_unavailable',
+  'broker.login_failed.provider_unconfigured',
+  'broker.token_refreshed',
+  'broker.refresh_failed.client_refused',
+  'broker.refresh_failed.provider_unavailable',
+  'broker.token_revoked.provider',
+  'broker.token_deleted',
   // Grants (server.grants, refresh-token reuse).
   'grant.created',
   'grant.used',
