@@ -48,9 +48,10 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
+    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
   event.client_type = client.clientType;
-  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(JWT_BEARER_GRANT)) {
     throw refusal(
       event,
