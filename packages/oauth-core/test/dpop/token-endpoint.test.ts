@@ -537,6 +537,70 @@ describe('nonces are stateless: every instance with the same secret accepts ever
   });
 });
 
+describe('a successful token answer hands out the current nonce when the proof carried an older one (RFC 9449 §8.2)', () => {
+  async function machineTokens(options: Parameters<typeof createTestServer>[0]) {
+    const t = await createTestServer(options);
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const issue = async (knobs: Parameters<typeof proofFor>[1] = {}, headers = {}) =>
+      t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          { ...auth, ...headers, dpop: await proofFor(t, knobs) },
+        ),
+        'demo',
+      );
+    return { t, issue };
+  }
+
+  it('a proof with the current nonce gets no DPoP-Nonce; one with the previous step’s gets the current one', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    const first = String((await issue()).headers['dpop-nonce']);
+    const current = await issue({ nonce: first });
+    expect(current.status).toBe(200);
+    expect(current.headers['dpop-nonce']).toBeUndefined();
+    t.clock.advance(60_000);
+    const older = await issue({ nonce: first });
+    expect(older.status).toBe(200);
+    const next = String(older.headers['dpop-nonce']);
+    expect(next).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(next).not.toBe(first);
+    const rotated = await issue({ nonce: next });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers['dpop-nonce']).toBeUndefined();
+  });
+
+  it('a client that always moves to the nonce it is handed is never challenged again, however long it runs', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    let nonce = String((await issue()).headers['dpop-nonce']);
+    // Five steps: without the fresh nonces, the first one would be refused from the third on.
+    for (let step = 0; step < 5; step++) {
+      t.clock.advance(60_000);
+      const answer = await issue({ nonce });
+      expect(answer.status, answer.body).toBe(200);
+      nonce = String(answer.headers['dpop-nonce'] ?? nonce);
+    }
+  });
+
+  it('a browser client can read the fresh nonce of a successful answer (CORS exposes DPoP-Nonce)', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    const first = String((await issue()).headers['dpop-nonce']);
+    t.clock.advance(60_000);
+    const answer = await issue({ nonce: first }, { origin: 'https://spa.example' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['dpop-nonce']).toBeDefined();
+    expect(answer.headers['access-control-expose-headers']).toContain('dpop-nonce');
+  });
+
+  it('without required nonces a successful answer carries no DPoP-Nonce', async () => {
+    const { issue } = await machineTokens({});
+    const answer = await issue();
+    expect(answer.status).toBe(200);
+    expect(answer.headers['dpop-nonce']).toBeUndefined();
+  });
+});
+
 describe('a client that must prove a key and sent no proof keeps its code, refresh token and assertion for the retry (RFC 9449 §5.2)', () => {
   const CIMD_CLIENT = 'https://app.example/oauth/client.json';
   const codeForm = (code: string, verifier: string, clientId?: string) => ({
