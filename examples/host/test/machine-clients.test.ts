@@ -15,6 +15,7 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
 
@@ -161,15 +162,7 @@ describe('without KEYHOLD_MACHINE_CLIENTS the example host refuses machine clien
     });
     expect(token.status).toBe(200);
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
-    const refused = await fetch(`${host.url}/tenant/demo/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const refused = await listToolsWithBearer(`${host.url}/tenant/demo/mcp`, accessToken);
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain('error="invalid_token"');

@@ -3,9 +3,8 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
+import { discover, insecure, register, withNonceRetry } from './oauth4webapi-kit.js';
 
-// Plain http is allowed on loopback only: the host listens on 127.0.0.1.
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:43210/callback';
 
 let host: HttpHost;
@@ -16,25 +15,11 @@ beforeAll(async () => {
     { scopesSupported: ['openid', 'mcp'] },
     { dpop: { nonceSecret: 'the-e2e-deployment-secret-of-32-bytes+' } },
   );
-  const issuer = new URL(host.issuer);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  as = await discover(host.issuer);
 });
 afterAll(async () => {
   await host.close();
 });
-
-/** Runs a request once, and again when the server asked for a DPoP nonce (the handle has kept it). */
-async function withNonceRetry<T>(attempt: () => Promise<T>): Promise<{ value: T; retried: boolean }> {
-  try {
-    return { value: await attempt(), retried: false };
-  } catch (error) {
-    if (!oauth.isDPoPNonceError(error)) throw error;
-    return { value: await attempt(), retried: true };
-  }
-}
 
 async function authorize(
   clientId: string,
@@ -64,18 +49,12 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   });
 
   it('authorization_code → resource → refresh with one key; the code survives the nonce challenge', async () => {
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        as,
-        {
-          redirect_uris: [REDIRECT],
-          client_name: 'DPoP Client',
-          token_endpoint_auth_method: 'none',
-          dpop_bound_access_tokens: true,
-        },
-        insecure,
-      ),
-    );
+    const registered = await register(as, {
+      redirect_uris: [REDIRECT],
+      client_name: 'DPoP Client',
+      token_endpoint_auth_method: 'none',
+      dpop_bound_access_tokens: true,
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();
@@ -192,11 +171,7 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
       { scopesSupported: ['mcp'] },
       { clock, dpop: { nonceSecret: 'the-e2e-deployment-secret-of-32-bytes+' } },
     );
-    const issuer = new URL(timed.issuer);
-    timedAs = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    );
+    timedAs = await discover(timed.issuer);
   });
   afterAll(async () => {
     await timed.close();
@@ -240,17 +215,11 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
 
   it('at the resource: a nonce challenge on the first request only, over five nonce steps', async () => {
     clock.set(Date.now() - 150_000);
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        timedAs,
-        {
-          redirect_uris: [REDIRECT],
-          client_name: 'Long-running DPoP Client',
-          token_endpoint_auth_method: 'none',
-        },
-        insecure,
-      ),
-    );
+    const registered = await register(timedAs, {
+      redirect_uris: [REDIRECT],
+      client_name: 'Long-running DPoP Client',
+      token_endpoint_auth_method: 'none',
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();

@@ -19,9 +19,11 @@ import {
 } from '../../../../test-support/fuzz.js';
 import type { TestServer } from '../helpers.js';
 import {
+  authorizeRequest,
   BASE_URL,
   basic,
   createTestServer,
+  exchangeCode,
   get,
   location,
   obtainCode,
@@ -66,18 +68,7 @@ beforeAll(async () => {
     redirectUris: [REDIRECT_URI],
   })) as { client_id: string; client_secret: string };
   const authorize = await t.server.authorize(
-    get(
-      '/tenant/demo/authorize',
-      {
-        client_id: publicClient.client_id,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-        state: 'pending-state',
-      },
-      USER,
-    ),
+    authorizeRequest(publicClient.client_id, { state: 'pending-state' }),
     'demo',
   );
   const pendingId = location(authorize).searchParams.get('req') ?? '';
@@ -184,6 +175,24 @@ function request(
     body,
     ...(extra.userId === undefined ? {} : { userId: extra.userId }),
   };
+}
+
+/** Registers a public client under a fuzzed `clientName`, answering the raw result (it may be refused). */
+function registerNamed(clientName: string): Promise<HandlerResult> {
+  return fx.t.server.register(
+    request(
+      'POST',
+      '/tenant/demo/register',
+      '',
+      JSON.stringify({
+        redirect_uris: [REDIRECT_URI],
+        client_name: clientName,
+        token_endpoint_auth_method: 'none',
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    ),
+    'demo',
+  );
 }
 
 /** Authorization parameters that are mostly right, one or more of them hostile. */
@@ -379,36 +388,12 @@ describe('fuzz: the consent screen and decision', () => {
       );
       await fc.assert(
         fc.asyncProperty(name, async (clientName) => {
-          const registered = await fx.t.server.register(
-            request(
-              'POST',
-              '/tenant/demo/register',
-              '',
-              JSON.stringify({
-                redirect_uris: [REDIRECT_URI],
-                client_name: clientName,
-                token_endpoint_auth_method: 'none',
-              }),
-              { headers: { 'content-type': 'application/json' } },
-            ),
-            'demo',
-          );
+          const registered = await registerNamed(clientName);
           check(registered);
           if (registered.status !== 201) return;
           const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
           const authorize = await fx.t.server.authorize(
-            get(
-              '/tenant/demo/authorize',
-              {
-                client_id: client.client_id,
-                response_type: 'code',
-                redirect_uri: REDIRECT_URI,
-                code_challenge: pkce().challenge,
-                code_challenge_method: 'S256',
-                scope: 'mcp',
-              },
-              USER,
-            ),
+            authorizeRequest(client.client_id, { scope: 'mcp' }),
             'demo',
           );
           check(authorize);
@@ -480,35 +465,13 @@ describe('fuzz: the connected-apps page and its revoke form', () => {
       let shown = 0;
       await fc.assert(
         fc.asyncProperty(name, async (clientName) => {
-          const registered = await fx.t.server.register(
-            request(
-              'POST',
-              '/tenant/demo/register',
-              '',
-              JSON.stringify({
-                redirect_uris: [REDIRECT_URI],
-                client_name: clientName,
-                token_endpoint_auth_method: 'none',
-              }),
-              { headers: { 'content-type': 'application/json' } },
-            ),
-            'demo',
-          );
+          const registered = await registerNamed(clientName);
           if (registered.status !== 201) return;
           const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
           // A user of its own per run: the page shows this one grant.
           const user = `apps-${shown}-${client.client_id}`;
           const { code, verifier } = await obtainCode(fx.t, client.client_id, { userId: user });
-          const token = await fx.t.server.token(
-            postForm('/tenant/demo/token', {
-              grant_type: 'authorization_code',
-              code,
-              code_verifier: verifier,
-              redirect_uri: REDIRECT_URI,
-              client_id: client.client_id,
-            }),
-            'demo',
-          );
+          const token = await exchangeCode(fx.t, client, code, verifier);
           expect(token.status).toBe(200);
           const page = await fx.t.server.connectedAppsPage(
             request('GET', '/tenant/demo/connected-apps', '', '', { userId: user }),

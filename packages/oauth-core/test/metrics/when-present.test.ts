@@ -5,6 +5,7 @@ import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTRATION_POINT } from '../../../../test-support/metric-points.js';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import type { TenantConfig } from '../../src/index.js';
@@ -83,15 +84,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     expect(resourceMetrics.scopeMetrics.map((scope) => scope.scope.name)).toContain('@keyhold/oauth-core');
     expect(await read(reader, 'mcp_auth.events')).toEqual(
       expect.arrayContaining([
-        {
-          attributes: {
-            endpoint: 'register',
-            status: 201,
-            client_type: 'registered',
-            reason: 'client.registered',
-          },
-          value: 1,
-        },
+        REGISTRATION_POINT,
         {
           attributes: {
             endpoint: 'authorize',
@@ -123,17 +116,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     await metricsWhenPresent.settled();
     const reader = registerGlobalReader();
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    expect(await read(reader, 'mcp_auth.events')).toEqual([
-      {
-        attributes: {
-          endpoint: 'register',
-          status: 201,
-          client_type: 'registered',
-          reason: 'client.registered',
-        },
-        value: 1,
-      },
-    ]);
+    expect(await read(reader, 'mcp_auth.events')).toEqual([REGISTRATION_POINT]);
   });
 
   it('keeps an explicit metrics option: the counts go there and not to the global provider', async () => {
@@ -144,17 +127,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     });
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     await metricsWhenPresent.settled();
-    expect(await read(ownReader, 'mcp_auth.events')).toEqual([
-      {
-        attributes: {
-          endpoint: 'register',
-          status: 201,
-          client_type: 'registered',
-          reason: 'client.registered',
-        },
-        value: 1,
-      },
-    ]);
+    expect(await read(ownReader, 'mcp_auth.events')).toEqual([REGISTRATION_POINT]);
     expect(await read(globalReader, 'mcp_auth.events')).toEqual([]);
   });
 
