@@ -493,6 +493,21 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   ): Promise<Response> {
     const admission = await admit(request);
     if (!admission.ok) return admission.response;
+    const response = await answer(request, admission, parsedBodyOption);
+    const nonce = admission.authentication.dpopNonce;
+    if (nonce === undefined) return response;
+    // The client's DPoP nonce is an older step's: it moves to the current one with this answer instead of
+    // meeting use_dpop_nonce once its nonce expires (RFC 9449 §9).
+    const headers = new Headers(response.headers);
+    headers.set('dpop-nonce', nonce);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  async function answer(
+    request: Request,
+    admission: Admission & { ok: true },
+    parsedBodyOption: { parsedBody?: unknown } | undefined,
+  ): Promise<Response> {
     const { url, authentication } = admission;
     const { principal } = authentication;
     const claim = await decideClaim(

@@ -8,7 +8,13 @@ import type { Principal } from './tool-module.js';
 
 /** The outcome of authenticating one request: who it acts for, or the resource's ready answer. */
 export type Authentication =
-  | { readonly ok: true; readonly authInfo: AuthInfo; readonly principal: Principal }
+  | {
+      readonly ok: true;
+      readonly authInfo: AuthInfo;
+      readonly principal: Principal;
+      /** The resource's current DPoP nonce, for the answer's `DPoP-Nonce` when the client's is older. */
+      readonly dpopNonce?: string;
+    }
   | { readonly ok: false; readonly response: Response };
 
 /**
@@ -49,5 +55,6 @@ export async function authenticate(
     ok: true,
     authInfo: access.authInfo as AuthInfo,
     principal: { userId: claims.sub, clientId: claims.client_id, tenantId: resource.tenant },
+    ...(access.dpopNonce === undefined ? {} : { dpopNonce: access.dpopNonce }),
   };
 }

@@ -13,6 +13,9 @@ export interface McpRequestGateOptions extends RequestCheckOptions {
 }
 
 /** A request as Node gives it: enough of `IncomingMessage` for the gate (any `IncomingMessage` fits). */
+/** Methods a body-less `Request` can be built with. */
+const REQUEST_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 interface NodeRequestLike {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
@@ -20,7 +23,9 @@ interface NodeRequestLike {
 }
 
 /**
- * The outcome of the gate: the SDK-shaped `AuthInfo` to set as `req.auth`, or a refusal to send as it is.
+ * The outcome of the gate: the SDK-shaped `AuthInfo` to set as `req.auth` (and, when the client's DPoP nonce
+ * is an older one, `dpopNonce` to send as the answer's `DPoP-Nonce` header, RFC 9449 §9), or a refusal to
+ * send as it is.
  *
  * @example
  * ```ts
@@ -28,7 +33,12 @@ interface NodeRequestLike {
  * ```
  */
 export type McpGateOutcome =
-  | { readonly ok: true; readonly authInfo: AuthInfo; readonly principal: Principal }
+  | {
+      readonly ok: true;
+      readonly authInfo: AuthInfo;
+      readonly principal: Principal;
+      readonly dpopNonce?: string;
+    }
   | {
       readonly ok: false;
       readonly status: number;
@@ -83,7 +93,12 @@ export function createMcpRequestGate(options: McpRequestGateOptions): {
           if (typeof value === 'string') headers.set(name, value);
           else if (value !== undefined) headers.set(name, value.join(', '));
         }
-        request = new Request(new URL(incoming.url ?? '/', publicUrl), { method: 'GET', headers });
+        // The method travels (a DPoP proof's htm is compared with it); one the Request class refuses
+        // (CONNECT, TRACE, junk) is read as GET, which such a proof then does not match.
+        const method = REQUEST_METHODS.has(incoming.method?.toUpperCase() ?? '')
+          ? (incoming.method as string).toUpperCase()
+          : 'GET';
+        request = new Request(new URL(incoming.url ?? '/', publicUrl), { method, headers });
       }
       const refused = hostOrigin.refusal(request);
       if (refused !== undefined) {
@@ -114,7 +129,12 @@ export function createMcpRequestGate(options: McpRequestGateOptions): {
       }
       const authentication = await authenticate(resource, request);
       if (!authentication.ok) return refusal(authentication.response);
-      return { ok: true, authInfo: authentication.authInfo, principal: authentication.principal };
+      return {
+        ok: true,
+        authInfo: authentication.authInfo,
+        principal: authentication.principal,
+        ...(authentication.dpopNonce === undefined ? {} : { dpopNonce: authentication.dpopNonce }),
+      };
     },
   };
 }

@@ -114,7 +114,16 @@ const warnedTenants = new WeakSet<object>();
  * ```
  */
 export type AccessTokenCheck =
-  | { readonly ok: true; readonly claims: AccessTokenClaims }
+  | {
+      readonly ok: true;
+      readonly claims: AccessTokenClaims;
+      /**
+       * This resource's current DPoP nonce, when nonces are required and the proof carried an older one:
+       * send it as the answer's `DPoP-Nonce` header (RFC 9449 §9), so the client moves to it without a
+       * `use_dpop_nonce` round trip. Absent otherwise.
+       */
+      readonly dpopNonce?: string;
+    }
   | { readonly ok: false; readonly result: HandlerResult };
 
 // A quoted-string (RFC 9110 §5.6.4) of printable ASCII: CR/LF would split the header, and other control or
@@ -324,6 +333,7 @@ export async function checkBearer(
     );
   }
   const dpop = context.dpop;
+  let dpopNonce: string | undefined;
   const presented = presentedToken(authorization);
   // A DPoP token at a server without DPoP is no credential it understands.
   const scheme =
@@ -396,6 +406,7 @@ export async function checkBearer(
       report?.('dpop.key_mismatch', claims);
       return fail('the DPoP proof key is not the key the token is bound to');
     }
+    dpopNonce = check.nonce;
   }
   if (isMachineSubject(claims.sub) && !policy.allowMachineSubjects) {
     report?.('token.rejected.invalid', claims);
@@ -424,5 +435,5 @@ export async function checkBearer(
       }),
     };
   }
-  return { ok: true, claims };
+  return { ok: true, claims, ...(dpopNonce === undefined ? {} : { dpopNonce }) };
 }

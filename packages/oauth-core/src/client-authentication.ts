@@ -78,6 +78,44 @@ export interface AuthenticateClientOptions {
   readonly requireBasic?: boolean;
   /** Counts as a use of the client: renews a dynamic client's expiry (the token endpoint sets it). */
   readonly renew?: boolean;
+  /**
+   * Runs on the resolved client before its credentials are checked, so that a refusal here spends nothing
+   * single use (a `private_key_jwt` assertion's `jti`) and the client can retry with the same request: the
+   * token endpoint's rule that a `dpop_bound_access_tokens` client must send a proof (RFC 9449 §5.2).
+   */
+  readonly beforeCredentials?: (client: ResolvedClient) => void;
+  /**
+   * The client this request names, when the caller has already resolved it (the code grant does, before
+   * taking the code): the client, or the refusal its resolution ended in (thrown here, in its usual place,
+   * so a failed lookup is neither repeated nor counted twice).
+   */
+  readonly resolved?: { readonly clientId: string; readonly outcome: ResolvedClient | OAuthError };
+}
+
+/**
+ * The client id a token request names, read where {@link authenticateClient} reads it (the assertion's
+ * `sub`, the Basic user, or `client_id`) but checking nothing: `undefined` when none can be read. For
+ * decisions that must come before anything is spent; authentication still decides who the client is.
+ *
+ * @example
+ * ```ts
+ * const clientId = presentedClientId(request, params);
+ * ```
+ */
+export function presentedClientId(
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+): string | undefined {
+  if (params.client_assertion !== undefined) return unverifiedAssertionSubject(params.client_assertion);
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined && /^basic /i.test(authorization)) {
+    try {
+      return readBasic(authorization).clientId;
+    } catch {
+      return undefined;
+    }
+  }
+  return params.client_id;
 }
 
 /**
@@ -152,7 +190,10 @@ export async function authenticateClient(
     method = secret === undefined ? 'none' : 'client_secret_post';
   }
   if (clientId === undefined) throw new OAuthError('invalid_client', 'client authentication is required');
-  const client = await resolveClient(context, tenant, clientId, request);
+  const known = options.resolved?.clientId === clientId ? options.resolved.outcome : undefined;
+  if (known instanceof OAuthError) throw known;
+  const client = known ?? (await resolveClient(context, tenant, clientId, request));
+  options.beforeCredentials?.(client);
   if (client.authMethod === 'private_key_jwt' || method === 'private_key_jwt') {
     if (client.authMethod !== 'private_key_jwt') {
       throw new OAuthError('invalid_client', 'this client does not authenticate with private_key_jwt');

@@ -57,7 +57,13 @@ export interface ProtectedResourceOptions {
  * ```
  */
 export type ResourceAccess =
-  | { readonly ok: true; readonly claims: AccessTokenClaims; readonly authInfo: AuthInfo }
+  | {
+      readonly ok: true;
+      readonly claims: AccessTokenClaims;
+      readonly authInfo: AuthInfo;
+      /** The resource's current DPoP nonce for the answer's `DPoP-Nonce` header, when the client's is older (RFC 9449 §9). */
+      readonly dpopNonce?: string;
+    }
   | { readonly ok: false; readonly result: HandlerResult };
 
 /**
@@ -194,7 +200,12 @@ export function createProtectedResource(
         }
         const presented = presentedToken(authorization);
         const token = presented.kind === 'token' ? presented.token : '';
-        return { ok: true, claims: check.claims, authInfo: authInfoOf(tenant, token, check.claims, url) };
+        return {
+          ok: true,
+          claims: check.claims,
+          authInfo: authInfoOf(tenant, token, check.claims, url),
+          ...(check.dpopNonce === undefined ? {} : { dpopNonce: check.dpopNonce }),
+        };
       } catch (error) {
         // The token may well be good: a 401 would make the client drop it because the database blinked.
         if (!(error instanceof StorageUnavailableError)) throw error;

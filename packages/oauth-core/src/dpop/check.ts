@@ -20,8 +20,17 @@ export type DpopCheckRefusal =
       readonly nonce: string;
     };
 
-/** The outcome of {@link checkDpopProof}. */
-export type DpopCheck = { readonly ok: true; readonly proof: VerifiedProof } | DpopCheckRefusal;
+/**
+ * The outcome of {@link checkDpopProof}. An accepted proof may come with `nonce`: this server's current
+ * nonce, when nonces are required and the proof carried another one (a still-accepted older step's, or the
+ * next step's from an instance whose clock runs ahead). The answer sends it as `DPoP-Nonce` (RFC 9449 §8.2
+ * for the token endpoint, §9 for a resource), so the client moves to it before its nonce expires instead
+ * of paying a `use_dpop_nonce` round trip. Only when it differs, as node-oidc-provider does: a client
+ * already on the current nonce gets no header, and the value changes once a step (a minute).
+ */
+export type DpopCheck =
+  | { readonly ok: true; readonly proof: VerifiedProof; readonly nonce?: string }
+  | DpopCheckRefusal;
 
 /** One server's side of a proof check: where the request went and which nonces are its own. */
 export interface DpopTarget {
@@ -61,8 +70,10 @@ export async function checkDpopProof(
   if (!verified.ok)
     return { ok: false, kind: 'proof', reason: verified.reason, description: verified.description };
   const { proof } = verified;
+  let fresh: string | undefined;
   if (settings.requireNonce && settings.nonces !== undefined) {
     const nonces = settings.nonces(target.nonceLabel);
+    const current = await nonces.current(target.nowMs);
     if (proof.nonce === undefined || !(await nonces.accepts(proof.nonce, target.nowMs))) {
       return {
         ok: false,
@@ -72,9 +83,11 @@ export async function checkDpopProof(
           proof.nonce === undefined
             ? 'this server requires a DPoP nonce: retry with the DPoP-Nonce it sent'
             : 'the DPoP nonce is not current: retry with the DPoP-Nonce it sent',
-        nonce: await nonces.current(target.nowMs),
+        nonce: current,
       };
     }
+    // Nonces are public values (sent in clear headers): a plain comparison tells nothing.
+    if (proof.nonce !== current) fresh = current;
   }
   const replayKey = onceKey('dpop', sha256Base64url(`${proof.jkt} ${proof.htm} ${proof.htu} ${proof.jti}`));
   // Kept for as long as the proof could be accepted, plus a second of rounding.
@@ -87,5 +100,5 @@ export async function checkDpopProof(
       description: 'the DPoP proof was already used',
     };
   }
-  return { ok: true, proof };
+  return { ok: true, proof, ...(fresh === undefined ? {} : { nonce: fresh }) };
 }

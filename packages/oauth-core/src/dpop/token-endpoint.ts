@@ -7,6 +7,13 @@ import { checkDpopProof } from './check.js';
 import { DpopNonceError } from './nonce-error.js';
 import type { VerifiedProof } from './proof.js';
 
+/** A token request's accepted proof, and the nonce to send with the answer when the client's is stale. */
+export interface TokenEndpointProof {
+  readonly proof: VerifiedProof;
+  /** This server's current nonce, for the answer's `DPoP-Nonce` (see `DpopCheck`). */
+  readonly nonce?: string;
+}
+
 /**
  * The DPoP proof of a token request (RFC 9449 §5), checked whole — signature, claims, nonce, then its `jti`
  * spent — before the grant runs, so nothing single-use (a code, a refresh token, an assertion) is spent by a
@@ -19,7 +26,7 @@ export async function tokenEndpointProof(
   tenant: Tenant,
   request: HandlerRequest,
   event: RequestEvent,
-): Promise<VerifiedProof | undefined> {
+): Promise<TokenEndpointProof | undefined> {
   const settings = context.dpop;
   const header = request.headers.dpop;
   if (settings === undefined || header === undefined) return undefined;
@@ -29,7 +36,8 @@ export async function tokenEndpointProof(
     nonceLabel: `as:${tenant.issuer}`,
     nowMs: context.clock.now(),
   });
-  if (check.ok) return check.proof;
+  if (check.ok)
+    return check.nonce === undefined ? { proof: check.proof } : { proof: check.proof, nonce: check.nonce };
   event.reason = check.reason;
   context.logger.info(
     { event: 'dpop_refused', reason: check.reason, endpoint: 'token', tenant: tenant.slug },

@@ -1,6 +1,7 @@
+import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/internal';
-import { isMetadataDocumentClientId } from '../cimd/client-id-url.js';
-import { authenticateClient, vouchedFor } from '../client-authentication.js';
+import { authenticateClient, presentedClientId, vouchedFor } from '../client-authentication.js';
+import { type ResolvedClient, resolveClient } from '../clients.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
@@ -43,6 +44,29 @@ async function revokeIssuedFrom(
 }
 
 /**
+ * The client a code redemption names (registered: a cached read; metadata document: the fetch that
+ * authentication would make next), resolved before the code is taken. A name that resolves to no client
+ * keeps its `invalid_client` refusal for authentication to throw after the code is taken, as before (the
+ * code has leaked). An outage, or a document host over its fetch budget, is thrown while the code is still
+ * unspent, so the client can retry.
+ */
+async function namedClient(
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  params: Readonly<Record<string, string>>,
+): Promise<{ readonly clientId: string; readonly outcome: ResolvedClient | OAuthError } | undefined> {
+  const clientId = presentedClientId(request, params);
+  if (clientId === undefined) return undefined;
+  try {
+    return { clientId, outcome: await resolveClient(context, tenant, clientId, request) };
+  } catch (error) {
+    if (error instanceof OAuthError && error.code === 'invalid_client') return { clientId, outcome: error };
+    throw error;
+  }
+}
+
+/**
  * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6): the code is taken once, whatever happens
  * next; the verifier, redirect_uri and client must match what it was issued for. A code presented again
  * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
@@ -51,21 +75,12 @@ async function revokeIssuedFrom(
 export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
-  // A registered client that must prove a key and sent no proof keeps its code for the retry (RFC 9449
-  // §5.2). A read of the (cached) client record only: an id it does not find changes nothing, and the code
-  // is taken below as before. Metadata-document clients are judged after the code is taken, like the rest.
-  if (
-    proof === undefined &&
-    params.client_id !== undefined &&
-    !isMetadataDocumentClientId(params.client_id)
-  ) {
-    const registered = await context.storage.clients.get(tenant.slug, params.client_id);
-    if (
-      registered !== undefined &&
-      (registered.expiresAt === undefined || registered.expiresAt > context.clock.now())
-    ) {
-      requireProofOfBoundClient(registered, proof, event);
-    }
+  // A client that must prove a key (RFC 9449 §5.2) and sent no proof keeps its code for the retry, so the
+  // client the request names is resolved before the code is taken. Only without a proof: with one the rule
+  // holds whoever the client is, and the usual order (code first) stands.
+  const named = proof === undefined ? await namedClient(context, tenant, request, params) : undefined;
+  if (named !== undefined && !(named.outcome instanceof OAuthError)) {
+    requireProofOfBoundClient(named.outcome, proof, event);
   }
   // Taken before any other check: a presented code is gone, whatever happens next (even when expired, or
   // when the presenter cannot authenticate, in which case the code has leaked and must not stay usable).
@@ -97,10 +112,12 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
     allowPublic: true,
     requireBasic: true,
     renew: true,
+    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+    beforeCredentials: (client) => requireProofOfBoundClient(client, proof, event),
+    ...(named === undefined ? {} : { resolved: named }),
   });
   event.client_type = client.clientType;
   event.client_authenticated = vouchedFor(client, method);
-  requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('authorization_code')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');

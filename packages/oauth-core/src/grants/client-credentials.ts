@@ -15,10 +15,11 @@ export const clientCredentialsGrant: Grant = async ({ context, tenant, request, 
   const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
+    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
   event.client_type = client.clientType;
   event.client_authenticated = vouchedFor(client, method);
-  requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('client_credentials')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the client_credentials grant');

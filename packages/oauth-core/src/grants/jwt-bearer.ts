@@ -108,10 +108,11 @@ async function idJagPipeline(
   const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
+    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
   event.client_type = client.clientType;
   event.client_authenticated = vouchedFor(client, method);
-  requireProofOfBoundClient(client, proof);
   if (!client.grantTypes.includes(JWT_BEARER_GRANT)) {
     throw refusal(
       event,
@@ -216,13 +217,20 @@ async function workloadPipeline(
 ): ReturnType<Grant> {
   let client: { clientId: string; clientType: ClientType } | undefined;
   if (presentsClientCredentials(request, params)) {
-    const { client: authenticated, method } = await authenticateClient(context, tenant, request, params, {
-      allowPublic: false,
-      renew: true,
-    });
+    const { client: authenticated, method: authenticatedWith } = await authenticateClient(
+      context,
+      tenant,
+      request,
+      params,
+      {
+        allowPublic: false,
+        renew: true,
+        // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+        beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
+      },
+    );
     event.client_type = authenticated.clientType;
-    event.client_authenticated = vouchedFor(authenticated, method);
-    requireProofOfBoundClient(authenticated, proof);
+    event.client_authenticated = vouchedFor(authenticated, authenticatedWith);
     if (!authenticated.grantTypes.includes(JWT_BEARER_GRANT)) {
       throw refusal(
         event,

@@ -41,10 +41,11 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
   const { client, method } = await authenticateClient(context, tenant, request, params, {
     allowPublic: true,
     renew: true,
+    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
+    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
   event.client_type = client.clientType;
   event.client_authenticated = vouchedFor(client, method);
-  requireProofOfBoundClient(client, proof, event);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant');

@@ -59,11 +59,15 @@ export async function tokenHandler(
   event.grant_type = grantType;
   const grant = GRANTS[grantType] as Grant;
   // Before the grant: a code or refresh token survives a bad proof or a nonce challenge (RFC 9449 §8).
-  const proof = await tokenEndpointProof(context, tenant, request, event);
+  const checked = await tokenEndpointProof(context, tenant, request, event);
+  const proof = checked?.proof;
   const issued = await grant({ context, tenant, request, params, event, ...(proof ? { proof } : {}) });
   context.logger.debug(
     { event: 'token_issued', tenant: tenant.slug, grantType, clientType: event.client_type },
     'token issued',
   );
-  return noStoreJson(200, issued);
+  const answer = noStoreJson(200, issued);
+  // A client on an older nonce moves to the current one now, not after a use_dpop_nonce (RFC 9449 §8.2).
+  if (checked?.nonce === undefined) return answer;
+  return { ...answer, headers: { ...answer.headers, 'dpop-nonce': checked.nonce } };
 }

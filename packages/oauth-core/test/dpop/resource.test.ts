@@ -182,6 +182,49 @@ describe('resource nonces are the resource’s own (RFC 9449 §9)', () => {
   });
 });
 
+describe('a served request hands out the resource’s current nonce when the proof carried an older one (RFC 9449 §9)', () => {
+  it('no dpopNonce with the current nonce; the current one with the previous step’s, and the client stays served', async () => {
+    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const token = await issue(t);
+    const resource = t.server.protectedResource('demo', { allowMachineSubjects: true });
+    const challenged = await resource.verify(`DPoP ${token}`, await request(t, token));
+    let nonce = challenged.ok ? '' : String(challenged.result.headers['dpop-nonce']);
+    const current = await resource.verify(`DPoP ${token}`, await request(t, token, { nonce }));
+    expect(current.ok && current.dpopNonce).toBeUndefined();
+    const handedOut: string[] = [];
+    // Five steps: without the fresh nonces, the first one would be refused from the third on.
+    for (let step = 0; step < 5; step++) {
+      t.clock.advance(60_000);
+      const access = await resource.verify(`DPoP ${token}`, await request(t, token, { nonce }));
+      expect(access.ok).toBe(true);
+      if (!access.ok) return;
+      expect(access.dpopNonce).toMatch(/^[A-Za-z0-9_-]+$/);
+      nonce = String(access.dpopNonce);
+      handedOut.push(nonce);
+    }
+    expect(new Set(handedOut).size).toBe(5);
+  });
+
+  it('verifyAccessToken reports the fresh nonce too', async () => {
+    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+    const token = await issue(t);
+    const options = { allowMachineSubjects: true };
+    const challenged = await t.server.verifyAccessToken('demo', `DPoP ${token}`, {
+      ...options,
+      request: await request(t, token),
+    });
+    const nonce = challenged.ok ? '' : String(challenged.result.headers['dpop-nonce']);
+    t.clock.advance(60_000);
+    const check = await t.server.verifyAccessToken('demo', `DPoP ${token}`, {
+      ...options,
+      request: await request(t, token, { nonce }),
+    });
+    expect(check.ok).toBe(true);
+    expect(check.ok && check.dpopNonce).not.toBe(nonce);
+    expect(check.ok && check.dpopNonce).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+});
+
 describe('a proof is spent once across instances at a resource too', () => {
   it('the same proof replayed on a second instance sharing the store is refused', async () => {
     const storage = createMemoryStorage();

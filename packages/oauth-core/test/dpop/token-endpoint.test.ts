@@ -1,6 +1,7 @@
 import { StorageUnavailableError } from '@keyhold/core';
-import { calculateJwkThumbprint } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { CimdResolver } from '../../src/cimd/types.js';
 import { createMemoryStorage } from '../../src/index.js';
 import {
   basic,
@@ -533,5 +534,184 @@ describe('nonces are stateless: every instance with the same secret accepts ever
     await expect(createTestServer({ options: { dpop: { requireNonce: true } } })).rejects.toThrow(
       /nonceSecret/,
     );
+  });
+});
+
+describe('a successful token answer hands out the current nonce when the proof carried an older one (RFC 9449 §8.2)', () => {
+  async function machineTokens(options: Parameters<typeof createTestServer>[0]) {
+    const t = await createTestServer(options);
+    const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
+    const auth = basic(client.client_id, String(client.client_secret));
+    const issue = async (knobs: Parameters<typeof proofFor>[1] = {}, headers = {}) =>
+      t.server.token(
+        postForm(
+          '/tenant/demo/token',
+          { grant_type: 'client_credentials' },
+          { ...auth, ...headers, dpop: await proofFor(t, knobs) },
+        ),
+        'demo',
+      );
+    return { t, issue };
+  }
+
+  it('a proof with the current nonce gets no DPoP-Nonce; one with the previous step’s gets the current one', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    const first = String((await issue()).headers['dpop-nonce']);
+    const current = await issue({ nonce: first });
+    expect(current.status).toBe(200);
+    expect(current.headers['dpop-nonce']).toBeUndefined();
+    t.clock.advance(60_000);
+    const older = await issue({ nonce: first });
+    expect(older.status).toBe(200);
+    const next = String(older.headers['dpop-nonce']);
+    expect(next).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(next).not.toBe(first);
+    const rotated = await issue({ nonce: next });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers['dpop-nonce']).toBeUndefined();
+  });
+
+  it('a client that always moves to the nonce it is handed is never challenged again, however long it runs', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    let nonce = String((await issue()).headers['dpop-nonce']);
+    // Five steps: without the fresh nonces, the first one would be refused from the third on.
+    for (let step = 0; step < 5; step++) {
+      t.clock.advance(60_000);
+      const answer = await issue({ nonce });
+      expect(answer.status, answer.body).toBe(200);
+      nonce = String(answer.headers['dpop-nonce'] ?? nonce);
+    }
+  });
+
+  it('a browser client can read the fresh nonce of a successful answer (CORS exposes DPoP-Nonce)', async () => {
+    const { t, issue } = await machineTokens({ options: { dpop: { nonceSecret: SECRET } } });
+    const first = String((await issue()).headers['dpop-nonce']);
+    t.clock.advance(60_000);
+    const answer = await issue({ nonce: first }, { origin: 'https://spa.example' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['dpop-nonce']).toBeDefined();
+    expect(answer.headers['access-control-expose-headers']).toContain('dpop-nonce');
+  });
+
+  it('without required nonces a successful answer carries no DPoP-Nonce', async () => {
+    const { issue } = await machineTokens({});
+    const answer = await issue();
+    expect(answer.status).toBe(200);
+    expect(answer.headers['dpop-nonce']).toBeUndefined();
+  });
+});
+
+describe('a client that must prove a key and sent no proof keeps its code, refresh token and assertion for the retry (RFC 9449 §5.2)', () => {
+  const CIMD_CLIENT = 'https://app.example/oauth/client.json';
+  const codeForm = (code: string, verifier: string, clientId?: string) => ({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+  });
+
+  it('a metadata-document client whose document says dpop_bound_access_tokens redeems the same code on the retry', async () => {
+    const cimdResolver: CimdResolver = {
+      resolve: async () => ({
+        ok: true,
+        cached: false,
+        document: {
+          client_id: CIMD_CLIENT,
+          client_name: 'Bound App',
+          redirect_uris: [REDIRECT_URI],
+          dpop_bound_access_tokens: true,
+        },
+      }),
+    };
+    const t = await createTestServer({ cimdResolver, tenant: { allowedCimdDomains: ['app.example'] } });
+    const { code, verifier } = await obtainCode(t, CIMD_CLIENT);
+    const form = codeForm(code, verifier, CIMD_CLIENT);
+    const refused = await t.server.token(postForm('/tenant/demo/token', form), 'demo');
+    expect(refused.status).toBe(400);
+    expect(json(refused).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(retry.status, retry.body).toBe(200);
+    expect(json(retry).token_type).toBe('DPoP');
+  });
+
+  it('a confidential client authenticating with Basic (no client_id in the form) redeems the same code on the retry', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, {
+      token_endpoint_auth_method: 'client_secret_basic',
+      dpop_bound_access_tokens: true,
+    });
+    const secret = String(client.client_secret);
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const form = codeForm(code, verifier);
+    const refused = await t.server.token(
+      postForm('/tenant/demo/token', form, basic(client.client_id, secret)),
+      'demo',
+    );
+    expect(json(refused).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { ...basic(client.client_id, secret), dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(retry.status, retry.body).toBe(200);
+    expect(json(retry).token_type).toBe('DPoP');
+  });
+
+  it('a public client refused for a missing proof keeps its refresh token', async () => {
+    const t = await createTestServer();
+    const client = await registerClient(t.server, {
+      token_endpoint_auth_method: 'none',
+      dpop_bound_access_tokens: true,
+    });
+    const { code, verifier } = await obtainCode(t, client.client_id);
+    const first = await t.server.token(
+      postForm('/tenant/demo/token', codeForm(code, verifier, client.client_id), {
+        dpop: await proofFor(t),
+      }),
+      'demo',
+    );
+    const refreshToken = String(json(first).refresh_token);
+    expect(json(await refresh(t, client.client_id, refreshToken)).error).toBe('invalid_dpop_proof');
+    const retry = await refresh(t, client.client_id, refreshToken, await proofFor(t));
+    expect(retry.status, retry.body).toBe(200);
+  });
+
+  it('a private_key_jwt client refused for a missing proof can send the same client assertion again', async () => {
+    const t = await createTestServer();
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const created = await t.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys: [{ ...jwk, kty: String(jwk.kty) }] },
+      dpopBoundAccessTokens: true,
+    });
+    const now = Math.floor(t.clock.now() / 1000);
+    const assertion = await new SignJWT({
+      iss: created.clientId,
+      sub: created.clientId,
+      aud: ISSUER,
+      iat: now,
+      exp: now + 60,
+      jti: 'assertion-1',
+    })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .sign(privateKey);
+    const form = {
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    };
+    const refused = await t.server.token(postForm('/tenant/demo/token', form), 'demo');
+    expect(json(refused).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(retry.status, retry.body).toBe(200);
+    expect(json(retry).token_type).toBe('DPoP');
   });
 });

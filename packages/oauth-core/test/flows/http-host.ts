@@ -76,7 +76,10 @@ export async function startHttpHost(
       const check = await server.verifyAccessToken(slug, request.headers.get('authorization') ?? undefined, {
         request: { method: request.method, dpop: request.headers.get('dpop') ?? undefined },
       });
-      return toResponse(check.ok ? jsonResult(200, { sub: check.claims.sub }) : check.result);
+      if (!check.ok) return toResponse(check.result);
+      // A fresh DPoP nonce travels with the answer, as a host does with every served request (RFC 9449 §9).
+      const nonce = check.dpopNonce === undefined ? {} : { 'dpop-nonce': check.dpopNonce };
+      return toResponse(jsonResult(200, { sub: check.claims.sub }, nonce));
     },
   };
   area = compose(server, resource);

@@ -1,3 +1,4 @@
+import { createManualClock } from '@keyhold/core';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
@@ -20,8 +21,13 @@ afterAll(async () => {
   await host.close();
 });
 
-async function authorize(clientId: string, verifier: string, state: string): Promise<URL> {
-  const url = new URL(String(as.authorization_endpoint));
+async function authorize(
+  clientId: string,
+  verifier: string,
+  state: string,
+  server: oauth.AuthorizationServer = as,
+): Promise<URL> {
+  const url = new URL(String(server.authorization_endpoint));
   url.search = new URLSearchParams({
     client_id: clientId,
     redirect_uri: REDIRECT,
@@ -151,5 +157,107 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
     );
     expect(introspection).toMatchObject({ active: true, token_type: 'DPoP' });
     expect(introspection.cnf?.jkt).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server, however long it runs (RFC 9449 §8.2, §9)', () => {
+  // The server's clock is moved a nonce step (a minute) between requests; oauth4webapi dates its proofs by
+  // the real clock, so the run starts 150 s behind it and the proofs stay inside the ±300 s window.
+  const clock = createManualClock(Date.now() - 150_000);
+  let timed: HttpHost;
+  let timedAs: oauth.AuthorizationServer;
+  beforeAll(async () => {
+    timed = await startHttpHost(
+      { scopesSupported: ['mcp'] },
+      { clock, dpop: { nonceSecret: 'the-e2e-deployment-secret-of-32-bytes+' } },
+    );
+    timedAs = await discover(timed.issuer);
+  });
+  afterAll(async () => {
+    await timed.close();
+  });
+
+  async function machineClient() {
+    const provisioned = await timed.server.clients.provision('demo', {
+      grantTypes: ['client_credentials'],
+      scope: 'mcp',
+    });
+    const client: oauth.Client = { client_id: provisioned.clientId };
+    const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
+    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    const tokenRequest = async () =>
+      oauth.processClientCredentialsResponse(
+        timedAs,
+        client,
+        await oauth.clientCredentialsGrantRequest(
+          timedAs,
+          client,
+          auth,
+          { scope: 'mcp' },
+          { DPoP, ...insecure },
+        ),
+      );
+    return { DPoP, tokenRequest };
+  }
+
+  it('at the token endpoint: a nonce challenge on the first request only, over five nonce steps', async () => {
+    clock.set(Date.now() - 150_000);
+    const { tokenRequest } = await machineClient();
+    const first = await withNonceRetry(tokenRequest);
+    expect(first.retried).toBe(true);
+    // Without the fresh nonces of successful answers the first nonce would be refused from the third step on.
+    for (let step = 0; step < 5; step++) {
+      clock.advance(60_000);
+      const tokens = await tokenRequest();
+      expect(tokens.token_type).toBe('dpop');
+    }
+  });
+
+  it('at the resource: a nonce challenge on the first request only, over five nonce steps', async () => {
+    clock.set(Date.now() - 150_000);
+    const registered = await register(timedAs, {
+      redirect_uris: [REDIRECT],
+      client_name: 'Long-running DPoP Client',
+      token_endpoint_auth_method: 'none',
+    });
+    const client: oauth.Client = { client_id: registered.client_id };
+    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const params = oauth.validateAuthResponse(
+      timedAs,
+      client,
+      await authorize(client.client_id, verifier, state, timedAs),
+      state,
+    );
+    const { value: tokens } = await withNonceRetry(async () =>
+      oauth.processAuthorizationCodeResponse(
+        timedAs,
+        client,
+        await oauth.authorizationCodeGrantRequest(timedAs, client, oauth.None(), params, REDIRECT, verifier, {
+          DPoP,
+          ...insecure,
+        }),
+      ),
+    );
+    const resource = new URL(`${timed.issuer}/mcp`);
+    const call = async () => {
+      const response = await oauth.protectedResourceRequest(
+        tokens.access_token,
+        'GET',
+        resource,
+        undefined,
+        undefined,
+        { DPoP, ...insecure },
+      );
+      return response.status;
+    };
+    // The handle holds the authorization server's nonce; the resource's own is asked for once.
+    const first = await withNonceRetry(call);
+    expect(first).toEqual({ value: 200, retried: true });
+    for (let step = 0; step < 5; step++) {
+      clock.advance(60_000);
+      expect(await call()).toBe(200);
+    }
   });
 });
