@@ -1,11 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import {
-  constantTimeEqual,
   htmlResult,
-  mediaType,
   NO_STORE_HEADERS,
-  parseForm,
-  parseQuery,
   randomToken,
   redirectResult,
   sha256Base64url,
@@ -21,6 +17,7 @@ import { errorPage } from '../responses.js';
 import type { GrantRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { formCookieValues } from './form-cookie.js';
+import { checkFormToken, currentUser, pageBody, readPageForm, readPageQuery } from './form-request.js';
 
 /** The cookie holding the connected-apps forms' anti-forgery secret (scoped to the page's path). */
 export const CONNECTED_APPS_COOKIE = 'keyhold_apps';
@@ -44,10 +41,6 @@ function cookieHeader(tenant: Tenant, value: string): string {
   const secure = tenant.issuer.startsWith('https:') ? '; Secure' : '';
   // A session cookie: a page left open for hours still revokes.
   return `${CONNECTED_APPS_COOKIE}=${value}; Path=${new URL(connectedAppsUrl(tenant)).pathname}; HttpOnly; SameSite=Strict${secure}`;
-}
-
-function currentUser(context: ServerContext, tenant: Tenant, request: HandlerRequest): string | undefined {
-  return request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
 }
 
 /** No signed-in user: what authorize does, the host's login page with the way back. */
@@ -97,11 +90,8 @@ export async function connectedAppsPageHandler(
 ): Promise<HandlerResult> {
   const userId = currentUser(context, tenant, request);
   if (userId === undefined) return toLogin(tenant);
-  const parsed = parseQuery(request.query);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
+  const parsed = readPageQuery(request, event);
+  if (!parsed.ok) return parsed.result;
   const noticeParam = parsed.params.notice;
   const notice = noticeParam === 'revoked' || noticeParam === 'not_found' ? noticeParam : undefined;
   const grants = await context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE });
@@ -139,10 +129,10 @@ export async function connectedAppsPageHandler(
   };
   const { render, builtIn, strings } = context.connectedApps;
   const rendered = await render(view, strings, builtIn);
-  const html = typeof rendered === 'string' ? rendered : rendered.html;
-  const csp =
-    (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+  const { html, csp } = pageBody(
+    rendered,
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  );
   return htmlResult(200, html, {
     ...NO_STORE_HEADERS,
     'content-security-policy': csp,
@@ -166,25 +156,12 @@ export async function connectedAppsRevokeHandler(
 ): Promise<HandlerResult> {
   const userId = currentUser(context, tenant, request);
   if (userId === undefined) return toLogin(tenant);
-  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-    event.error_code = 'invalid_request';
-    return errorPage(
-      400,
-      new OAuthError('invalid_request', 'The form must be sent as application/x-www-form-urlencoded.'),
-    );
-  }
-  const parsed = parseForm(request.body);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
+  const parsed = readPageForm(request, event);
+  if (!parsed.ok) return parsed.result;
   const { grant_id: grantId, csrf_token: csrfToken } = parsed.params;
-  const presented = csrfToken ?? '';
-  let verified = false;
-  // Every candidate is compared, so the time taken does not depend on which one matches.
-  for (const secret of formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)) {
-    if (constantTimeEqual(connectedAppsFormToken(secret, userId), presented)) verified = true;
-  }
+  const { verified } = checkFormToken(request, CONNECTED_APPS_COOKIE, csrfToken, (secret) =>
+    connectedAppsFormToken(secret, userId),
+  );
   if (!verified) {
     event.error_code = FORGED.code;
     context.logger.warn(
