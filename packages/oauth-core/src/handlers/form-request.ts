@@ -10,6 +10,14 @@ import { errorPage } from '../responses.js';
 import type { Tenant } from '../tenant.js';
 import { formCookieValues } from './form-cookie.js';
 
+/** A page's handler, as the endpoint table calls it. */
+export type PageHandler = (
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+) => Promise<HandlerResult>;
+
 /** The signed-in user: the host's, or the tenant's single user in single-user mode. */
 export function currentUser(
   context: ServerContext,
