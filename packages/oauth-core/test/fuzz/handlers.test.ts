@@ -186,6 +186,21 @@ function request(
   };
 }
 
+/** Registers a public client named `clientName` at the registration endpoint, as any stranger may. */
+function registerNamed(clientName: string): Promise<HandlerResult> {
+  const metadata = {
+    redirect_uris: [REDIRECT_URI],
+    client_name: clientName,
+    token_endpoint_auth_method: 'none',
+  };
+  return fx.t.server.register(
+    request('POST', '/tenant/demo/register', '', JSON.stringify(metadata), {
+      headers: { 'content-type': 'application/json' },
+    }),
+    'demo',
+  );
+}
+
 /** Authorization parameters that are mostly right, one or more of them hostile. */
 function authorizeQuery(): fc.Arbitrary<string> {
   const known = (values: readonly string[]) =>
@@ -379,20 +394,7 @@ describe('fuzz: the consent screen and decision', () => {
       );
       await fc.assert(
         fc.asyncProperty(name, async (clientName) => {
-          const registered = await fx.t.server.register(
-            request(
-              'POST',
-              '/tenant/demo/register',
-              '',
-              JSON.stringify({
-                redirect_uris: [REDIRECT_URI],
-                client_name: clientName,
-                token_endpoint_auth_method: 'none',
-              }),
-              { headers: { 'content-type': 'application/json' } },
-            ),
-            'demo',
-          );
+          const registered = await registerNamed(clientName);
           check(registered);
           if (registered.status !== 201) return;
           const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
@@ -480,20 +482,7 @@ describe('fuzz: the connected-apps page and its revoke form', () => {
       let shown = 0;
       await fc.assert(
         fc.asyncProperty(name, async (clientName) => {
-          const registered = await fx.t.server.register(
-            request(
-              'POST',
-              '/tenant/demo/register',
-              '',
-              JSON.stringify({
-                redirect_uris: [REDIRECT_URI],
-                client_name: clientName,
-                token_endpoint_auth_method: 'none',
-              }),
-              { headers: { 'content-type': 'application/json' } },
-            ),
-            'demo',
-          );
+          const registered = await registerNamed(clientName);
           if (registered.status !== 201) return;
           const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
           // A user of its own per run: the page shows this one grant.
