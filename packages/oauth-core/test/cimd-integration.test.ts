@@ -5,6 +5,7 @@ import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
 import { createMemoryStorage } from '../src/index.js';
 import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import {
+  authorizeWithPkce,
   consentFormFields,
   createTestServer,
   get,
@@ -168,21 +169,7 @@ describe('metadata-document clients through the CimdResolver', () => {
   it('a plain client_id still goes to the registry when a resolver is configured', async () => {
     const { t, fake } = await setup();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { challenge } = pkce();
-    const result = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const result = await authorizeWithPkce(t, client.client_id);
     expect(result.status).toBe(302);
     expect(fake.calls).toHaveLength(0);
   });

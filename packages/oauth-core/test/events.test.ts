@@ -6,6 +6,7 @@ import { MAX_PENDING_APPENDS } from '../src/events/emitter.js';
 import { AUTH_EVENT_REASONS } from '../src/index.js';
 import type { AuthEvent } from '../src/storage.js';
 import {
+  authorizeWithPkce,
   basic,
   createTestServer,
   decideConsent,
@@ -14,7 +15,6 @@ import {
   json,
   location,
   obtainCode,
-  pkce,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -87,21 +87,7 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names a denied consent, a bad client secret, a blocked client and a replayed refresh token', async () => {
     const { t, hooked } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    const { challenge } = pkce();
-    const start = await t.server.authorize(
-      get(
-        '/',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const start = await authorizeWithPkce(t, client.client_id);
     await decideConsent(t.server, location(start).searchParams.get('req') ?? '', 'deny');
     await t.server.token(
       postForm('/', { grant_type: 'client_credentials' }, basic(client.client_id, 'not-the-secret')),

@@ -171,6 +171,31 @@ export async function decideConsent(
   );
 }
 
+/** An authorize request of `clientId` with a fresh PKCE S256 challenge (its verifier is not kept), as `userId`. */
+export async function authorizeWithPkce(
+  t: TestServer,
+  clientId: string,
+  extra: Record<string, string> = {},
+  userId: string | undefined = USER,
+): Promise<HandlerResult> {
+  const { challenge } = pkce();
+  return t.server.authorize(
+    get(
+      '/tenant/demo/authorize',
+      {
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...extra,
+      },
+      userId,
+    ),
+    'demo',
+  );
+}
+
 /** Runs authorize (and, when asked, consent) and returns the code. */
 export async function obtainCode(
   t: TestServer,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  authorizeWithPkce,
   BASE_URL,
   consentFormFields,
   createTestServer,
@@ -326,21 +327,7 @@ describe('GET /consent: who receives the code, and what the client only claims',
       token_endpoint_auth_method: 'none',
       logo_uri: 'https://evil.example/bank-logo.png',
     });
-    const { challenge } = pkce();
-    const result = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const result = await authorizeWithPkce(t, client.client_id);
     const req = location(result).searchParams.get('req') ?? '';
     const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo');
     expect(page.body).not.toContain('bank-logo');
