@@ -196,6 +196,41 @@ export async function authorizeWithPkce(
   );
 }
 
+/**
+ * The authorize GET of `clientId` with the RFC 7636 example challenge and `state=st`, as `userId`: for tests
+ * that never redeem the code (the verifier is RFC 7636's too).
+ */
+export function authorizeRequest(clientId: string, userId: string = USER): HandlerRequest {
+  return get(
+    '/tenant/demo/authorize',
+    {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URI,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'st',
+    },
+    userId,
+  );
+}
+
+/** A public client's refresh request at the token endpoint. */
+export function refreshAsPublic(
+  t: TestServer,
+  clientId: string,
+  refreshToken: string,
+): Promise<HandlerResult> {
+  return t.server.token(
+    postForm('/tenant/demo/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: clientId,
+    }),
+    'demo',
+  );
+}
+
 /** Runs authorize (and, when asked, consent) and returns the code. */
 export async function obtainCode(
   t: TestServer,

@@ -3,6 +3,7 @@ import { StorageUnavailableError } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import {
+  authorizeRequest,
   createTestServer,
   exchangeCode,
   get,
@@ -42,21 +43,6 @@ async function setup() {
   const t = await createTestServer({ options: { storage: faults.storage, logger, tracing } });
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
   return { t, faults, client, lines, outcomes };
-}
-
-function authorizeRequest(clientId: string) {
-  return get(
-    '/tenant/demo/authorize',
-    {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'st',
-    },
-    'user-1',
-  );
 }
 
 describe('outage: the token endpoint answers 503 temporarily_unavailable with Retry-After (RFC 6749 §4.1.2.1)', () => {

@@ -7,6 +7,7 @@ import {
   json,
   obtainCode,
   postForm,
+  refreshAsPublic,
   registerClient,
 } from '../helpers.js';
 
@@ -27,18 +28,7 @@ describe('single use under concurrency', () => {
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     const { code, verifier } = await obtainCode(t, client.client_id);
     const token = String(json(await exchangeCode(t, client, code, verifier)).refresh_token);
-    return Promise.all(
-      Array.from({ length: 50 }, () =>
-        t.server.token(
-          postForm('/tenant/demo/token', {
-            grant_type: 'refresh_token',
-            refresh_token: token,
-            client_id: client.client_id,
-          }),
-          'demo',
-        ),
-      ),
-    );
+    return Promise.all(Array.from({ length: 50 }, () => refreshAsPublic(t, client.client_id, token)));
   }
 
   it('50 concurrent uses of one refresh token inside the default reuse window: all succeed with one successor', async () => {

@@ -3,6 +3,7 @@ import { createAuthorizationServerWithEndpoints } from '../../src/authorization-
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
+  authorizeRequest,
   BASE_URL,
   basic,
   createTestServer,
@@ -13,7 +14,7 @@ import {
   obtainCode,
   postForm,
   provisionClient,
-  REDIRECT_URI,
+  refreshAsPublic,
   registerClient,
   type TestServer,
   USER,
@@ -41,30 +42,7 @@ async function setup() {
 
 const bearer = (t: TestServer, token: string) => t.server.verifyAccessToken('demo', `Bearer ${token}`);
 
-const refresh = (t: TestServer, client: Client, token: string) =>
-  t.server.token(
-    postForm('/tenant/demo/token', {
-      grant_type: 'refresh_token',
-      refresh_token: token,
-      client_id: client.client_id,
-    }),
-    'demo',
-  );
-
-function authorizeRequest(clientId: string) {
-  return get(
-    '/tenant/demo/authorize',
-    {
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'st',
-    },
-    USER,
-  );
-}
+const refresh = (t: TestServer, client: Client, token: string) => refreshAsPublic(t, client.client_id, token);
 
 describe('a grant is recorded for each authorization and its tokens carry its id', () => {
   it('a code exchange records the grant with client, kind, scopes, resources, offline access and times', async () => {
