@@ -69,6 +69,11 @@ afterEach(() => {
   globalMetrics.disable();
 });
 
+/** One count of a registered client's request that `endpoint` answered with `status` for `reason`. */
+function decided(endpoint: string, status: number, reason: string) {
+  return { attributes: { endpoint, status, client_type: 'registered', reason }, value: 1 };
+}
+
 describe('with @opentelemetry/api installed, the counters are emitted without the metrics option', () => {
   it('counts an authorization and a CIMD fetch on the global meter provider', async () => {
     const reader = registerGlobalReader();
@@ -83,33 +88,9 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     expect(resourceMetrics.scopeMetrics.map((scope) => scope.scope.name)).toContain('@keyhold/oauth-core');
     expect(await read(reader, 'mcp_auth.events')).toEqual(
       expect.arrayContaining([
-        {
-          attributes: {
-            endpoint: 'register',
-            status: 201,
-            client_type: 'registered',
-            reason: 'client.registered',
-          },
-          value: 1,
-        },
-        {
-          attributes: {
-            endpoint: 'authorize',
-            status: 302,
-            client_type: 'registered',
-            reason: 'authorize.consent_shown',
-          },
-          value: 1,
-        },
-        {
-          attributes: {
-            endpoint: 'consent',
-            status: 302,
-            client_type: 'registered',
-            reason: 'consent.approved',
-          },
-          value: 1,
-        },
+        decided('register', 201, 'client.registered'),
+        decided('authorize', 302, 'authorize.consent_shown'),
+        decided('consent', 302, 'consent.approved'),
       ]),
     );
     expect(await read(reader, 'mcp_auth.cimd.fetches')).toEqual([
@@ -123,17 +104,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     await metricsWhenPresent.settled();
     const reader = registerGlobalReader();
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    expect(await read(reader, 'mcp_auth.events')).toEqual([
-      {
-        attributes: {
-          endpoint: 'register',
-          status: 201,
-          client_type: 'registered',
-          reason: 'client.registered',
-        },
-        value: 1,
-      },
-    ]);
+    expect(await read(reader, 'mcp_auth.events')).toEqual([decided('register', 201, 'client.registered')]);
   });
 
   it('keeps an explicit metrics option: the counts go there and not to the global provider', async () => {
@@ -144,17 +115,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     });
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     await metricsWhenPresent.settled();
-    expect(await read(ownReader, 'mcp_auth.events')).toEqual([
-      {
-        attributes: {
-          endpoint: 'register',
-          status: 201,
-          client_type: 'registered',
-          reason: 'client.registered',
-        },
-        value: 1,
-      },
-    ]);
+    expect(await read(ownReader, 'mcp_auth.events')).toEqual([decided('register', 201, 'client.registered')]);
     expect(await read(globalReader, 'mcp_auth.events')).toEqual([]);
   });
 
