@@ -57,22 +57,7 @@ async function setup(initial: Partial<ClientMetadataDocument> = {}) {
   });
   const { challenge, verifier } = pkce();
   const authorize = (clientId = CLIENT_ID) =>
-    t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: clientId,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-          state: 's',
-          scope: 'mcp',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    authorizeWithPkce(t, clientId, { code_challenge: challenge, state: 's', scope: 'mcp' });
   const redeem = (code: string, redirectUri = REDIRECT_URI) =>
     t.server.token(
       postForm('/tenant/demo/token', {

@@ -2,9 +2,9 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
+import { discover, insecure, withNonceRetry } from './oauth4webapi-kit.js';
 
 // Plain http is allowed on loopback only: the host listens on 127.0.0.1.
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:43210/callback';
 
 let host: HttpHost;
@@ -15,25 +15,11 @@ beforeAll(async () => {
     { scopesSupported: ['openid', 'mcp'] },
     { dpop: { nonceSecret: 'the-e2e-deployment-secret-of-32-bytes+' } },
   );
-  const issuer = new URL(host.issuer);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  as = await discover(host.issuer);
 });
 afterAll(async () => {
   await host.close();
 });
-
-/** Runs a request once, and again when the server asked for a DPoP nonce (the handle has kept it). */
-async function withNonceRetry<T>(attempt: () => Promise<T>): Promise<{ value: T; retried: boolean }> {
-  try {
-    return { value: await attempt(), retried: false };
-  } catch (error) {
-    if (!oauth.isDPoPNonceError(error)) throw error;
-    return { value: await attempt(), retried: true };
-  }
-}
 
 async function authorize(clientId: string, verifier: string, state: string): Promise<URL> {
   const url = new URL(String(as.authorization_endpoint));

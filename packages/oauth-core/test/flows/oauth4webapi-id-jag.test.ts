@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintIdJag, type TestIdp, testIdp, trustOf } from '../jwt-bearer/id-jag-kit.js';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost } from './http-host.js';
+import { discover, insecure, withNonceRetry } from './oauth4webapi-kit.js';
 
 // Plain http is allowed on loopback only: the host listens on 127.0.0.1.
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CLIENT_ID = 'agent-1';
 
@@ -24,24 +24,11 @@ beforeAll(async () => {
     grantTypes: [JWT_BEARER],
   });
   secret = String(created.clientSecret);
-  const issuer = new URL(host.issuer);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  as = await discover(host.issuer);
 });
 afterAll(async () => {
   await host.close();
 });
-
-async function withNonceRetry<T>(attempt: () => Promise<T>): Promise<T> {
-  try {
-    return await attempt();
-  } catch (error) {
-    if (!oauth.isDPoPNonceError(error)) throw error;
-    return attempt();
-  }
-}
 
 describe('oauth4webapi redeems an ID-JAG with a DPoP proof and uses the bound token (RFC 7523, RFC 9449)', () => {
   it('the discovery document advertises the grant and the id-jag profile', () => {
@@ -58,7 +45,7 @@ describe('oauth4webapi redeems an ID-JAG with a DPoP proof and uses the bound to
       claims: { aud: host.issuer, resource: `${host.issuer}/mcp`, scope: 'mcp' },
     });
     // One assertion for both attempts: the nonce challenge comes before the jti is spent.
-    const tokens = await withNonceRetry(async () =>
+    const { value: tokens } = await withNonceRetry(async () =>
       oauth.processGenericTokenEndpointResponse(
         as,
         client,
@@ -77,7 +64,7 @@ describe('oauth4webapi redeems an ID-JAG with a DPoP proof and uses the bound to
     expect(tokens.scope).toBe('mcp');
     const resource = new URL(`${host.issuer}/mcp`);
     // The resource asks for its own nonce first; oauth4webapi throws it as a nonce error, and the handle keeps it.
-    const response = await withNonceRetry(async () =>
+    const { value: response } = await withNonceRetry(async () =>
       oauth.protectedResourceRequest(tokens.access_token, 'GET', resource, undefined, undefined, {
         DPoP,
         ...insecure,

@@ -3,9 +3,9 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
+import { discover, insecure } from './oauth4webapi-kit.js';
 
 // Plain http is allowed on loopback only: the host listens on 127.0.0.1.
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 let host: HttpHost;
 beforeAll(async () => {
@@ -21,12 +21,8 @@ async function browse(url: string, init: RequestInit = {}): Promise<Response> {
 
 describe('the full authorization-code flow, driven by oauth4webapi', () => {
   it('discovery → registration → authorize → consent → token → resource → refresh → introspect → revoke', async () => {
-    const issuer = new URL(host.issuer);
     // RFC 8414 path insertion: /.well-known/oauth-authorization-server/tenant/demo
-    const as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    );
+    const as = await discover(host.issuer);
     expect(as.issuer).toBe(host.issuer);
 
     const resource = new URL(`${host.issuer}/mcp`);
@@ -174,11 +170,7 @@ describe('the full authorization-code flow, driven by oauth4webapi', () => {
 
 describe('private_key_jwt (RFC 7523 §2.2), driven by oauth4webapi', () => {
   it('discovery advertises it; PrivateKeyJwt authenticates client_credentials, introspection and revocation', async () => {
-    const issuer = new URL(host.issuer);
-    const as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    );
+    const as = await discover(host.issuer);
     expect(as.token_endpoint_auth_methods_supported).toContain('private_key_jwt');
     expect(as.token_endpoint_auth_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
 
