@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { listToolsWith } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -63,15 +64,7 @@ describe('keyhold clients: the host provisions machine clients that anonymous re
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
 
     // A machine token is no user: the MCP endpoint refuses it.
-    const mcp = await fetch(`${host.url}/tenant/demo/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const mcp = await listToolsWith(`${host.url}/tenant/demo/mcp`, `Bearer ${accessToken}`);
     expect([401, 403]).toContain(mcp.status);
 
     const listed = await keyhold(['clients', 'list', '--json'], env);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -15,15 +15,7 @@ const mcpUrl = (): URL => new URL(`${host.url}/tenant/demo/mcp`);
 
 /** One MCP request with a bearer token, as a client that does not refresh would make it. */
 function listTools(accessToken: string): Promise<Response> {
-  return fetch(mcpUrl(), {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  return listToolsWith(mcpUrl(), `Bearer ${accessToken}`);
 }
 
 function refresh(clientId: string, refreshToken: string): Promise<Response> {

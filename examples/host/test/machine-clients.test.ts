@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { listToolsWith } from './oauth-client.js';
 
 // One data directory, two provisioned client_credentials clients (a secret, a private_key_jwt key set), and
 // the built host started twice on it:
@@ -161,15 +162,7 @@ describe('without KEYHOLD_MACHINE_CLIENTS the example host refuses machine clien
     });
     expect(token.status).toBe(200);
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
-    const refused = await fetch(`${host.url}/tenant/demo/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${accessToken}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const refused = await listToolsWith(`${host.url}/tenant/demo/mcp`, `Bearer ${accessToken}`);
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain('error="invalid_token"');

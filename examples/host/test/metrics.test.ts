@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverAndRegister, discoveryAndRegistrationPoints } from './counted-requests.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
 
 interface Counter {
@@ -42,30 +43,10 @@ async function eventsCounter(until: (counter: Counter) => boolean): Promise<Coun
 
 describe('the example host counts mcp_auth.events when an OpenTelemetry SDK is registered, with no option', () => {
   it('records a metadata request and a registration on the global meter provider', async () => {
-    expect((await fetch(`${host.url}/.well-known/oauth-authorization-server/tenant/demo`)).status).toBe(200);
-    const registered = await fetch(`${host.url}/tenant/demo/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        redirect_uris: ['http://127.0.0.1:3000/callback'],
-        token_endpoint_auth_method: 'none',
-      }),
-    });
+    const { metadata, registered } = await discoverAndRegister(host.url);
+    expect(metadata.status).toBe(200);
     expect(registered.status).toBe(201);
     const events = await eventsCounter((counter) => counter.points.length >= 2);
-    expect(events.points).toEqual(
-      expect.arrayContaining([
-        { attributes: { endpoint: 'metadata', status: 200 }, value: 1 },
-        {
-          attributes: {
-            endpoint: 'register',
-            status: 201,
-            client_type: 'registered',
-            reason: 'client.registered',
-          },
-          value: 1,
-        },
-      ]),
-    );
+    expect(events.points).toEqual(expect.arrayContaining([...discoveryAndRegistrationPoints]));
   });
 });

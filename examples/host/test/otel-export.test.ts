@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
+import { discoverAndRegister, discoveryAndRegistrationPoints } from './counted-requests.js';
 import { type HostProcess, startHost } from './host-process.js';
 
 // What an OTLP/HTTP JSON export carries, as far as the test reads it.
@@ -120,33 +121,13 @@ async function waitForPoints(
 
 describe('the example host exports its counters to the OTLP/HTTP collector OTEL_EXPORTER_OTLP_ENDPOINT names', () => {
   it('pushes mcp_auth.events with endpoint, status and client type to /v1/metrics as OTLP JSON', async () => {
-    expect((await fetch(`${host!.url}/.well-known/oauth-authorization-server/tenant/demo`)).status).toBe(200);
-    const registered = await fetch(`${host!.url}/tenant/demo/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        redirect_uris: ['http://127.0.0.1:3000/callback'],
-        token_endpoint_auth_method: 'none',
-      }),
-    });
+    const { metadata, registered } = await discoverAndRegister(host!.url);
+    expect(metadata.status).toBe(200);
     expect(registered.status).toBe(201);
     const points = await waitForPoints('mcp_auth.events', (found) =>
       found.some((point) => point.attributes['endpoint'] === 'register'),
     );
-    expect(points).toEqual(
-      expect.arrayContaining([
-        { attributes: { endpoint: 'metadata', status: 200 }, value: 1 },
-        {
-          attributes: {
-            endpoint: 'register',
-            status: 201,
-            client_type: 'registered',
-            reason: 'client.registered',
-          },
-          value: 1,
-        },
-      ]),
-    );
+    expect(points).toEqual(expect.arrayContaining([...discoveryAndRegistrationPoints]));
     expect(exports[0]?.path).toBe('/v1/metrics');
     expect(exports[0]?.contentType).toContain('application/json');
   });

@@ -11,7 +11,7 @@ import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
 
 const WIDTHS = [1280, 375] as const;
 // Screenshots are kept for a person to look at after a run; the assertions below do not depend on them.
@@ -184,16 +184,7 @@ describe('the connected-apps page, in a browser, lists the person’s apps in wo
         }
       ).grant_id,
     );
-    const listTools = () =>
-      fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const listTools = () => listToolsWith(mcpUrl, `Bearer ${accessToken}`);
     const before = await listTools();
     await before.body?.cancel();
     expect(before.status).toBe(200);
