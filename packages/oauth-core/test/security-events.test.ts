@@ -1,19 +1,16 @@
 import type { Logger } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import {
+  authorizeWithPkce,
   basic,
   createTestServer,
   decideConsent,
   exchangeCode,
-  get,
   json,
   location,
   obtainCode,
-  pkce,
   postForm,
-  REDIRECT_URI,
   registerClient,
-  USER,
 } from './helpers.js';
 
 /** Every log line as `{ level, message, ...fields }`, so tests can look for a security event by its fields. */
@@ -77,20 +74,7 @@ describe('security events: stable `event` and `reason` fields a log pipeline can
     const { logger, lines } = capture();
     const t = await createTestServer({ options: { logger } });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const started = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: pkce().challenge,
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const started = await authorizeWithPkce(t, client.client_id);
     const req = location(started).searchParams.get('req') ?? '';
     const denied = await decideConsent(t.server, req, 'deny');
     expect(denied.status).toBe(302);

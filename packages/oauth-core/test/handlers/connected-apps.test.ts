@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
+  authorizeWithPkce,
   BASE_URL,
   createTestServer,
   decodePayload,
@@ -258,20 +259,7 @@ describe('the consent page links to the connected-apps page when the server serv
   async function consentPageBody(options: TestServerOptions = {}) {
     const t = await createTestServer(options);
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const authorize = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: 'https://app.example/callback',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const authorize = await authorizeWithPkce(t, client.client_id);
     const req = new URL(authorize.headers.location ?? '').searchParams.get('req') ?? '';
     return (await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo')).body ?? '';
   }
