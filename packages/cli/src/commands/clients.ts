@@ -8,7 +8,7 @@ import type {
 } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
-import { printable, styleFor } from './claim/render.js';
+import { printable } from './claim/render.js';
 import { type CommandContext, fail, parse, print, usage } from './command-context.js';
 import {
   describeError,
@@ -17,6 +17,7 @@ import {
   withHostServer,
 } from './host-server.js';
 import { printListing } from './listing.js';
+import { commandOfSubcommands } from './subcommands.js';
 
 const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …] [options]
 
@@ -110,21 +111,13 @@ function withAdministration(
  * await runCli(['clients', 'add', '--grant', 'client_credentials'], io, { clients: clientsCommand });
  * ```
  */
-export const clientsCommand: Command = async (args, io) => {
-  const json = args.includes('--json');
-  const context: CommandContext = { command: 'clients', io, json, style: styleFor(io), now: Date.now() };
-  const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    io.stdout(USAGE);
-    return subcommand === undefined ? EXIT.usage : EXIT.ok;
-  }
-  const subcommands = { add, list, remove, block, unblock };
-  const run = subcommands[subcommand as keyof typeof subcommands];
-  if (!Object.hasOwn(subcommands, subcommand) || run === undefined) {
-    return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
-  }
-  return run(rest, context);
-};
+export const clientsCommand: Command = commandOfSubcommands('clients', USAGE, {
+  add,
+  list,
+  remove,
+  block,
+  unblock,
+});
 
 async function add(args: readonly string[], context: CommandContext): Promise<ExitCode> {
   const parsed = parse(

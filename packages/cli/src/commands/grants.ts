@@ -1,10 +1,11 @@
 import type { GrantRecord } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
-import { printable, styleFor } from './claim/render.js';
-import { type CommandContext, fail, parse, print, usage } from './command-context.js';
+import { printable } from './claim/render.js';
+import { type CommandContext, fail, parse, print } from './command-context.js';
 import { HOST_STORE_OPTIONS, HOST_STORE_OPTIONS_HELP, withHostServer } from './host-server.js';
 import { printListing } from './listing.js';
+import { commandOfSubcommands } from './subcommands.js';
 
 const LIST_USAGE = `Usage: keyhold grants list [--user <id>] [--client <id>] [options]
 
@@ -46,21 +47,7 @@ const PAGE = 1000;
  * await runCli(['grants', 'list', '--client', 'https://app.example/client.json'], io, { grants: grantsCommand });
  * ```
  */
-export const grantsCommand: Command = async (args, io) => {
-  const json = args.includes('--json');
-  const context: CommandContext = { command: 'grants', io, json, style: styleFor(io), now: Date.now() };
-  const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    io.stdout(USAGE);
-    return subcommand === undefined ? EXIT.usage : EXIT.ok;
-  }
-  const subcommands = { list, revoke };
-  const run = subcommands[subcommand as keyof typeof subcommands];
-  if (!Object.hasOwn(subcommands, subcommand) || run === undefined) {
-    return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
-  }
-  return run(rest, context);
-};
+export const grantsCommand: Command = commandOfSubcommands('grants', USAGE, { list, revoke });
 
 async function list(args: readonly string[], context: CommandContext): Promise<ExitCode> {
   const parsed = parse(
