@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_ID, host, keyhold, requireBuiltCli, USER } from './support/cli-host.js';
+import { CLIENT_ID, keyhold, requireBuiltCli, USER, withHost } from './support/cli-host.js';
 
 // The CLI runs as a real child process from its build output, against a real SQLite file that an
 // authorization server in this process writes to, as the example host and the command share keyhold.db.
@@ -10,8 +10,7 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 describe('keyhold events: the decision timeline of a client or a user, each event with its reason', () => {
   it('lists a client’s and a user’s events as JSON and as a table, newest first, never a token', async () => {
-    const h = await host('events');
-    try {
+    await withHost('events', async (h) => {
       const accessToken = await h.signIn();
       await h.server.verifyAccessToken('demo', 'Bearer not-a-real-token');
       const [grant] = await h.server.grants.list('demo');
@@ -48,22 +47,17 @@ describe('keyhold events: the decision timeline of a client or a user, each even
       expect(table.stdout).toContain('REASON');
       expect(table.stdout).toContain('token.rejected.grant_revoked');
       expect(table.stdout).toContain(String(grant?.grantId));
-    } finally {
-      h.db.close();
-    }
+    });
   });
 
   it('refuses a call without --client or --user, and a malformed --since, with exit 2', async () => {
-    const h = await host('events');
-    try {
+    await withHost('events', async (h) => {
       const bare = await keyhold(['events'], h.cwd);
       expect(bare.code).toBe(2);
       expect(bare.stderr).toContain('--client');
       const since = await keyhold(['events', '--user', USER, '--since', 'yesterday'], h.cwd);
       expect(since.code).toBe(2);
       expect(since.stderr).toContain('not a duration');
-    } finally {
-      h.db.close();
-    }
+    });
   });
 });

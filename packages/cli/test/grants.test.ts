@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_ID, host, keyhold, requireBuiltCli, USER } from './support/cli-host.js';
+import { CLIENT_ID, keyhold, requireBuiltCli, USER, withHost } from './support/cli-host.js';
 
 // The CLI runs as a real child process from its build output, against a real SQLite file that an
 // authorization server in this process writes to, as the example host and the command share keyhold.db.
@@ -7,8 +7,7 @@ beforeAll(requireBuiltCli);
 
 describe('keyhold grants list: each grant with its id, client id, scopes and times', () => {
   it('lists a grant a code flow created, filtered by user and by client, as JSON and as a table', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       await h.signIn();
       const [grant] = await h.server.grants.list('demo');
       const listed = await keyhold(['grants', 'list', '--json'], h.cwd);
@@ -37,16 +36,13 @@ describe('keyhold grants list: each grant with its id, client id, scopes and tim
       expect(table.stdout).toContain('GRANT ID');
       expect(table.stdout).toContain(String(grant?.grantId));
       expect(table.stdout).toContain('mcp:tools');
-    } finally {
-      h.db.close();
-    }
+    });
   });
 });
 
 describe('keyhold grants revoke: the grant ends and its tokens are refused at the next request', () => {
   it('revokes the grant the server issued a token under; the token is refused, the list shows it with --all', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       const accessToken = await h.signIn();
       expect(await h.accepted(accessToken)).toBe(true);
       const [grant] = await h.server.grants.list('demo');
@@ -57,38 +53,29 @@ describe('keyhold grants revoke: the grant ends and its tokens are refused at th
       expect(JSON.parse((await keyhold(['grants', 'list', '--json'], h.cwd)).stdout)).toEqual({ grants: [] });
       const all = JSON.parse((await keyhold(['grants', 'list', '--all', '--json'], h.cwd)).stdout);
       expect(all.grants[0]).toMatchObject({ grantId: grant?.grantId, revokedReason: 'admin' });
-    } finally {
-      h.db.close();
-    }
+    });
   });
 
   it('an unknown grant id fails with exit 1 and says so', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       const run = await keyhold(['grants', 'revoke', 'no-such-grant', '--json'], h.cwd);
       expect(run.code).toBe(1);
       expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'unknown_grant' } });
-    } finally {
-      h.db.close();
-    }
+    });
   });
 
   it('without a grant id it is a usage error (exit 2)', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       const run = await keyhold(['grants', 'revoke'], h.cwd);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('Missing the grant id to revoke');
-    } finally {
-      h.db.close();
-    }
+    });
   });
 });
 
 describe('keyhold clients block|unblock: a blocked client is refused, its tokens too', () => {
   it('block revokes the grants (printing the count) and authorize names the client as blocked; unblock lifts it', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       const accessToken = await h.signIn();
       const blocked = await keyhold(['clients', 'block', CLIENT_ID, '--json'], h.cwd);
       expect(blocked.code, blocked.stderr).toBe(0);
@@ -105,19 +92,14 @@ describe('keyhold clients block|unblock: a blocked client is refused, its tokens
       expect(await h.accepted(await h.signIn())).toBe(true);
       const again = await keyhold(['clients', 'unblock', CLIENT_ID], h.cwd);
       expect(again.code).toBe(1);
-    } finally {
-      h.db.close();
-    }
+    });
   });
 
   it('blocks a metadata-document client id the host has never seen', async () => {
-    const h = await host('grants');
-    try {
+    await withHost('grants', async (h) => {
       const run = await keyhold(['clients', 'block', 'https://app.example/client.json'], h.cwd);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Blocked client https://app.example/client.json; revoked 0 grants.');
-    } finally {
-      h.db.close();
-    }
+    });
   });
 });

@@ -137,3 +137,13 @@ export async function host(label: string): Promise<CliHost> {
     (await server.verifyAccessToken('demo', `Bearer ${accessToken}`)).ok;
   return { cwd, db, server, authorize, signIn, accepted };
 }
+
+/** Runs `use` with a fresh {@link host} (named after `label`), closing its database however `use` ends. */
+export async function withHost<T>(label: string, use: (h: CliHost) => Promise<T>): Promise<T> {
+  const h = await host(label);
+  try {
+    return await use(h);
+  } finally {
+    h.db.close();
+  }
+}
