@@ -2,6 +2,8 @@
 // registration of a public client → authorization (PKCE S256) → consent (cookie + CSRF) → token.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { publicCodeExchangeForm } from './code-exchange-form.js';
+import { codeRequestUrl } from './code-request-url.js';
 
 export const REDIRECT_URI = 'https://app.example/callback';
 
@@ -28,16 +30,11 @@ export async function singleUserToken(metadataUrl: string): Promise<SingleUserTo
   expect(registered.status).toBe(201);
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(metadata['authorization_endpoint']!);
-  authorize.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT_URI,
+  const authorize = codeRequestUrl(metadata['authorization_endpoint']!, clientId, REDIRECT_URI, {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     scope: 'mcp:tools',
     state: 's',
-  }).toString();
+  });
   const toConsent = await fetch(authorize, { redirect: 'manual' });
   expect(toConsent.status).toBe(302);
   const consentUrl = new URL(toConsent.headers.get('location')!, authorize);
@@ -60,13 +57,7 @@ export async function singleUserToken(metadataUrl: string): Promise<SingleUserTo
   const token = await fetch(metadata['token_endpoint']!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-    }),
+    body: new URLSearchParams(publicCodeExchangeForm(code, verifier, clientId, REDIRECT_URI)),
   });
   expect(token.status).toBe(200);
   const { access_token: accessToken } = (await token.json()) as { access_token: string };

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../test-support/code-request-url.js';
+import { listToolsWithBearer } from '../../test-support/mcp-tools-list.js';
 import { approveInBrowser, type HostProcess, packageDir, registerClient, startHost } from './host.js';
 
 /** A client profile as `fixtures/clients/<name>.json` records it (sources and notes are for readers). */
@@ -57,15 +59,7 @@ async function serveDocuments(
 
 /** The MCP call a connected client makes first: `tools/list` with the bearer token, answered 200. */
 async function listTools(mcpUrl: string, accessToken: string): Promise<string[]> {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  const response = await listToolsWithBearer(mcpUrl, accessToken);
   const text = await response.text();
   expect(response.status, text).toBe(200);
   // JSON or a one-event SSE stream, depending on the client's Accept; both carry the JSON-RPC result.
@@ -125,17 +119,12 @@ async function driveProfile(
   // 3. Authorization request, consent, and the redirect back to the client's own URI.
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
-  const authorizationUrl = new URL(metadata.authorization_endpoint);
-  authorizationUrl.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: profile.redirectUri,
+  const authorizationUrl = codeRequestUrl(metadata.authorization_endpoint, clientId, profile.redirectUri, {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     state,
     scope: resourceMetadata.scopes_supported.join(' '),
     resource: resourceMetadata.resource,
-  }).toString();
+  });
   const callback = await approveInBrowser(authorizationUrl);
   expect(`${callback.protocol}//${callback.host}${callback.pathname}`).toBe(
     profile.redirectUri.replace(/\?.*$/, ''),
@@ -212,14 +201,11 @@ describe('client profiles, driven through the whole flow against the example hos
     });
 
     it('is refused (invalid_client) by a tenant that does not accept `none`', async () => {
-      const authorize = new URL(`${host.url}/tenant/confidential/authorize`);
-      authorize.search = new URLSearchParams({
-        response_type: 'code',
-        client_id: profile.clientId!,
-        redirect_uri: profile.redirectUri,
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-      }).toString();
+      const authorize = codeRequestUrl(
+        `${host.url}/tenant/confidential/authorize`,
+        profile.clientId!,
+        profile.redirectUri,
+      );
       const response = await fetch(authorize, { redirect: 'manual' });
       expect(response.status).toBe(400);
       const page = await response.text();

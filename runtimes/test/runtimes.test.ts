@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createLocalVault } from '@keyhold/token-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicCodeExchangeForm } from '../../test-support/code-exchange-form.js';
 import { type FrameworkName, startFramework } from './support/frameworks.js';
 import { type Running, type RuntimeName, start, WEBHOOK_SECRET } from './support/runtimes.js';
 
@@ -112,13 +113,7 @@ describe.each<RuntimeName | FrameworkName>([
 
     const token = await fetch(
       metadata['token_endpoint']!,
-      form({
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-      }),
+      form(publicCodeExchangeForm(code, verifier, clientId, REDIRECT_URI)),
     );
     expect(token.status).toBe(200);
     expect(token.headers.get('cache-control')).toBe('no-store');

@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { createLocalVault } from '@keyhold/token-vault';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, keyholdFromSource, runtimeBinary, runtimesDir } from './support/runtimes.js';
+import { PLAINTEXT } from '../../test-support/node-crypto-sealed-values.js';
+import {
+  freePort,
+  keyholdFromSource,
+  runtimeBinary,
+  runtimesDir,
+  workerdConfig,
+} from './support/runtimes.js';
 
 const outDir = join(runtimesDir, '.build', 'without-nodejs-compat');
-const PLAINTEXT = 'gho_sealed-by-node-crypto/é✓😀 and more than one 16-byte AES block';
 
 describe('@keyhold/token-vault on workerd without nodejs_compat (issue 28)', () => {
   let child: ChildProcess | undefined;
@@ -31,19 +37,7 @@ describe('@keyhold/token-vault on workerd without nodejs_compat (issue 28)', () 
     });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    writeFileSync(
-      join(outDir, 'workerd.capnp'),
-      `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
-  compatibilityDate = "2026-01-01",
-);
-`,
-    );
+    writeFileSync(join(outDir, 'workerd.capnp'), workerdConfig('worker.mjs', port));
     child = spawn(runtimeBinary('workerd'), ['serve', join(outDir, 'workerd.capnp')], {
       cwd: outDir,
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? outDir },

@@ -17,6 +17,7 @@ import {
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
+import { brokerEventsInto } from './broker-events.js';
 import type { HostConfig } from './config.js';
 import { createHostRoutes } from './host-routes.js';
 import { openPostgresHostState, openSqliteHostRecords } from './host-state.js';
@@ -52,6 +53,12 @@ export interface HostAppOptions {
 
 /** How long `/health/ready` waits for each store. */
 const READINESS_TIMEOUT_MS = 1000;
+
+/**
+ * The timeline's bounds, given to the authorization server and used for the broker's appends too: one
+ * timeline, one policy.
+ */
+const TIMELINE = { maxEventsPerTenant: 10_000, retentionSeconds: 30 * 86_400 } as const;
 
 /** The confidential client the host uses at its own provider tenant to broker third-party tokens. */
 export const PROVIDER_CLIENT_ID = 'keyhold-host';
@@ -123,7 +130,11 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
   // Enterprise IdPs whose ID-JAGs a tenant redeems (jwt-bearer grant), from the KEYHOLD_TRUST_POLICIES file.
   const trust = readTrustPolicies(env, process.cwd(), Object.keys(tenantConfigs));
   for (const [slug, policy] of Object.entries(trust)) {
-    tenantConfigs[slug] = { ...tenantConfigs[slug]!, enterpriseIssuers: policy.enterpriseIssuers };
+    tenantConfigs[slug] = {
+      ...tenantConfigs[slug]!,
+      enterpriseIssuers: policy.enterpriseIssuers,
+      workloads: policy.workloads,
+    };
   }
   // Checked here, before anything is served: a broken key (in signing-keys.json, the database or
   // KEYHOLD_SIGNING_JWKS) stops the start with a message naming the tenant and the key, instead of a 500
@@ -177,6 +188,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     allowedOrigins: config.allowedOrigins,
     // OpenID userinfo and id_token claims (profile scope) for the host's users.
     userClaims: exampleUserClaims,
+    // The decision timeline lives in the storage's `events` store (`keyhold events`, connected apps).
+    events: TIMELINE,
   });
 
   const sessions = createSessionCookies(secrets.sessionSecret, { secure: baseUrl.startsWith('https:') });
@@ -209,6 +222,9 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
         tokenEndpointAuthMethod: 'client_secret_basic',
       },
     ],
+    // Brokered logins join the authorization server's timeline: same store, same bounds, so a person's
+    // `keyhold events --user` and connected-apps activity show them beside their consents.
+    events: { onEvent: brokerEventsInto(storage.events, config.tenant, clock, TIMELINE) },
     clock,
     logger,
   });
@@ -228,8 +244,8 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     : undefined;
   const mcp = createMcpEndpoint({
     // The tenant describes its resource: URL, metadata, realm, and the bearer policy (its resourceScopes are
-    // required; tokens a client obtained for itself, client_credentials, are refused with 403 unless
-    // KEYHOLD_MACHINE_CLIENTS=1).
+    // required; machine tokens — a client for itself (client_credentials) or a workload with its own JWT —
+    // are refused with 403 unless KEYHOLD_MACHINE_CLIENTS=1).
     resource: oauth.protectedResource(config.tenant, { allowMachineSubjects: config.machineClients }),
     serverInfo: { name: 'keyhold-example-host', version: '0.0.0' },
     toolModules,

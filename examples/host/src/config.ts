@@ -160,7 +160,8 @@ export interface HostConfig {
   readonly otlpMetrics?: { readonly exportIntervalMs: number };
   /**
    * `KEYHOLD_MACHINE_CLIENTS=1`: the MCP endpoint accepts tokens a client obtained for itself
-   * (client_credentials, from a client provisioned with `keyhold clients add`). Off by default: such tokens get
+   * (client_credentials, from a client provisioned with `keyhold clients add`) and tokens a workload obtained
+   * with its own JWT (workload trust policies in `KEYHOLD_TRUST_POLICIES`). Off by default: such tokens get
    * one 403 saying machine clients are not accepted, since the tools act for users.
    */
   readonly machineClients: boolean;

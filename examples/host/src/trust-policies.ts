@@ -1,10 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { EnterpriseIssuer } from '@keyhold/oauth-core';
+import type { EnterpriseIssuer, TenantConfig } from '@keyhold/oauth-core';
 
-/** What one tenant of `KEYHOLD_TRUST_POLICIES` configures: the enterprise IdPs whose ID-JAGs it redeems. */
+/** A workload trust policy as the library takes it (its type is not exported by name). */
+type WorkloadPolicy = NonNullable<TenantConfig['workloads']>[number];
+
+/**
+ * What one tenant of `KEYHOLD_TRUST_POLICIES` configures: the enterprise IdPs whose ID-JAGs it redeems and
+ * the workloads whose own JWTs it redeems.
+ */
 export interface TenantTrust {
   readonly enterpriseIssuers: readonly EnterpriseIssuer[];
+  readonly workloads: readonly WorkloadPolicy[];
 }
 
 /** A trust file is configuration, not data: anything larger is a mistake, refused before it is read. */
@@ -35,11 +42,54 @@ function issuerOf(file: string, where: string, value: unknown): EnterpriseIssuer
   };
 }
 
+// A workload field's file spellings: the library's camelCase, or snake_case as `jwks_uri` is spelled.
+const WORKLOAD_FIELDS: Readonly<Record<string, keyof WorkloadPolicy>> = {
+  issuer: 'issuer',
+  spiffe_trust_domain: 'spiffeTrustDomain',
+  spiffeTrustDomain: 'spiffeTrustDomain',
+  jwks: 'jwks',
+  jwks_uri: 'jwksUri',
+  jwksUri: 'jwksUri',
+  algorithms: 'algorithms',
+  audiences: 'audiences',
+  subject: 'subject',
+  require_jti: 'requireJti',
+  requireJti: 'requireJti',
+  require_iat: 'requireIat',
+  requireIat: 'requireIat',
+  max_lifetime_seconds: 'maxLifetimeSeconds',
+  maxLifetimeSeconds: 'maxLifetimeSeconds',
+  clock_skew_seconds: 'clockSkewSeconds',
+  clockSkewSeconds: 'clockSkewSeconds',
+  resources: 'resources',
+  scopes: 'scopes',
+  principal: 'principal',
+  client_id: 'clientId',
+  clientId: 'clientId',
+};
+
+function workloadOf(file: string, where: string, value: unknown): WorkloadPolicy {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(file, `${where} must be an object`);
+  const entry = value as Record<string, unknown>;
+  const unknown = Object.keys(entry).filter((name) => !Object.hasOwn(WORKLOAD_FIELDS, name));
+  if (unknown.length > 0) fail(file, `${where} has unknown fields: ${unknown.join(', ')}`);
+  const policy: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(entry)) {
+    const key = WORKLOAD_FIELDS[name] as string;
+    if (Object.hasOwn(policy, key)) fail(file, `${where} spells ${key} twice`);
+    policy[key] = field;
+  }
+  // The library checks the values (URLs, keys, subject, bounds) when the tenant is created; here the shape.
+  return policy as unknown as WorkloadPolicy;
+}
+
 /**
  * Reads the trust policies file `KEYHOLD_TRUST_POLICIES` names (relative to `cwd`), keyed by tenant slug:
- * `{ "demo": { "enterpriseIssuers": [ { "issuer", "jwks" | "jwks_uri", "clients", "scopes" } ] } }`. Absent
- * variable: no tenant trusts anyone. Throws a message naming the file for a missing, oversized or malformed
- * file, a tenant the host does not serve, or `workloads` (workload identity is not in this version yet).
+ * `{ "demo": { "enterpriseIssuers": [ { "issuer", "jwks" | "jwks_uri", "clients", "scopes" } ],
+ * "workloads": [ { "issuer" | "spiffe_trust_domain", "jwks" | "jwks_uri", "subject", "scopes", … } ] } }`
+ * (README "Trust policies"). Absent variable: no tenant trusts anyone. Throws a message naming the file for a
+ * missing, oversized or malformed file, an unknown field, or a tenant the host does not serve.
  *
  * @example
  * ```ts
@@ -77,15 +127,19 @@ export function readTrustPolicies(
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       fail(file, `${slug} must be an object`);
     const policy = value as Record<string, unknown>;
-    if (policy['workloads'] !== undefined) {
-      fail(file, `${slug}.workloads: workload identity is not supported by this version of the host`);
-    }
+    const unknown = Object.keys(policy).filter(
+      (name) => name !== 'enterpriseIssuers' && name !== 'workloads',
+    );
+    if (unknown.length > 0) fail(file, `${slug} has unknown fields: ${unknown.join(', ')}`);
     const issuers = policy['enterpriseIssuers'] ?? [];
     if (!Array.isArray(issuers)) fail(file, `${slug}.enterpriseIssuers must be an array`);
+    const workloads = policy['workloads'] ?? [];
+    if (!Array.isArray(workloads)) fail(file, `${slug}.workloads must be an array`);
     result[slug] = {
       enterpriseIssuers: issuers.map((entry, index) =>
         issuerOf(file, `${slug}.enterpriseIssuers[${index}]`, entry),
       ),
+      workloads: workloads.map((entry, index) => workloadOf(file, `${slug}.workloads[${index}]`, entry)),
     };
   }
   return result;

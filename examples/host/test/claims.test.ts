@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
-import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
@@ -70,11 +70,16 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
     const client = await connect({ 'Mcp-Claim-Code': 'ABC-DEF' });
     expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     await client.close();
-    const response = await listToolsWith(
-      `${host.url}/tenant/demo/mcp`,
-      `Bearer ${(await provider.tokens())?.access_token}`,
-      { 'mcp-claim-code': 'ABC-DEF' },
-    );
+    const response = await fetch(`${host.url}/tenant/demo/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${(await provider.tokens())?.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-claim-code': 'ABC-DEF',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(response.status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { listToolsWith } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -64,7 +64,7 @@ describe('keyhold clients: the host provisions machine clients that anonymous re
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
 
     // A machine token is no user: the MCP endpoint refuses it.
-    const mcp = await listToolsWith(`${host.url}/tenant/demo/mcp`, `Bearer ${accessToken}`);
+    const mcp = await listToolsWithBearer(`${host.url}/tenant/demo/mcp`, accessToken);
     expect([401, 403]).toContain(mcp.status);
 
     const listed = await keyhold(['clients', 'list', '--json'], env);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../../test-support/code-request-url.js';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -14,9 +16,7 @@ afterAll(async () => {
 const mcpUrl = (): URL => new URL(`${host.url}/tenant/demo/mcp`);
 
 /** One MCP request with a bearer token, as a client that does not refresh would make it. */
-function listTools(accessToken: string): Promise<Response> {
-  return listToolsWith(mcpUrl(), `Bearer ${accessToken}`);
-}
+const listTools = (accessToken: string): Promise<Response> => listToolsWithBearer(mcpUrl(), accessToken);
 
 function refresh(clientId: string, refreshToken: string): Promise<Response> {
   return fetch(`${host.url}/tenant/demo/token`, {
@@ -89,14 +89,11 @@ describe('end to end: `keyhold clients block` refuses a client at authorize, ref
     expect(
       ((await (await refresh(blocked.clientId, blocked.refreshToken)).json()) as { error: string }).error,
     ).toBe('invalid_grant');
-    const authorize = new URL(`${host.url}/tenant/demo/authorize`);
-    authorize.search = new URLSearchParams({
-      client_id: blocked.clientId,
-      response_type: 'code',
-      redirect_uri: 'http://127.0.0.1:1/callback',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
+    const authorize = codeRequestUrl(
+      `${host.url}/tenant/demo/authorize`,
+      blocked.clientId,
+      'http://127.0.0.1:1/callback',
+    );
     const page = await fetch(authorize, { redirect: 'manual' });
     expect(page.status).toBe(403);
     expect(page.headers.get('location')).toBeNull();

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -30,7 +30,15 @@ describe('logs at debug tell the story of a whole OAuth and MCP flow, in one fie
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     await client.listTools();
     await client.close();
-    await listToolsWith(mcpUrl, 'Bearer not-a-token');
+    await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer not-a-token',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     const lines = logLines();
     const messages = lines.map((line) => String(line['msg'] ?? ''));
     expect(messages).toContain('authorization code issued');

@@ -15,9 +15,9 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { listToolsWith } from './oauth-client.js';
 
 // One data directory, two provisioned client_credentials clients (a secret, a private_key_jwt key set), and
 // the built host started twice on it:
@@ -162,7 +162,7 @@ describe('without KEYHOLD_MACHINE_CLIENTS the example host refuses machine clien
     });
     expect(token.status).toBe(200);
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
-    const refused = await listToolsWith(`${host.url}/tenant/demo/mcp`, `Bearer ${accessToken}`);
+    const refused = await listToolsWithBearer(`${host.url}/tenant/demo/mcp`, accessToken);
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain('error="invalid_token"');

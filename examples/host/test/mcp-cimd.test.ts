@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../../test-support/code-request-url.js';
 import { type HostProcess, startHost } from './host-process.js';
 import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
 
@@ -74,15 +75,12 @@ describe('a real MCP client arriving with a Client ID Metadata Document', () => 
   });
 
   it('refuses a metadata-document client whose host is not on the allowlist', async () => {
-    const url = new URL(`${host.url}/tenant/demo/authorize`);
-    url.search = new URLSearchParams({
-      client_id: 'https://elsewhere.example/client.json',
-      response_type: 'code',
-      redirect_uri: REDIRECT_URI,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 's',
-    }).toString();
+    const url = codeRequestUrl(
+      `${host.url}/tenant/demo/authorize`,
+      'https://elsewhere.example/client.json',
+      REDIRECT_URI,
+      { state: 's' },
+    );
     const response = await fetch(url, { redirect: 'manual' });
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/not allowed|allowlist|invalid_client/i);

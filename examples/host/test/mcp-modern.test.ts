@@ -3,7 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
-import { approveInBrowser, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 let mcpUrl: URL;
@@ -135,8 +135,15 @@ describe('the SDK v2 client in the 2026-07-28 era against the example host', () 
   });
 
   it('refuses a foreign Origin with 403', async () => {
-    const response = await listToolsWith(mcpUrl, `Bearer ${provider.tokens()?.access_token}`, {
-      origin: 'https://rebind.attacker.example',
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${provider.tokens()?.access_token}`,
+        origin: 'https://rebind.attacker.example',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(403);
   });

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
-import { approveInBrowser, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { approveInBrowser, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess;
 beforeAll(async () => {
@@ -65,7 +65,15 @@ describe('a real MCP client (SDK Client + its OAuth provider) against the host',
   });
 
   it('answers a request with a bad token with 401 and the WWW-Authenticate challenge', async () => {
-    const response = await listToolsWith(mcpUrl(), 'Bearer not-a-token');
+    const response = await fetch(mcpUrl(), {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer not-a-token',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(
       /^Bearer realm="demo", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/tenant\/demo\/mcp", error="invalid_token"/,

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverAndRegister, discoveryAndRegistrationPoints } from './counted-requests.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
+import { fetchMetadataAndRegister, METADATA_AND_REGISTRATION_POINTS } from './otel/counted-requests.js';
 
 interface Counter {
   name: string;
@@ -43,10 +43,8 @@ async function eventsCounter(until: (counter: Counter) => boolean): Promise<Coun
 
 describe('the example host counts mcp_auth.events when an OpenTelemetry SDK is registered, with no option', () => {
   it('records a metadata request and a registration on the global meter provider', async () => {
-    const { metadata, registered } = await discoverAndRegister(host.url);
-    expect(metadata.status).toBe(200);
-    expect(registered.status).toBe(201);
+    await fetchMetadataAndRegister(host.url);
     const events = await eventsCounter((counter) => counter.points.length >= 2);
-    expect(events.points).toEqual(expect.arrayContaining([...discoveryAndRegistrationPoints]));
+    expect(events.points).toEqual(expect.arrayContaining([...METADATA_AND_REGISTRATION_POINTS]));
   });
 });

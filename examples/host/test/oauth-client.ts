@@ -160,24 +160,3 @@ export function redeemCode(
     }).toString(),
   });
 }
-
-/**
- * One MCP `tools/list` POST with the `Authorization` header `authorization` (and any `headers` more), as a
- * client that does not refresh would make it; answers the raw response.
- */
-export function listToolsWith(
-  mcpUrl: string | URL,
-  authorization: string,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-}

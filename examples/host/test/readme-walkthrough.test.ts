@@ -221,13 +221,25 @@ describe('the README walk-through, run against a fresh host with only node and b
     expect(listed).toContain('"filesystem"');
   });
 
-  it('F: the connected-apps page lists the grant, revokes it, and the next MCP call is refused', () => {
+  it('F: the connected-apps page lists the grant and recent activity, revokes it, keyhold events shows the brokered login, and the next MCP call is refused', () => {
     const revoked = outputOf(containing('/tenant/demo/connected-apps'));
     expect(revoked).toContain('GET /tenant/demo/connected-apps → 200 lists walk-through');
     expect(revoked).toContain(
       `POST /tenant/demo/connected-apps → 303 ${host.url}/tenant/demo/connected-apps?notice=revoked`,
     );
     expect(revoked).toContain('The application was disconnected.');
+    // Recent activity on the same page: the person's own decisions in words, the provider login of B included.
+    expect(revoked).toMatch(/^Recent activity: .*You allowed an application/m);
+    expect(revoked).toMatch(/^Recent activity: .*You connected another service for a tool/m);
+    const timeline = outputOf(containing('keyhold events --user owner'));
+    for (const reason of [
+      'broker.login_started',
+      'broker.login_completed',
+      'consent.approved',
+      'grant.revoked.user',
+    ]) {
+      expect(timeline).toContain(reason);
+    }
     expect(outputOf(containing('id: 3, method: "tools/list"'))).toMatch(
       /^POST \/tenant\/demo\/mcp tools\/list → 401 Bearer .*error="invalid_token"/m,
     );

@@ -1,6 +1,5 @@
 // The screens a person meets, rendered by a real headless Chromium (shipped inside the @sparticuz/chromium npm
 // package, driven by puppeteer-core) at a desktop and a phone width: what a person reads there, not the HTML.
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,10 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeRequestUrl } from '../../../test-support/code-request-url.js';
+import { listToolsWithBearer } from '../../../test-support/mcp-tools-list.js';
 import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, listToolsWith, TestOAuthProvider } from './oauth-client.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 const WIDTHS = [1280, 375] as const;
 // Screenshots are kept for a person to look at after a run; the assertions below do not depend on them.
@@ -61,16 +62,8 @@ async function atEachWidth(page: Page, name: string, check: (width: number) => P
 }
 
 function authorizeUrl(clientId: string, redirectUri: string, scope: string): string {
-  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
-  return `${host.url}/tenant/demo/authorize?${new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-    scope,
-  })}`;
+  return codeRequestUrl(`${host.url}/tenant/demo/authorize`, clientId, redirectUri, { state: 'st', scope })
+    .href;
 }
 
 describe('the consent page, in a browser, names the service and the person and says the scopes in words', () => {
@@ -137,25 +130,33 @@ describe('the unknown-client page, in a browser, says to remove the connection a
   }, 60_000);
 });
 
+/**
+ * A tool call that needs a provider login: the login link it is given, or `undefined` when the person's
+ * grant is stored already (the call then succeeded).
+ */
+async function brokeredLoginLink(provider: TestOAuthProvider): Promise<string | undefined> {
+  const mcpUrl = new URL(`${host.url}/tenant/demo/mcp`);
+  const client = new Client(
+    { name: 'screens', version: '1.0.0' },
+    { capabilities: { elicitation: { url: {} } } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  const error = await client.callTool({ name: 'who_am_i', arguments: {} }).catch((e: unknown) => e);
+  await client.close();
+  if (!(error instanceof McpError)) return undefined;
+  return (error as McpError & { data: { elicitations: { url: string }[] } }).data.elicitations[0]!.url;
+}
+
 describe('the provider callback page, in a browser, says to return to the client and confirm', () => {
   it('reads so at 1280 and 375 px after a brokered login', async () => {
     const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
-    const mcpUrl = new URL(`${host.url}/tenant/demo/mcp`);
-    await authorizeMcpClient(mcpUrl, provider);
-    const client = new Client(
-      { name: 'screens', version: '1.0.0' },
-      { capabilities: { elicitation: { url: {} } } },
-    );
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
-    const error = await client.callTool({ name: 'who_am_i', arguments: {} }).catch((e: unknown) => e);
-    await client.close();
-    expect(error).toBeInstanceOf(McpError);
-    const connectUrl = (error as McpError & { data: { elicitations: { url: string }[] } }).data
-      .elicitations[0]!.url;
+    await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
+    const connectUrl = await brokeredLoginLink(provider);
+    expect(connectUrl, 'a login link: no grant is stored yet').toBeDefined();
     const page = await browser.newPage();
     try {
       // connect → the provider tenant (first-party, single user) → the callback, all followed by the browser.
-      const response = await page.goto(connectUrl);
+      const response = await page.goto(connectUrl!);
       expect(new URL(page.url()).pathname).toBe('/auth/oauth/callback');
       expect(response?.status()).toBe(200);
       await atEachWidth(page, 'callback', async (width) => {
@@ -184,10 +185,19 @@ describe('the connected-apps page, in a browser, lists the person’s apps in wo
         }
       ).grant_id,
     );
-    const listTools = () => listToolsWith(mcpUrl, `Bearer ${accessToken}`);
+    const listTools = () => listToolsWithBearer(mcpUrl, accessToken);
     const before = await listTools();
     await before.body?.cancel();
     expect(before.status).toBe(200);
+    // The person connects the provider for a tool (connect → provider tenant → callback, single user)
+    // unless an earlier test of this host already did: either way a brokered login is in their timeline,
+    // beside the consent, and so in their recent activity.
+    const link = await brokeredLoginLink(provider);
+    if (link !== undefined) {
+      const completed = await fetch(link);
+      await completed.body?.cancel();
+      expect(completed.status).toBe(200);
+    }
     const page = await browser.newPage();
     try {
       const response = await page.goto(`${host.url}/tenant/demo/connected-apps`);
@@ -200,6 +210,24 @@ describe('the connected-apps page, in a browser, lists the person’s apps in wo
         expect(text).toContain('Keyhold e2e client');
         expect(text).toContain('use the tools of this service on your behalf');
         expect(text).toContain('Last used');
+        // Recent activity: the person's own decisions in words, the raw reason in small print, the app.
+        const activity =
+          // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person reads.
+          (await page.$eval('.activity', (element) => (element as HTMLElement).innerText)).replace(
+            /\s+/g,
+            ' ',
+          );
+        expect(activity, `${width}px`).toContain('Recent activity');
+        expect(activity).toContain('You connected another service for a tool');
+        expect(activity).toContain('reason broker.login_completed');
+        expect(activity).toContain('You allowed an application');
+        expect(activity).toContain('reason consent.approved');
+        expect(activity).toContain('Application: Keyhold e2e client');
+        expect(activity).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+        expect(activity).not.toContain(accessToken);
+        const entries = await page.$$('.activity-entry');
+        expect(entries.length).toBeGreaterThanOrEqual(3);
+        expect(entries.length).toBeLessThanOrEqual(20);
         const buttons = await buttonSizes(page);
         expect(buttons.length).toBeGreaterThanOrEqual(1);
         for (const size of buttons) {

@@ -17,9 +17,42 @@ const ENTRY = {
   scopes: ['mcp:tools'],
 };
 
-describe('KEYHOLD_TRUST_POLICIES names a JSON file of trusted enterprise IdPs keyed by tenant slug', () => {
+const WORKLOAD = {
+  issuer: 'https://ci.example',
+  jwks_uri: 'https://ci.example/jwks',
+  subject: 'repo:acme/*',
+  scopes: ['mcp:tools'],
+};
+
+describe('KEYHOLD_TRUST_POLICIES names a JSON file of trusted enterprise IdPs and workloads keyed by tenant slug', () => {
   it('absent: no tenant trusts any IdP', () => {
     expect(readTrustPolicies({}, '/', ['demo'])).toEqual({});
+  });
+
+  it('reads workloads, snake_case fields becoming the library’s camelCase', () => {
+    const { dir, name } = fileWith(
+      JSON.stringify({
+        demo: {
+          workloads: [{ ...WORKLOAD, require_jti: false, max_lifetime_seconds: 600, client_id: 'ci' }],
+        },
+      }),
+    );
+    expect(readTrustPolicies({ KEYHOLD_TRUST_POLICIES: name }, dir, ['demo'])).toEqual({
+      demo: {
+        enterpriseIssuers: [],
+        workloads: [
+          {
+            issuer: 'https://ci.example',
+            jwksUri: 'https://ci.example/jwks',
+            subject: 'repo:acme/*',
+            scopes: ['mcp:tools'],
+            requireJti: false,
+            maxLifetimeSeconds: 600,
+            clientId: 'ci',
+          },
+        ],
+      },
+    });
   });
 
   it('reads enterpriseIssuers, jwks_uri becoming jwksUri, relative to the working directory', () => {
@@ -34,6 +67,7 @@ describe('KEYHOLD_TRUST_POLICIES names a JSON file of trusted enterprise IdPs ke
             scopes: ['mcp:tools'],
           },
         ],
+        workloads: [],
       },
     });
   });
@@ -45,9 +79,24 @@ describe('KEYHOLD_TRUST_POLICIES names a JSON file of trusted enterprise IdPs ke
       /"other" is not a tenant/,
     ],
     [
-      'workloads, not supported yet',
-      JSON.stringify({ demo: { workloads: [] } }),
-      /workload identity is not supported/,
+      'an unknown workload field',
+      JSON.stringify({ demo: { workloads: [{ ...WORKLOAD, audience: 'x' }] } }),
+      /demo\.workloads\[0\] has unknown fields: audience/,
+    ],
+    [
+      'a workload field spelled both ways',
+      JSON.stringify({ demo: { workloads: [{ ...WORKLOAD, jwksUri: 'https://ci.example/jwks' }] } }),
+      /spells jwksUri twice/,
+    ],
+    [
+      'workloads that are no array',
+      JSON.stringify({ demo: { workloads: {} } }),
+      /workloads must be an array/,
+    ],
+    [
+      'an unknown tenant field',
+      JSON.stringify({ demo: { workload: [] } }),
+      /demo has unknown fields: workload/,
     ],
     [
       'an unknown field',

@@ -1,6 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withoutNodeBuiltins } from '../../../test-support/without-node-builtins.js';
 import { scrypt } from '../src/scrypt.js';
 import type { ScryptParameters } from '../src/scrypt-portable.js';
 import { scryptPortable } from '../src/scrypt-portable.js';
@@ -129,17 +130,12 @@ describe('scrypt uses node:crypto where the runtime has it and the portable scry
   });
 
   it('loads and gives the same key where the runtime offers no Node built-in', async () => {
-    const original = process.getBuiltinModule;
-    vi.resetModules();
-    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
-    try {
+    await withoutNodeBuiltins(async () => {
       const portable = await import('../src/scrypt.js');
       const { scryptPortable: fresh } = await import('../src/scrypt-portable.js');
       expect(portable.scrypt).toBe(fresh);
       const key = await portable.scrypt(utf8('password'), utf8('NaCl'), parameters(1024, 8, 16, 64));
       expect(hex(key)).toBe(RFC_7914_VECTORS[1]?.key);
-    } finally {
-      process.getBuiltinModule = original;
-    }
+    });
   });
 });

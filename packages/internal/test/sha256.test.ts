@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withoutNodeBuiltins } from '../../../test-support/without-node-builtins.js';
 import { sha256Base64url } from '../src/sha256.js';
 import { sha256Portable } from '../src/sha256-portable.js';
 
@@ -41,18 +42,13 @@ describe('sha256Base64url hashes the UTF-8 of a string, base64url without paddin
 
 describe('sha256Base64url needs no node:crypto: without process.getBuiltinModule it hashes portably', () => {
   it('loads and gives the same digests where the runtime offers no Node built-in', async () => {
-    const original = process.getBuiltinModule;
-    vi.resetModules();
-    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
-    try {
+    await withoutNodeBuiltins(async () => {
       const portable = await import('../src/sha256.js');
       for (const value of ['', 'secret', 'é✓😀']) {
         expect(portable.sha256Base64url(value)).toBe(
           createHash('sha256').update(value, 'utf8').digest('base64url'),
         );
       }
-    } finally {
-      process.getBuiltinModule = original;
-    }
+    });
   });
 });

@@ -19,7 +19,13 @@ export interface BrokerElicitation {
 export interface McpTokenBroker {
   requestToken(
     ask: OAuthAsk,
-    context: { readonly tenantId: string; readonly userId: string; readonly toolModuleId: string },
+    context: {
+      readonly tenantId: string;
+      readonly userId: string;
+      readonly toolModuleId: string;
+      /** The MCP client of the tool call: it labels the broker's events. */
+      readonly clientId?: string;
+    },
   ): Promise<
     | { readonly ok: true; readonly accessToken: string }
     | { readonly ok: false; readonly error: BrokerElicitation }

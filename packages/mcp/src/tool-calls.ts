@@ -167,6 +167,8 @@ export function createToolRunner(options: {
         tenantId,
         userId: data.principal.userId,
         toolModuleId: module.toolModuleId,
+        // Labels the broker's events with the application that asked.
+        clientId: data.principal.clientId,
       });
       if (outcome.ok) return outcome.accessToken;
       throw new AuthorizationNeeded(outcome.error);

@@ -56,6 +56,16 @@ describe('brokered tokens: 2026-07-28 InputRequiredResult with a sealed requestS
     await client.close();
   });
 
+  it('tells the broker which client asks, so its events name the application', async () => {
+    host = await startEndpoint();
+    const client = await modernClient(host.url, 'alice-token', { urlElicitation: false });
+    await client.callTool({ name: 'list_repos', arguments: { owner: 'acme' } });
+    expect(host.broker.contexts).toEqual([
+      { tenantId: expect.any(String), userId: 'alice', toolModuleId: 'github', clientId: 'client-a' },
+    ]);
+    await client.close();
+  });
+
   it('gives the link as tool text to a client that declared no URL elicitation', async () => {
     host = await startEndpoint();
     const client = await modernClient(host.url, 'alice-token', { urlElicitation: false });

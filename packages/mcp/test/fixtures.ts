@@ -176,17 +176,18 @@ export function testResource(
 export function fakeBroker(): McpTokenBroker & {
   authorize(elicitationUrl: string): void;
   asks: number;
+  /** The context of each ask, in order. */
+  contexts: Parameters<McpTokenBroker['requestToken']>[1][];
 } {
   const granted = new Set<string>();
   const pending = new Map<string, string>();
   let counter = 0;
   const broker = {
     asks: 0,
-    async requestToken(
-      ask: { provider: string },
-      context: { tenantId: string; userId: string; toolModuleId: string },
-    ) {
+    contexts: [] as Parameters<McpTokenBroker['requestToken']>[1][],
+    async requestToken(ask: { provider: string }, context: Parameters<McpTokenBroker['requestToken']>[1]) {
       broker.asks += 1;
+      broker.contexts.push(context);
       const key = `${context.tenantId}/${context.userId}/${context.toolModuleId}/${ask.provider}`;
       if (granted.has(key)) return { ok: true as const, accessToken: `token-of-${context.userId}` };
       counter += 1;

@@ -28,9 +28,10 @@ export interface VerifyAccessTokenOptions {
   /** The audience the token must carry. Default: the tenant's protected resource (`{issuer}/mcp`). */
   readonly resource?: string;
   /**
-   * Whether tokens a client obtained for itself (client_credentials, subject `client:<client_id>`) are
-   * accepted. Default `false`: they get 403 `invalid_token` saying machine clients are not accepted (no
-   * `scope` hint, so clients stop instead of stepping up to a token just like the one they hold).
+   * Whether machine tokens are accepted: those a client obtained for itself (client_credentials, subject
+   * `client:<client_id>`) and those a workload obtained with its own JWT (jwt-bearer workload identity,
+   * subject `workload:<sub>`). Default `false`: they get 403 `invalid_token` saying machine clients are not
+   * accepted (no `scope` hint, so clients stop instead of stepping up to a token just like the one they hold).
    */
   readonly allowMachineSubjects?: boolean;
   /**
@@ -60,18 +61,43 @@ export interface DpopRequest {
 
 /**
  * The subject prefix of tokens a client obtained for itself (client_credentials): `client:<client_id>`.
- * User ids must not start with it.
+ * User ids must not start with it (nor with {@link WORKLOAD_SUBJECT_PREFIX}).
  *
  * @example
  * ```ts
- * const isMachine = claims.sub.startsWith(MACHINE_SUBJECT_PREFIX);
+ * const forItself = claims.sub.startsWith(MACHINE_SUBJECT_PREFIX);
  * ```
  */
 export const MACHINE_SUBJECT_PREFIX = 'client:';
 
+/**
+ * The subject prefix of tokens a workload obtained with its own JWT (the jwt-bearer grant's workload
+ * identity pipeline): `workload:<sub>`, or `workload:<principal>` when its trust policy names one.
+ *
+ * @example
+ * ```ts
+ * const workload = claims.sub.startsWith(WORKLOAD_SUBJECT_PREFIX);
+ * ```
+ */
+export const WORKLOAD_SUBJECT_PREFIX = 'workload:';
+
+/**
+ * Whether a token's subject is a machine rather than a user: a client acting for itself or a workload. The
+ * one rule every resource, userinfo and the token verifier apply, so the two kinds are never told apart
+ * where it matters whether a person is behind the token.
+ *
+ * @example
+ * ```ts
+ * if (isMachineSubject(claims.sub)) return refuse('this resource acts for users');
+ * ```
+ */
+export function isMachineSubject(sub: string): boolean {
+  return sub.startsWith(MACHINE_SUBJECT_PREFIX) || sub.startsWith(WORKLOAD_SUBJECT_PREFIX);
+}
+
 /** Why a machine token is refused by a resource that acts for users; clients show it to people. */
 const MACHINE_REFUSAL =
-  'machine clients are not accepted: this resource acts for users, and a token a client obtained for itself (client_credentials) is not accepted here';
+  'machine clients are not accepted: this resource acts for users, and a token a client or workload obtained for itself (client_credentials, workload identity) is not accepted here';
 
 const warnedTenants = new WeakSet<object>();
 
@@ -371,7 +397,7 @@ export async function checkBearer(
       return fail('the DPoP proof key is not the key the token is bound to');
     }
   }
-  if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) && !policy.allowMachineSubjects) {
+  if (isMachineSubject(claims.sub) && !policy.allowMachineSubjects) {
     report?.('token.rejected.invalid', claims);
     // Not insufficient_scope: the token holds the scopes, and MCP clients answer that code with a step-up
     // (a second token just like the first, the same 403). A 403 without a scope hint is final for them.

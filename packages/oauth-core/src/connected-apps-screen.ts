@@ -1,7 +1,7 @@
 import { escapeHtml } from '@keyhold/internal';
 import { fill, neutralised, shown } from './page-text.js';
 import { htmlDocument } from './responses.js';
-import type { ClientType, GrantKind } from './storage.js';
+import type { AuthEvent, ClientType, GrantKind } from './storage.js';
 
 /**
  * The connected-apps page to render (`{issuer}/connected-apps`): the signed-in person's active grants, each
@@ -48,6 +48,21 @@ export interface ConnectedAppsView {
    * consent strings in force).
    */
   readonly scopeDescriptions: Readonly<Record<string, string>>;
+  /**
+   * The person's own recent decisions from the timeline (`storage.events`), newest first, at most 20: each
+   * with its time, category, reason code and the application it concerned when it named one (named as for
+   * grants). `'unavailable'` when the timeline could not be read; absent when the server keeps none. Only
+   * events whose `userId` is the signed-in person's; never a token, a grant id or an error text.
+   */
+  readonly activity?:
+    | readonly {
+        /** Epoch ms. */
+        readonly at: number;
+        readonly category: AuthEvent['category'];
+        readonly reason: string;
+        readonly client?: { readonly id: string; readonly name: string };
+      }[]
+    | 'unavailable';
   /** What the last revoke did (after the POST's redirect): `revoked`, or `not_found` for unknown and foreign ids alike. */
   readonly notice?: 'revoked' | 'not_found';
   readonly form: {
@@ -94,6 +109,26 @@ export interface ConnectedAppsStrings {
   readonly lastUsed: string;
   readonly revoke: string;
   readonly grantsLabel: string;
+  readonly activityHeading: string;
+  readonly activityIntro: string;
+  /** The empty state of the activity section. */
+  readonly noActivity: string;
+  /** When the timeline could not be read. */
+  readonly activityUnavailable: string;
+  /** Placeholder `{client}`: the application an event concerned. */
+  readonly activityClient: string;
+  /** The small print under an event's words. Placeholder `{reason}`: the raw reason code. */
+  readonly activityReasonCode: string;
+  /** The small print naming an event's client by its id (apps may share a name). Placeholder `{clientId}`. */
+  readonly activityClientId: string;
+  /** The words of an event whose reason (and each of its prefixes) has none in `activityReasons`. */
+  readonly activityOther: string;
+  /**
+   * Plain words per reason code (README "Events and reason codes v1"), looked up by the whole code, then by
+   * each shorter prefix (`token.rejected.expired`, `token.rejected`, `token`). A partial record replacing
+   * some words keeps the built-in words of every other code.
+   */
+  readonly activityReasons: Readonly<Record<string, string>>;
 }
 
 /** The built-in English strings. */
@@ -118,7 +153,98 @@ export const DEFAULT_CONNECTED_APPS_STRINGS: ConnectedAppsStrings = Object.freez
   lastUsed: 'Last used {time}',
   revoke: 'Revoke',
   grantsLabel: 'Connected apps',
+  activityHeading: 'Recent activity',
+  activityIntro: 'What happened with your account lately, newest first.',
+  noActivity: 'Nothing has happened with your account lately.',
+  activityUnavailable: 'Recent activity cannot be shown right now. Try again later.',
+  activityClient: 'Application: {client}',
+  activityReasonCode: 'reason {reason}',
+  activityClientId: 'client {clientId}',
+  activityOther: 'A decision about your account',
+  activityReasons: Object.freeze({
+    authorize: 'An application asked to act for you',
+    'authorize.consent_shown': 'An application asked for your permission',
+    'authorize.approved': 'An application you allowed before was let in',
+    'authorize.login_redirect': 'You were asked to sign in',
+    consent: 'You answered a permission request',
+    'consent.page_shown': 'You were shown a permission request',
+    'consent.approved': 'You allowed an application',
+    'consent.denied': 'You refused an application',
+    'consent.expired': 'A permission answer came too late and was refused',
+    'consent.wrong_user': 'A permission answer from another account was refused',
+    'consent.forged': 'A permission answer that could not be verified was refused',
+    token: 'An application received access',
+    'token.rejected': 'An application’s access was refused',
+    introspection: 'An application’s access was checked',
+    revocation: 'An application gave up its access',
+    userinfo: 'An application read your profile',
+    client: 'An application was checked',
+    'client.blocked': 'A blocked application was refused',
+    grant: 'A connection changed',
+    'grant.created': 'An application was connected',
+    'grant.used': 'An application used its connection',
+    'grant.revoked': 'An application was disconnected',
+    'grant.revoked.user': 'You disconnected an application',
+    'grant.revoked.admin': 'An administrator disconnected an application',
+    'grant.revoked.family_reuse': 'An application was disconnected: an old token of it came back',
+    'grant.revoked.security': 'An application was disconnected for your safety',
+    'grant.revoked.client_blocked': 'An application was disconnected: it was blocked',
+    'grant.revoked.consent_deleted': 'An application was disconnected: your permission was removed',
+    request: 'A request was refused',
+    dpop: 'A request was refused: its proof of possession did not hold',
+    jwt_bearer: 'An application’s sign-in assertion was refused',
+    id_jag: 'An application’s sign-in assertion was refused',
+    workload: 'A workload’s sign-in was refused',
+    broker: 'Your connection to another service changed',
+    'broker.login_started': 'A tool asked you to sign in to another service',
+    'broker.login_completed': 'You connected another service for a tool',
+    'broker.login_failed': 'Connecting another service failed',
+    'broker.token_refreshed': 'Access to another service was renewed',
+    'broker.refresh_failed': 'Access to another service could not be renewed',
+    'broker.token_revoked': 'Another service ended its access',
+    'broker.token_deleted': 'Access to another service was removed',
+  }),
 });
+
+/** The words for `reason`: its own, else those of its longest prefix that has some. */
+function reasonWords(reason: string, strings: ConnectedAppsStrings): string {
+  const words = strings.activityReasons;
+  for (let key = reason; key !== ''; key = key.includes('.') ? key.slice(0, key.lastIndexOf('.')) : '') {
+    const found = Object.hasOwn(words, key) ? words[key] : undefined;
+    if (typeof found === 'string' && found !== '') return found;
+  }
+  return strings.activityOther;
+}
+
+/** The activity section: absent without a timeline, a sentence when it is empty or unreadable. */
+function activitySection(view: ConnectedAppsView, strings: ConnectedAppsStrings): string {
+  if (view.activity === undefined) return '';
+  const body =
+    view.activity === 'unavailable'
+      ? `<p class="note">${fill(strings.activityUnavailable)}</p>`
+      : view.activity.length === 0
+        ? `<p class="empty">${fill(strings.noActivity)}</p>`
+        : `<p>${fill(strings.activityIntro)}</p>
+<ul class="activity-list">
+${view.activity
+  .map(
+    (entry) => `<li class="activity-entry" data-reason="${escapeHtml(entry.reason)}">
+<span class="activity-what">${fill(reasonWords(entry.reason, strings))}</span><br>
+${
+  entry.client === undefined
+    ? ''
+    : `<span class="activity-client">${fill(strings.activityClient, { client: `<strong>${shown(entry.client.name)}</strong>` })}</span><br>
+`
+}<small class="activity-reason">${fill(strings.activityReasonCode, { reason: `<code>${shown(entry.reason)}</code>` })}${entry.client === undefined ? '' : ` · ${fill(strings.activityClientId, { clientId: `<code>${shown(entry.client.id)}</code>` })}`} · ${timeText(entry.at)}</small>
+</li>`,
+  )
+  .join('\n')}
+</ul>`;
+  return `<section class="activity" aria-labelledby="activity-heading">
+<h2 id="activity-heading">${fill(strings.activityHeading)}</h2>
+${body}
+</section>`;
+}
 
 /** An epoch-ms time as `2026-03-01 12:00 UTC`: the same for every reader, whatever the server's zone. */
 function timeText(epochMs: number): string {
@@ -192,7 +318,8 @@ ${grant.offlineAccess ? `<p class="note offline-access">${fill(strings.offlineAc
     `<h1>${fill(strings.heading, { service })}</h1>
 <p class="signed-in">${fill(strings.signedInAs, { service, user })}</p>
 ${notice}<p>${fill(strings.intro)}</p>
-${grants}`,
+${grants}
+${activitySection(view, strings)}`,
     strings.lang,
   );
 }

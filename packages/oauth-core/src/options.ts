@@ -21,6 +21,7 @@ import { type DpopSettings, resolveDpop } from './dpop/settings.js';
 import { optionCheck } from './errors.js';
 import { createEventSink, type EventSink } from './events/emitter.js';
 import type { EnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
+import type { WorkloadTrustPolicy } from './jwt-bearer/workload-policies.js';
 import type { SigningKeyConfig } from './keys.js';
 import { defaultMetrics } from './metrics/when-present.js';
 import { type AuthMetrics, noopMetrics } from './metrics-types.js';
@@ -100,6 +101,31 @@ export interface TenantConfig {
    * none. A malformed entry throws `ERR_INVALID_OPTIONS`.
    */
   readonly enterpriseIssuers?: readonly EnterpriseIssuer[];
+  /**
+   * Workload identity federation (RFC 7523 §2.1, MCP SEP-1933): trust policies under which a workload
+   * redeems its own JWT (a Kubernetes service-account token, a SPIFFE JWT-SVID, a CI OIDC token; JOSE `typ`
+   * absent, `JWT` or `JOSE`) with the jwt-bearer grant, no client registration needed. Each entry:
+   * `issuer` (exact `iss`) or `spiffeTrustDomain` (JWT-SVIDs: keyed on the trust domain of `sub`,
+   * `spiffe://<domain>/…`); `jwks` or `jwksUri` (https, fetched through the bounded key-set fetch);
+   * `algorithms` (default RS256, ES256); `audiences` (default the tenant issuer, with or without a trailing
+   * slash, or its token endpoint; one value); `subject` (exact, a glob with `*`, or a map of claim paths to
+   * exact values: `{ 'kubernetes.io.namespace': 'agents' }`); `requireJti`, `requireIat` (default true);
+   * `maxLifetimeSeconds` (default 3600); `clockSkewSeconds` (default 60); `resources` (default all);
+   * `scopes` (the ceiling); `principal` (the token's subject becomes `workload:<principal>` instead of
+   * `workload:<sub>`); `clientId` (the token's `client_id` when no client authenticates, default
+   * `workload:<issuer>`). With at least one, and `storage.onceStore`, the grant is offered and advertised.
+   * Default: none. A malformed entry throws `ERR_INVALID_OPTIONS` naming it.
+   *
+   * @example
+   * ```ts
+   * const tenant: TenantConfig = {
+   *   signingKeys,
+   *   workloads: [{ issuer: 'https://token.actions.example', jwksUri: 'https://token.actions.example/jwks',
+   *     subject: 'repo:acme/*', scopes: ['mcp:tools'] }],
+   * };
+   * ```
+   */
+  readonly workloads?: readonly WorkloadTrustPolicy[];
 }
 
 /**
@@ -543,6 +569,14 @@ export function resolveOptions(
       throw optionCheck.invalid('connectedApps.render must be a function');
     }
     for (const [name, value] of Object.entries(connectedApps.strings ?? {})) {
+      if (name === 'activityReasons') {
+        // Words per reason code: an object of strings, merged over the built-in words.
+        const entries = typeof value === 'object' && value !== null ? Object.entries(value) : undefined;
+        if (entries === undefined || entries.some(([, words]) => typeof words !== 'string')) {
+          throw optionCheck.invalid('connectedApps.strings.activityReasons must map reason codes to strings');
+        }
+        continue;
+      }
       if (!(name in DEFAULT_CONNECTED_APPS_STRINGS) || typeof value !== 'string') {
         throw optionCheck.invalid(`connectedApps.strings.${name} is not a replaceable string`);
       }
@@ -652,7 +686,14 @@ export function resolveOptions(
     },
     connectedApps: {
       enabled: connectedApps !== undefined,
-      strings: { ...DEFAULT_CONNECTED_APPS_STRINGS, ...connectedApps?.strings },
+      strings: {
+        ...DEFAULT_CONNECTED_APPS_STRINGS,
+        ...connectedApps?.strings,
+        activityReasons: {
+          ...DEFAULT_CONNECTED_APPS_STRINGS.activityReasons,
+          ...connectedApps?.strings?.activityReasons,
+        },
+      },
       render: connectedApps?.render ?? renderConnectedAppsPage,
       builtIn: renderConnectedAppsPage,
     },

@@ -44,6 +44,8 @@ button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 .recipient{border:2px solid #1a4fd6;border-radius:.4rem;padding:.25rem 1rem;margin:1rem 0}
 h2{font-size:1.15rem;margin:.75rem 0 .25rem}.grants{list-style:none;padding:0}
 .grant{border:1px solid #bbb;border-radius:.4rem;padding:0 1rem .75rem;margin:1rem 0}
+.activity-list{list-style:none;padding:0}.activity-entry{border-top:1px solid #ddd;padding:.5rem 0}
+code{overflow-wrap:anywhere}
 .recipient-host{font-size:1.15rem}.warnings{background:#fff3cd;border:1px solid #e0c060;border-radius:.25rem;padding:.5rem 1.5rem;list-style:none}
 </style>
 </head>

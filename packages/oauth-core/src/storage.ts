@@ -400,14 +400,15 @@ export interface RevokedAccessTokenStore {
 
 /**
  * How a grant came to be: a user's authorization of a client through the authorization-code flow, a
- * client acting for itself (client_credentials), or an enterprise IdP's ID-JAG redeemed for a user (id_jag).
+ * client acting for itself (client_credentials), an enterprise IdP's ID-JAG redeemed for a user (id_jag), or
+ * a workload's own JWT redeemed under a trust policy (workload; its user is `workload:<sub>`).
  *
  * @example
  * ```ts
  * const isMachine = (grant: GrantRecord) => grant.kind === 'client_credentials';
  * ```
  */
-export type GrantKind = 'authorization_code' | 'client_credentials' | 'id_jag';
+export type GrantKind = 'authorization_code' | 'client_credentials' | 'id_jag' | 'workload';
 
 /**
  * One grant: what a user (or, for a machine grant, the client itself) authorized a client to do. Access
@@ -422,7 +423,7 @@ export type GrantKind = 'authorization_code' | 'client_credentials' | 'id_jag';
  */
 export interface GrantRecord {
   readonly grantId: string;
-  /** The user, or `client:<client_id>` for a machine grant. */
+  /** The user, or `client:<client_id>` / `workload:<sub>` for a machine grant. */
   readonly userId: string;
   readonly clientId: string;
   readonly clientType: ClientType;

@@ -2,6 +2,8 @@ import { tenantIssuer, wellKnownUrl } from './discovery-paths.js';
 import { OAuthCoreError, OAuthError, optionCheck } from './errors.js';
 import type { ResolvedEnterpriseIssuer } from './jwt-bearer/enterprise-issuers.js';
 import { resolveEnterpriseIssuers } from './jwt-bearer/enterprise-issuers.js';
+import type { ResolvedWorkloadPolicy } from './jwt-bearer/workload-policies.js';
+import { resolveWorkloadPolicies } from './jwt-bearer/workload-policies.js';
 import type { KeyCache, TenantKeySet } from './keys.js';
 import type { ServerContext, TenantConfig } from './options.js';
 import { checkSigningKeySet } from './signing-key-check.js';
@@ -27,6 +29,8 @@ export interface Tenant {
   readonly authMethods?: ReadonlySet<TokenEndpointAuthMethod>;
   /** The enterprise IdPs whose ID-JAGs the jwt-bearer grant redeems (checked, defaults applied); may be empty. */
   readonly enterpriseIssuers: readonly ResolvedEnterpriseIssuer[];
+  /** The workload trust policies the jwt-bearer grant applies to workload JWTs (checked); may be empty. */
+  readonly workloads: readonly ResolvedWorkloadPolicy[];
 }
 
 const AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
@@ -129,6 +133,7 @@ export function checkTenantConfig(slug: string, config: TenantConfig): void {
       throw optionCheck.invalid('the config must be an object');
     readAuthMethods(config.tokenEndpointAuthMethods);
     resolveEnterpriseIssuers(config.enterpriseIssuers);
+    resolveWorkloadPolicies(config.workloads);
     // Any base resolves a URL the same way, so the server's baseUrl is not needed to find a bad one.
     resolveLoginUrl(config.loginUrl, `https://issuer.invalid/tenant/${slug}`);
     checkSigningKeySet(config.signingKeys);
@@ -193,9 +198,11 @@ async function buildTenant(
   let loginUrl: string;
   let keys: TenantKeySet;
   let enterpriseIssuers: readonly ResolvedEnterpriseIssuer[];
+  let workloads: readonly ResolvedWorkloadPolicy[];
   try {
     authMethods = readAuthMethods(config.tokenEndpointAuthMethods);
     enterpriseIssuers = resolveEnterpriseIssuers(config.enterpriseIssuers);
+    workloads = resolveWorkloadPolicies(config.workloads);
     loginUrl = resolveLoginUrl(config.loginUrl, issuer);
     keys = await keyCache.get(config.signingKeys);
   } catch (error) {
@@ -215,5 +222,6 @@ async function buildTenant(
     resourceScopes: config.resourceScopes ?? DEFAULT_RESOURCE_SCOPES,
     ...(authMethods ? { authMethods } : {}),
     enterpriseIssuers,
+    workloads,
   };
 }

@@ -1,4 +1,4 @@
-import { MACHINE_SUBJECT_PREFIX, validateAccessToken } from './bearer.js';
+import { MACHINE_SUBJECT_PREFIX, validateAccessToken, WORKLOAD_SUBJECT_PREFIX } from './bearer.js';
 import { OAuthError } from './errors.js';
 import type { ServerContext } from './options.js';
 import { scopeList } from './scopes.js';
@@ -25,8 +25,9 @@ export interface AuthInfo {
   /** The protected resource the token is for. */
   readonly resource?: URL;
   /**
-   * `sub` (the user id, or `client:<client_id>`), `subjectType` (`'user'`, or `'client'` for tokens a
-   * client obtained for itself), `tenantId`, `jti`, and `act` when the token was exchanged.
+   * `sub` (the user id, `client:<client_id>` or `workload:<sub>`), `subjectType` (`'user'`, `'client'` for
+   * tokens a client obtained for itself, `'workload'` for tokens a workload obtained with its own JWT),
+   * `tenantId`, `jti`, and `act` when the token was exchanged.
    */
   readonly extra?: Record<string, unknown>;
 }
@@ -46,6 +47,12 @@ export interface OAuthTokenVerifier {
   verifyAccessToken(token: string): Promise<AuthInfo>;
 }
 
+// Tools that act differently for machines read this rather than parse the subject's prefix themselves.
+function subjectTypeOf(sub: string): 'user' | 'client' | 'workload' {
+  if (sub.startsWith(MACHINE_SUBJECT_PREFIX)) return 'client';
+  return sub.startsWith(WORKLOAD_SUBJECT_PREFIX) ? 'workload' : 'user';
+}
+
 /** The SDK-shaped `AuthInfo` of verified claims for a tenant's resource. */
 export function authInfoOf(
   tenant: Tenant,
@@ -61,7 +68,7 @@ export function authInfoOf(
     resource: new URL(resource),
     extra: {
       sub: claims.sub,
-      subjectType: claims.sub.startsWith(MACHINE_SUBJECT_PREFIX) ? 'client' : 'user',
+      subjectType: subjectTypeOf(claims.sub),
       tenantId: tenant.slug,
       jti: claims.jti,
       ...(claims.act === undefined ? {} : { act: claims.act }),

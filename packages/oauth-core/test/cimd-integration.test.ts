@@ -5,7 +5,7 @@ import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../src/client-assertion.js';
 import { createMemoryStorage } from '../src/index.js';
 import type { CimdFetchAttributes } from '../src/metrics-types.js';
 import {
-  authorizeWithPkce,
+  authorizeRequest,
   consentFormFields,
   createTestServer,
   get,
@@ -57,7 +57,10 @@ async function setup(initial: Partial<ClientMetadataDocument> = {}) {
   });
   const { challenge, verifier } = pkce();
   const authorize = (clientId = CLIENT_ID) =>
-    authorizeWithPkce(t, clientId, { code_challenge: challenge, state: 's', scope: 'mcp' });
+    t.server.authorize(
+      authorizeRequest(clientId, { code_challenge: challenge, state: 's', scope: 'mcp' }),
+      'demo',
+    );
   const redeem = (code: string, redirectUri = REDIRECT_URI) =>
     t.server.token(
       postForm('/tenant/demo/token', {
@@ -154,7 +157,7 @@ describe('metadata-document clients through the CimdResolver', () => {
   it('a plain client_id still goes to the registry when a resolver is configured', async () => {
     const { t, fake } = await setup();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const result = await authorizeWithPkce(t, client.client_id);
+    const result = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     expect(result.status).toBe(302);
     expect(fake.calls).toHaveLength(0);
   });
@@ -294,21 +297,7 @@ describe('a client_id with a URL scheme is a metadata-document client id, whatev
 
   it('an http client_id at /authorize is refused with the CIMD not_https reason and counted, not reported as unknown', async () => {
     const { t, fetches, networkCalls } = await setupWithResolver();
-    const { challenge } = pkce();
-    const result = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: HTTP_CLIENT_ID,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const result = await t.server.authorize(authorizeRequest(HTTP_CLIENT_ID), 'demo');
     expect(result.status).toBe(400);
     expect(result.body).toContain('invalid_client');
     expect(result.body).toContain('a URL client_id must use the https scheme');

@@ -1,30 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { TestServer } from './helpers.js';
 import {
+  authorizeRequest,
   createTestServer,
-  exchangeCode,
   get,
   json,
   location,
   obtainCode,
-  postForm,
+  obtainTokens,
   REDIRECT_URI,
+  redeemRefreshToken,
   registerClient,
 } from './helpers.js';
 
 const DAY = 86_400_000;
 const NINETY_DAYS = 90 * DAY;
-
-async function refresh(t: TestServer, clientId: string, token: unknown) {
-  return t.server.token(
-    postForm('/tenant/demo/token', {
-      grant_type: 'refresh_token',
-      refresh_token: String(token),
-      client_id: clientId,
-    }),
-    'demo',
-  );
-}
 
 describe('bounded storage: dynamic clients unused for 90 days expire', () => {
   it('a registered client gets expiresAt = now + 90 days', async () => {
@@ -37,10 +26,11 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
   it('an unused client is unknown after 90 days: invalid_client at the token endpoint, an error page at /authorize', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     t.clock.advance(NINETY_DAYS);
-    expect(json(await refresh(t, client.client_id, tokens.refresh_token)).error).toBe('invalid_client');
+    expect(json(await redeemRefreshToken(t, client, String(tokens.refresh_token))).error).toBe(
+      'invalid_client',
+    );
     const authorize = await t.server.authorize(
       get('/tenant/demo/authorize', { client_id: client.client_id, redirect_uri: REDIRECT_URI }, 'user-1'),
       'demo',
@@ -52,11 +42,10 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
   it('use at the token endpoint renews the expiry, so a client in use never expires', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    let refreshToken = json(await exchangeCode(t, client, code, verifier)).refresh_token;
+    let refreshToken = (await obtainTokens(t, client)).refresh_token;
     for (let i = 0; i < 4; i++) {
       t.clock.advance(25 * DAY);
-      const result = json(await refresh(t, client.client_id, refreshToken));
+      const result = json(await redeemRefreshToken(t, client, String(refreshToken)));
       expect(result.access_token, `after ${(i + 1) * 25} days`).toBeTypeOf('string');
       refreshToken = result.refresh_token;
     }
@@ -69,20 +58,7 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     t.clock.advance(80 * DAY);
-    const authorize = await t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: client.client_id,
-          redirect_uri: REDIRECT_URI,
-          response_type: 'code',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        },
-        'user-1',
-      ),
-      'demo',
-    );
+    const authorize = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     expect(location(authorize).pathname).toBe('/tenant/demo/consent');
     expect((await t.storage.clients.get('demo', client.client_id))?.expiresAt).toBe(
       t.clock.now() + NINETY_DAYS,
@@ -98,15 +74,14 @@ describe('bounded storage: dynamic clients unused for 90 days expire', () => {
       touches += 1;
       return touch(...args);
     };
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    let refreshToken = json(await exchangeCode(t, client, code, verifier)).refresh_token;
+    let refreshToken = (await obtainTokens(t, client)).refresh_token;
     for (let i = 0; i < 20; i++) {
       t.clock.advance(60_000);
-      refreshToken = json(await refresh(t, client.client_id, refreshToken)).refresh_token;
+      refreshToken = json(await redeemRefreshToken(t, client, String(refreshToken))).refresh_token;
     }
     expect(touches).toBe(0);
     t.clock.advance(DAY);
-    await refresh(t, client.client_id, refreshToken);
+    await redeemRefreshToken(t, client, String(refreshToken));
     expect(touches).toBe(1);
   });
 

@@ -6,7 +6,7 @@ import { MAX_PENDING_APPENDS } from '../src/events/emitter.js';
 import { AUTH_EVENT_REASONS } from '../src/index.js';
 import type { AuthEvent } from '../src/storage.js';
 import {
-  authorizeWithPkce,
+  authorizeRequest,
   basic,
   createTestServer,
   decideConsent,
@@ -15,6 +15,7 @@ import {
   json,
   location,
   obtainCode,
+  obtainTokens,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -41,8 +42,7 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names register, authorize, consent, token, refresh, introspection and revocation with their ids', async () => {
     const { t, hooked, timeline } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const auth = basic(client.client_id, client.client_secret ?? '');
     const refreshed = await t.server.token(
       postForm('/', { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) }, auth),
@@ -87,14 +87,13 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names a denied consent, a bad client secret, a blocked client and a replayed refresh token', async () => {
     const { t, hooked } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    const start = await authorizeWithPkce(t, client.client_id);
+    const start = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     await decideConsent(t.server, location(start).searchParams.get('req') ?? '', 'deny');
     await t.server.token(
       postForm('/', { grant_type: 'client_credentials' }, basic(client.client_id, 'not-the-secret')),
       'demo',
     );
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const auth = basic(client.client_id, client.client_secret ?? '');
     const refresh = { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) };
     await t.server.token(postForm('/', refresh, auth), 'demo');
@@ -119,8 +118,7 @@ describe('every authorization decision emits one event with its reason', () => {
   it('names a refused resource request (revoked grant, wrong token) with the token’s ids, never for a missing token', async () => {
     const { t, hooked } = await recorded();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const tokens = json(await exchangeCode(t, client, code, verifier));
+    const tokens = await obtainTokens(t, client);
     const resource = t.server.protectedResource('demo');
     expect((await resource.verify(`Bearer ${String(tokens.access_token)}`)).ok).toBe(true);
     const [grant] = await t.storage.grants.list('demo', { limit: 1 });
@@ -366,5 +364,16 @@ describe('no event carries token material', () => {
       // Fragments too: no event holds a token's signature or a hash-sized part of a secret.
       expect(serialized).not.toContain(secret.slice(-16));
     }
+  });
+});
+
+describe('the catalogue lists every broker.* code of @keyhold/token-vault, so a host can append its events', () => {
+  it('holds each code of the token-vault README’s "Events and reason codes v1" table', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../token-vault/README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Events and reason codes v1'));
+    const codes = [...section.matchAll(/^\| `(broker\.[a-z_.]+)` \|/gm)].map((match) => match[1]);
+    expect(codes.length).toBeGreaterThanOrEqual(15);
+    for (const code of codes) expect(AUTH_EVENT_REASONS).toContain(code);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { publicCodeExchangeForm } from '../../../test-support/code-exchange-form.js';
 import type { AuthorizationServerOptions } from '../src/index.js';
 import { createTestServer, pkce, REDIRECT_URI, USER } from './helpers.js';
 
@@ -69,13 +70,7 @@ describe('fetch: one web-standard handler routes every endpoint of every tenant'
     const code = new URL(decided.headers.get('location')!).searchParams.get('code')!;
     const token = await call(
       new URL(as['token_endpoint']!).pathname,
-      form({
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-      }),
+      form(publicCodeExchangeForm(code, verifier, clientId, REDIRECT_URI)),
     );
     expect(token.status).toBe(200);
     expect(token.headers.get('cache-control')).toBe('no-store');

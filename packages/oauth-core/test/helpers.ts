@@ -171,63 +171,26 @@ export async function decideConsent(
   );
 }
 
-/** An authorize request of `clientId` with a fresh PKCE S256 challenge (its verifier is not kept), as `userId`. */
-export async function authorizeWithPkce(
-  t: TestServer,
-  clientId: string,
-  extra: Record<string, string> = {},
-  userId: string | undefined = USER,
-): Promise<HandlerResult> {
-  const { challenge } = pkce();
-  return t.server.authorize(
-    get(
-      '/tenant/demo/authorize',
-      {
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        ...extra,
-      },
-      userId,
-    ),
-    'demo',
-  );
-}
-
 /**
- * The authorize GET of `clientId` with the RFC 7636 example challenge and `state=st`, as `userId`: for tests
- * that never redeem the code (the verifier is RFC 7636's too).
+ * A browser's GET to the demo tenant's /authorize for `clientId` as `userId`: a code request to REDIRECT_URI
+ * with a fresh PKCE S256 challenge, which is what almost every test sends; `params` adds to or overrides it.
  */
-export function authorizeRequest(clientId: string, userId: string = USER): HandlerRequest {
+export function authorizeRequest(
+  clientId: string,
+  params: Record<string, string | undefined> = {},
+  userId: string | undefined = USER,
+): HandlerRequest {
   return get(
     '/tenant/demo/authorize',
     {
       client_id: clientId,
       response_type: 'code',
       redirect_uri: REDIRECT_URI,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge: pkce().challenge,
       code_challenge_method: 'S256',
-      state: 'st',
+      ...params,
     },
     userId,
-  );
-}
-
-/** A public client's refresh request at the token endpoint. */
-export function refreshAsPublic(
-  t: TestServer,
-  clientId: string,
-  refreshToken: string,
-): Promise<HandlerResult> {
-  return t.server.token(
-    postForm('/tenant/demo/token', {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: clientId,
-    }),
-    'demo',
   );
 }
 
@@ -240,14 +203,10 @@ export async function obtainCode(
   const { verifier, challenge } = pkce();
   const userId = options.userId ?? USER;
   const authorize = await t.server.authorize(
-    get(
-      '/tenant/demo/authorize',
+    authorizeRequest(
+      clientId,
       {
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
         code_challenge: options.challenge ?? challenge,
-        code_challenge_method: 'S256',
         state: 'st',
         scope: options.scope,
         nonce: options.nonce,
@@ -268,6 +227,19 @@ export async function obtainCode(
   return { code, verifier };
 }
 
+/**
+ * The whole code flow for a registered `client`: authorize (consenting when asked), then exchange the code;
+ * answers the token response's JSON body. For tests that need tokens, not the steps.
+ */
+export async function obtainTokens(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  options: Parameters<typeof obtainCode>[2] = {},
+): Promise<Record<string, unknown>> {
+  const { code, verifier } = await obtainCode(t, client.client_id, options);
+  return json(await exchangeCode(t, client, code, verifier));
+}
+
 export async function exchangeCode(
   t: TestServer,
   client: { client_id: string; client_secret?: string },
@@ -285,6 +257,29 @@ export async function exchangeCode(
         redirect_uri: REDIRECT_URI,
         ...(client.client_secret ? {} : { client_id: client.client_id }),
         ...extra,
+      },
+      client.client_secret ? basic(client.client_id, client.client_secret) : {},
+    ),
+    'demo',
+  );
+}
+
+/**
+ * A refresh_token grant for `client`, authenticated as `exchangeCode` does: HTTP Basic when it has a secret,
+ * else its client_id in the form.
+ */
+export async function redeemRefreshToken(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  refreshToken: string,
+): Promise<HandlerResult> {
+  return t.server.token(
+    postForm(
+      '/tenant/demo/token',
+      {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        ...(client.client_secret ? {} : { client_id: client.client_id }),
       },
       client.client_secret ? basic(client.client_id, client.client_secret) : {},
     ),

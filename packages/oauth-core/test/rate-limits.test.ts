@@ -6,12 +6,12 @@ import type { RateLimitsOptions } from '../src/index.js';
 import { OAuthCoreError } from '../src/index.js';
 import { DEFAULT_RATE_LIMITS } from '../src/rate-limits.js';
 import {
+  authorizeRequest,
   BASE_URL,
   basic,
   createTestServer,
   get,
   json,
-  pkce,
   postForm,
   provisionClient,
   REDIRECT_URI,
@@ -39,21 +39,7 @@ function registration(ip?: string): HandlerRequest {
 }
 
 function authorization(clientId: string, ip?: string, userId = 'user-1'): HandlerRequest {
-  return withIp(
-    get(
-      '/tenant/demo/authorize',
-      {
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-        state: 's',
-      },
-      userId,
-    ),
-    ip,
-  );
+  return withIp(authorizeRequest(clientId, { state: 's' }, userId), ip);
 }
 
 function tokenRequest(clientId: string, ip: string, viaBasic = false): HandlerRequest {

@@ -1,7 +1,7 @@
 import type { Logger } from '@keyhold/core';
 import { describe, expect, it } from 'vitest';
 import {
-  authorizeWithPkce,
+  authorizeRequest,
   basic,
   createTestServer,
   decideConsent,
@@ -74,7 +74,7 @@ describe('security events: stable `event` and `reason` fields a log pipeline can
     const { logger, lines } = capture();
     const t = await createTestServer({ options: { logger } });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const started = await authorizeWithPkce(t, client.client_id);
+    const started = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = location(started).searchParams.get('req') ?? '';
     const denied = await decideConsent(t.server, req, 'deny');
     expect(denied.status).toBe(302);

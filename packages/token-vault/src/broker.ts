@@ -23,6 +23,11 @@ export interface AskContext {
   readonly tenantId: string;
   readonly userId: string;
   readonly toolModuleId: string;
+  /**
+   * The MCP client whose tool call asks, when known: it only labels the broker's events (`clientId`), so a
+   * person's timeline says which application the login was for. Grants are not keyed by it.
+   */
+  readonly clientId?: string;
 }
 
 /**
@@ -87,6 +92,17 @@ export interface TokenBroker {
    * ```
    */
   ownsPath(pathname: string): boolean;
+  /**
+   * Forgets the grant an ask would use (the person disconnects the provider, or an administrator removes
+   * it): deleted from storage, so the next ask elicits a new login. Emits `broker.token_deleted` when one
+   * was deleted; `true` then. The provider's own grant is not revoked there.
+   *
+   * @example
+   * ```ts
+   * await broker.deleteGrant({ ask: 'oauth', provider: 'github', scopes: ['repo'] }, context);
+   * ```
+   */
+  deleteGrant(ask: OAuthAsk, context: AskContext): Promise<boolean>;
   /** Re-encrypts every grant of a tenant under the vault's current key (after a key rotation). */
   rewrapGrants(tenantId: string): Promise<RewrapSummary>;
 }
@@ -130,7 +146,12 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
     return provider;
   }
 
-  async function elicit(key: GrantKey, provider: Provider, ask: OAuthAsk): Promise<ElicitationRequiredError> {
+  async function elicit(
+    key: GrantKey,
+    provider: Provider,
+    ask: OAuthAsk,
+    clientId: string | undefined,
+  ): Promise<ElicitationRequiredError> {
     const now = clock.now();
     const elicitationId = randomToken(16);
     const message =
@@ -161,6 +182,15 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
       },
       'token-vault: elicitation required',
     );
+    resolved.events.emit({
+      tenant: key.tenantId,
+      reason: 'broker.login_started',
+      status: 401,
+      userId: key.userId,
+      ...(clientId === undefined ? {} : { clientId }),
+      provider: key.provider,
+      toolModuleId: key.toolModuleId,
+    });
     return new ElicitationRequiredError({
       elicitationUrl: url.href,
       elicitationId,
@@ -170,26 +200,33 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
     });
   }
 
-  function refreshOnce(provider: Provider, key: GrantKey): Promise<RefreshOutcome> {
+  function refreshOnce(provider: Provider, key: GrantKey, clientId?: string): Promise<RefreshOutcome> {
     const id = grantLockKey(key);
     const running = refreshing.get(id);
     if (running !== undefined) return running;
-    const started = refreshAcrossProcesses(resolved, provider, key).finally(() => refreshing.delete(id));
+    const started = refreshAcrossProcesses(resolved, provider, key, clientId).finally(() =>
+      refreshing.delete(id),
+    );
     refreshing.set(id, started);
     return started;
   }
 
-  async function requestToken(rawAsk: OAuthAsk, context: AskContext): Promise<TokenOutcome> {
-    const ask = parseAsk(rawAsk);
-    const provider = providerFor(ask.provider);
+  /** The grant an ask refers to: the provider's default scopes when it names none. */
+  function grantKeyOf(ask: OAuthAsk, provider: Provider, context: AskContext): GrantKey {
     const scopes = canonicalScopes(ask.scopes);
-    const key: GrantKey = {
+    return {
       tenantId: context.tenantId,
       userId: context.userId,
       toolModuleId: context.toolModuleId,
       provider: provider.id,
       scopes: scopes.length === 0 ? provider.defaultScopes : scopes,
     };
+  }
+
+  async function requestToken(rawAsk: OAuthAsk, context: AskContext): Promise<TokenOutcome> {
+    const ask = parseAsk(rawAsk);
+    const provider = providerFor(ask.provider);
+    const key = grantKeyOf(ask, provider, context);
     const grant = await storage.grants.get(key);
     if (grant !== undefined && grant.status === 'valid') {
       if (isFresh(grant, clock.now(), resolved.refreshBufferMs)) {
@@ -202,11 +239,11 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
         return { ok: true, accessToken };
       }
       if (grant.refreshTokenEncrypted !== undefined) {
-        const refreshed = await refreshOnce(provider, key);
+        const refreshed = await refreshOnce(provider, key, context.clientId);
         if (refreshed.ok) return refreshed;
       }
     }
-    return { ok: false, error: await elicit(key, provider, ask) };
+    return { ok: false, error: await elicit(key, provider, ask, context.clientId) };
   }
 
   // A storage outage in a browser step is a 503 page, recorded as 503 by the tracing around it.
@@ -222,8 +259,32 @@ export function createTokenBrokerWithSteps(options: TokenBrokerOptions): TokenBr
   );
   const connectPath = new URL(resolved.connectUrl).pathname;
   const callbackPath = new URL(resolved.callbackUrl).pathname;
+  async function deleteGrant(rawAsk: OAuthAsk, context: AskContext): Promise<boolean> {
+    const ask = parseAsk(rawAsk);
+    const provider = providerFor(ask.provider);
+    const key = grantKeyOf(ask, provider, context);
+    const deleted = await storage.grants.delete(key);
+    if (deleted) {
+      logger.info(
+        { tenant: key.tenantId, userId: key.userId, toolModuleId: key.toolModuleId, provider: key.provider },
+        'token-vault: grant deleted',
+      );
+      resolved.events.emit({
+        tenant: key.tenantId,
+        reason: 'broker.token_deleted',
+        status: 200,
+        userId: key.userId,
+        ...(context.clientId === undefined ? {} : { clientId: context.clientId }),
+        provider: key.provider,
+        toolModuleId: key.toolModuleId,
+      });
+    }
+    return deleted;
+  }
+
   return {
     requestToken,
+    deleteGrant,
     connect,
     callback,
     ownsPath: (pathname) => pathname === connectPath || pathname === callbackPath,

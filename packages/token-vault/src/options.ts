@@ -2,6 +2,8 @@ import type { Clock, Logger, RequestTracing } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { optionValidators } from '@keyhold/internal';
 import { TokenVaultError } from './errors.js';
+import type { BrokerEvent, BrokerEventSink } from './events.js';
+import { createBrokerEventSink } from './events.js';
 import type { Provider, ProviderRegistration } from './providers.js';
 import { resolveProvider } from './providers.js';
 import type { TokenVaultStorage } from './storage.js';
@@ -70,6 +72,19 @@ export interface TokenBrokerOptions {
   refreshPollIntervalMs?: number;
   /** Called after each successful callback (for hosts that tell a client, or another instance, about it). */
   onAuthorizationComplete?: (event: AuthorizationCompleteEvent) => void | Promise<void>;
+  /**
+   * The brokered logins' decision timeline: each link issued, login completed or refused, refresh and
+   * revocation calls `onEvent` once with a {@link BrokerEvent} (reason codes: README "Events and reason
+   * codes v1"), never awaited; a throw or rejection is logged and changes nothing. The field names are
+   * `@keyhold/oauth-core`'s `AuthEvent`'s, so a host may append these to that server's timeline. Ids only:
+   * never a token, the provider's code or the state. Default: none.
+   *
+   * @example
+   * ```ts
+   * createTokenBroker({ ...options, events: { onEvent: (event) => audit.write(event) } });
+   * ```
+   */
+  events?: { readonly onEvent?: (event: BrokerEvent) => void | PromiseLike<void> };
   /** Used for every request to a provider (default the global `fetch`). */
   fetch?: typeof fetch;
   clock?: Clock;
@@ -92,6 +107,7 @@ export interface ResolvedBrokerOptions {
   readonly refreshLockTtlMs: number;
   readonly refreshPollIntervalMs: number;
   readonly onAuthorizationComplete?: (event: AuthorizationCompleteEvent) => void | Promise<void>;
+  readonly events: BrokerEventSink;
   readonly fetch: typeof fetch;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -140,6 +156,11 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
   ) {
     throw check.invalid('onAuthorizationComplete must be a function');
   }
+  const events = options.events ?? {};
+  if (typeof events !== 'object' || events === null) throw check.invalid('events must be an object');
+  if (events.onEvent !== undefined && typeof events.onEvent !== 'function') {
+    throw check.invalid('events.onEvent must be a function');
+  }
   const providers = new Map<string, Provider>();
   for (const registration of options.providers ?? []) {
     const provider = resolveProvider(registration);
@@ -147,6 +168,8 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     providers.set(provider.id, provider);
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
   if (typeof fetchImpl !== 'function') throw check.invalid('no fetch available; pass options.fetch');
   const refreshBufferSeconds = check.integerInRange(
     'refreshBufferSeconds',
@@ -178,8 +201,13 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     ...(options.onAuthorizationComplete === undefined
       ? {}
       : { onAuthorizationComplete: options.onAuthorizationComplete }),
+    events: createBrokerEventSink({
+      ...(events.onEvent === undefined ? {} : { onEvent: events.onEvent }),
+      now: () => clock.now(),
+      logger,
+    }),
     fetch: fetchImpl,
-    clock: options.clock ?? systemClock,
-    logger: options.logger ?? silentLogger,
+    clock,
+    logger,
   };
 }

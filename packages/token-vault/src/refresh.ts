@@ -1,4 +1,5 @@
 import { TokenVaultError } from './errors.js';
+import type { BrokerEventReason } from './events.js';
 import type { ResolvedBrokerOptions } from './options.js';
 import type { Provider } from './providers.js';
 import type { GrantKey, StoredGrant } from './storage.js';
@@ -36,6 +37,7 @@ export async function refreshAcrossProcesses(
   options: ResolvedBrokerOptions,
   provider: Provider,
   key: GrantKey,
+  clientId?: string,
 ): Promise<RefreshOutcome> {
   const { storage, clock, refreshBufferMs, refreshLockTtlMs, refreshPollIntervalMs } = options;
   const lockKey = grantLockKey(key);
@@ -67,7 +69,7 @@ export async function refreshAcrossProcesses(
             accessToken: await options.vault.decrypt(current.accessTokenEncrypted, bindingOf(key)),
           };
         }
-        return await refreshGrant(options, provider, current);
+        return await refreshGrant(options, provider, current, clientId);
       } finally {
         await storage.refreshLock.release(lockKey, lease);
       }
@@ -83,8 +85,9 @@ async function refreshGrant(
   options: ResolvedBrokerOptions,
   provider: Provider,
   grant: StoredGrant,
+  clientId: string | undefined,
 ): Promise<RefreshOutcome> {
-  const { vault, storage, clock, logger } = options;
+  const { vault, storage, clock, logger, events } = options;
   const binding = bindingOf(grant);
   if (grant.refreshTokenEncrypted === undefined) return { ok: false };
   const refreshToken = await vault.decrypt(grant.refreshTokenEncrypted, binding);
@@ -101,21 +104,36 @@ async function refreshGrant(
     toolModuleId: grant.toolModuleId,
     provider: provider.id,
   };
+  const emit = (reason: BrokerEventReason, status: number) =>
+    events.emit({
+      tenant: grant.tenantId,
+      reason,
+      status,
+      userId: grant.userId,
+      ...(clientId === undefined ? {} : { clientId }),
+      provider: provider.id,
+      toolModuleId: grant.toolModuleId,
+    });
   // invalid_client says our credentials are wrong, not the user's grant: invalidating every grant would only
   // send every user through an authorization that fails the same way. Treat it as an outage and say so loudly.
   if (!outcome.ok && outcome.reason === 'refused' && outcome.error === 'invalid_client') {
     logger.error({ ...log, error: outcome.error }, 'token-vault: provider refused the client credentials');
+    emit('broker.refresh_failed.client_refused', 502);
   } else if (!outcome.ok && outcome.reason === 'refused') {
     logger.info({ ...log, error: outcome.error }, 'token-vault: refresh refused; grant marked invalid');
     await storage.grants.compareAndSwap(
       { ...grant, status: 'invalid', updatedAt: clock.now() },
       grant.version,
     );
+    // The provider no longer honours the refresh token: for the person, the grant was revoked there.
+    emit('broker.token_revoked.provider', 401);
     return { ok: false };
   }
   if (!outcome.ok) {
-    if (outcome.reason === 'unavailable')
+    if (outcome.reason === 'unavailable') {
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: refresh failed; provider unavailable');
+      emit('broker.refresh_failed.provider_unavailable', 502);
+    }
     // Inside the refresh buffer the old token still works: better than failing the tool call.
     if (grant.tokenExpiresAt !== undefined && clock.now() < grant.tokenExpiresAt) {
       return { ok: true, accessToken: await vault.decrypt(grant.accessTokenEncrypted, binding) };
@@ -156,5 +174,7 @@ async function refreshGrant(
   } else {
     logger.debug(log, 'token-vault: grant refreshed');
   }
+  // The new token is handed out either way, so the refresh happened for the person even when not stored.
+  emit('broker.token_refreshed', 200);
   return { ok: true, accessToken: tokens.accessToken };
 }

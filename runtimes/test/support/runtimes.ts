@@ -99,8 +99,18 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-function workerdConfig(bundlePath: string, port: number): string {
-  const origin = `http://127.0.0.1:${port}`;
+/**
+ * The workerd config that serves the module bundle `bundleFile` (a file next to the config) on `port`, with
+ * `bindings` as text bindings. No compatibility flag is set, so there is never `nodejs_compat`.
+ */
+export function workerdConfig(
+  bundleFile: string,
+  port: number,
+  bindings: Record<string, string> = {},
+): string {
+  const textBindings = Object.entries(bindings)
+    .map(([name, text]) => `\n    (name = "${name}", text = "${text}"),`)
+    .join('');
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -109,12 +119,10 @@ const config :Workerd.Config = (
 );
 
 const worker :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "${basename(bundlePath)}")],
+  modules = [(name = "worker.mjs", esModule = embed "${bundleFile}")],
   compatibilityDate = "2026-01-01",
   compatibilityFlags = [],
-  bindings = [
-    (name = "BASE_URL", text = "${origin}"),
-    (name = "WEBHOOK_SECRET", text = "${WEBHOOK_SECRET}"),
+  bindings = [${textBindings}
   ],
 );
 `;
@@ -140,7 +148,13 @@ function command(runtime: RuntimeName, bundlePath: string, port: number): { file
       };
     case 'workerd': {
       const configPath = join(outDir, 'workerd.capnp');
-      writeFileSync(configPath, workerdConfig(bundlePath, port));
+      writeFileSync(
+        configPath,
+        workerdConfig(basename(bundlePath), port, {
+          BASE_URL: `http://127.0.0.1:${port}`,
+          WEBHOOK_SECRET,
+        }),
+      );
       return { file: runtimeBinary('workerd'), args: ['serve', configPath, '--experimental'] };
     }
   }

@@ -57,6 +57,22 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'client.blocked',
   'client.unblocked',
   'broker.login_failed',
+  // Brokered logins: @keyhold/token-vault's catalogue (its README), for a host that appends the broker's
+  // events to this timeline or counts them.
+  'broker.login_started',
+  'broker.login_failed.state_unknown',
+  'broker.login_failed.wrong_user',
+  'broker.login_failed.issuer_mismatch',
+  'broker.login_failed.provider_denied',
+  'broker.login_failed.code_missing',
+  'broker.login_failed.exchange_refused',
+  'broker.login_failed.provider_unavailable',
+  'broker.login_failed.provider_unconfigured',
+  'broker.token_refreshed',
+  'broker.refresh_failed.client_refused',
+  'broker.refresh_failed.provider_unavailable',
+  'broker.token_revoked.provider',
+  'broker.token_deleted',
   // Grants (server.grants, refresh-token reuse).
   'grant.created',
   'grant.used',
@@ -126,7 +142,7 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'id_jag.signature_invalid',
   'id_jag.subject_invalid',
   'id_jag.subject_unknown',
-  // Workload identity federation.
+  // Workload identity federation: the codes the workload pipeline sets (packages/oauth-core/src/jwt-bearer).
   'workload.issuer_not_trusted',
   'workload.subject_not_allowed',
   'workload.scope_not_allowed',
@@ -134,6 +150,17 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'workload.signature_failed',
   'workload.expired',
   'workload.replayed',
+  'workload.alg_not_allowed',
+  'workload.audience_mismatch',
+  'workload.claim_invalid',
+  'workload.cnf_mismatch',
+  'workload.id_token_refused',
+  'workload.issued_in_future',
+  'workload.key_not_found',
+  'workload.lifetime_too_long',
+  'workload.not_yet_valid',
+  'workload.replay_store_missing',
+  'workload.resource_not_allowed',
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set(AUTH_EVENT_REASONS);

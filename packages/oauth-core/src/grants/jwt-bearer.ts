@@ -1,15 +1,18 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { WORKLOAD_SUBJECT_PREFIX } from '../bearer.js';
 import { authenticateClient } from '../client-authentication.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
 import { ID_JAG_TYP, spendIdJag, verifyIdJag } from '../jwt-bearer/id-jag.js';
 import { refusal } from '../jwt-bearer/refusal.js';
+import { spendWorkload, verifyWorkload, WORKLOAD_TYPS } from '../jwt-bearer/workload.js';
 import type { ServerContext } from '../options.js';
 import { audienceFor, canonicalResource, parseResources } from '../resources.js';
 import { formatScope, parseScope } from '../scopes.js';
+import type { ClientType } from '../storage.js';
 import type { Tenant } from '../tenant.js';
-import type { Grant } from './grant.js';
+import type { Grant, GrantInput } from './grant.js';
 import { issueTokens } from './issue-tokens.js';
 
 /**
@@ -33,18 +36,75 @@ export function offersIdJag(context: ServerContext, tenant: Tenant): boolean {
   return tenant.enterpriseIssuers.length > 0 && context.storage.onceStore !== undefined;
 }
 
+/** Whether the tenant redeems workload JWTs: it has a trust policy and the server a replay store. */
+function offersWorkloads(context: ServerContext, tenant: Tenant): boolean {
+  return tenant.workloads.length > 0 && context.storage.onceStore !== undefined;
+}
+
+/** Whether the tenant offers (and advertises) the jwt-bearer grant: for ID-JAGs, workloads or both. */
+export function offersJwtBearer(context: ServerContext, tenant: Tenant): boolean {
+  return offersIdJag(context, tenant) || offersWorkloads(context, tenant);
+}
+
+/** The JOSE `typ` in its short form (RFC 7515 §4.1.9: `application/` may be omitted, case-insensitive). */
+function typOf(header: { typ?: unknown }): string | undefined {
+  return typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
+}
+
 /**
- * The jwt-bearer grant (RFC 7523), routed by the assertion's JOSE `typ`: `oauth-id-jag+jwt` to
- * enterprise-managed authorization (the tenant's `enterpriseIssuers`); any other `typ` is refused, so an
- * assertion made for another purpose (an access token, a DPoP proof, a logout token) is never a grant.
- * The client authenticates as a confidential client registered for the grant. The issued token's `sub` is the
- * local user, its scope the request ∩ the assertion ∩ the IdP's ceiling, its audience the asserted resource;
- * no refresh token (ID-JAG §4.4.3): the client re-presents a fresh ID-JAG.
+ * The jwt-bearer grant (RFC 7523 §2.1), one grant type with two pipelines chosen by the assertion's JOSE
+ * `typ` (RFC 8725 §3.11): `oauth-id-jag+jwt` goes to enterprise-managed authorization (the tenant's
+ * `enterpriseIssuers`); absent, `JWT` or `JOSE` to workload identity (the tenant's `workloads`); any other
+ * `typ` (an access token, a DPoP proof, a logout token) is refused, and neither pipeline ever sees the
+ * other's assertions. No refresh token either way: the caller presents a fresh assertion.
  */
-export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
-  if (!offersIdJag(context, tenant)) {
+export const jwtBearerGrant: Grant = async (input) => {
+  const { context, tenant, params, event } = input;
+  if (!offersJwtBearer(context, tenant)) {
     throw new OAuthError('unsupported_grant_type', 'this grant type is not supported');
   }
+  const assertion = params.assertion;
+  if (assertion === undefined || assertion === '') {
+    throw refusal(event, 'jwt_bearer.assertion_missing', 'assertion is required', 'invalid_request');
+  }
+  let header: { typ?: unknown; alg?: unknown; kid?: unknown };
+  try {
+    header = decodeProtectedHeader(assertion);
+    decodeJwt(assertion);
+  } catch {
+    throw refusal(event, 'jwt_bearer.malformed', 'assertion is not a signed JWT');
+  }
+  const typ = typOf(header);
+  const read: ReadAssertion = {
+    assertion,
+    alg: typeof header.alg === 'string' ? header.alg : undefined,
+    kid: typeof header.kid === 'string' ? header.kid : undefined,
+  };
+  if (typ === ID_JAG_TYP && offersIdJag(context, tenant)) return idJagPipeline(input, read);
+  if (WORKLOAD_TYPS.has(typ) && offersWorkloads(context, tenant)) return workloadPipeline(input, read);
+  const accepted = [
+    ...(offersIdJag(context, tenant) ? [ID_JAG_TYP] : []),
+    ...(offersWorkloads(context, tenant) ? ['JWT (or none)'] : []),
+  ];
+  throw refusal(event, 'jwt_bearer.typ_not_accepted', `the assertion typ must be ${accepted.join(' or ')}`);
+};
+
+/** What the dispatcher read from the assertion, unverified. */
+interface ReadAssertion {
+  readonly assertion: string;
+  readonly alg: string | undefined;
+  readonly kid: string | undefined;
+}
+
+/**
+ * Enterprise-managed authorization: the client authenticates as a confidential client registered for the
+ * grant. The issued token's `sub` is the local user, its scope the request ∩ the assertion ∩ the IdP's
+ * ceiling, its audience the asserted resource.
+ */
+async function idJagPipeline(
+  { context, tenant, request, params, event, proof }: GrantInput,
+  read: ReadAssertion,
+): ReturnType<Grant> {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
@@ -59,23 +119,8 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
       'unauthorized_client',
     );
   }
-  const assertion = params.assertion;
-  if (assertion === undefined || assertion === '') {
-    throw refusal(event, 'jwt_bearer.assertion_missing', 'assertion is required', 'invalid_request');
-  }
-  let header: { typ?: unknown; alg?: unknown; kid?: unknown };
-  let unverifiedIssuer: unknown;
-  try {
-    header = decodeProtectedHeader(assertion);
-    unverifiedIssuer = decodeJwt(assertion).iss;
-  } catch {
-    throw refusal(event, 'jwt_bearer.malformed', 'assertion is not a signed JWT');
-  }
-  const typ =
-    typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
-  if (typ !== ID_JAG_TYP) {
-    throw refusal(event, 'jwt_bearer.typ_not_accepted', `the assertion typ must be ${ID_JAG_TYP}`);
-  }
+  const { assertion } = read;
+  const unverifiedIssuer = decodeJwt(assertion).iss;
   const requested = parseScope(params.scope);
   if (requested === undefined)
     throw refusal(event, 'id_jag.scope_malformed', 'scope is malformed', 'invalid_scope');
@@ -87,8 +132,8 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
   }
   const verified = await verifyIdJag(context, tenant, {
     assertion,
-    alg: typeof header.alg === 'string' ? header.alg : undefined,
-    kid: typeof header.kid === 'string' ? header.kid : undefined,
+    alg: read.alg,
+    kid: read.kid,
     unverifiedIssuer: typeof unverifiedIssuer === 'string' ? unverifiedIssuer : undefined,
     clientId: client.clientId,
     proof,
@@ -142,4 +187,121 @@ export const jwtBearerGrant: Grant = async ({ context, tenant, request, params, 
     refresh: false,
     ...(proof === undefined ? {} : { jkt: proof.jkt }),
   });
-};
+}
+
+/**
+ * Whether the request carries client credentials: a bare `client_id` does not count (RFC 7523 §2.1 needs
+ * no client, and workload SDKs send their own id, unknown here), a secret, an assertion or a Basic header do.
+ */
+function presentsClientCredentials(request: GrantInput['request'], params: GrantInput['params']): boolean {
+  return (
+    request.headers['authorization'] !== undefined ||
+    params.client_secret !== undefined ||
+    params.client_assertion !== undefined
+  );
+}
+
+/**
+ * Workload identity: no client needed (RFC 7523 §2.1). A client that does present credentials is
+ * authenticated (a wrong secret is `invalid_client`, never silently ignored), must be registered for the
+ * grant, and becomes the token's `client_id`; otherwise it is the policy's `clientId`. The token's `sub` is
+ * `workload:<sub>` (or `workload:<principal>`), a machine subject: only resources that allow machine
+ * subjects accept it. Scope is the request within the policy's ceiling (the whole ceiling when none is
+ * asked); resources the request's within the policy's.
+ */
+async function workloadPipeline(
+  { context, tenant, request, params, event, proof }: GrantInput,
+  read: ReadAssertion,
+): ReturnType<Grant> {
+  let client: { clientId: string; clientType: ClientType } | undefined;
+  if (presentsClientCredentials(request, params)) {
+    const authenticated = (
+      await authenticateClient(context, tenant, request, params, { allowPublic: false, renew: true })
+    ).client;
+    event.client_type = authenticated.clientType;
+    requireProofOfBoundClient(authenticated, proof);
+    if (!authenticated.grantTypes.includes(JWT_BEARER_GRANT)) {
+      throw refusal(
+        event,
+        'jwt_bearer.grant_not_allowed',
+        'the client may not use the jwt-bearer grant',
+        'unauthorized_client',
+      );
+    }
+    client = authenticated;
+  }
+  const requested = parseScope(params.scope);
+  if (requested === undefined) {
+    throw refusal(event, 'workload.scope_not_allowed', 'scope is malformed', 'invalid_scope');
+  }
+  let requestedResources: string[];
+  try {
+    requestedResources = parseResources(tenant, params.resource);
+  } catch (error) {
+    throw refusal(
+      event,
+      'workload.resource_not_allowed',
+      error instanceof OAuthError ? error.message : 'the requested resource is not one this server serves',
+      'invalid_target',
+    );
+  }
+  const verified = await verifyWorkload(context, tenant, { ...read, proof, event });
+  const { policy } = verified;
+  const allowed =
+    policy.resources === undefined
+      ? tenant.resources
+      : tenant.resources.filter((resource) => policy.resources?.includes(canonicalResource(resource) ?? ''));
+  if (requestedResources.some((resource) => !allowed.includes(resource))) {
+    throw refusal(
+      event,
+      'workload.resource_not_allowed',
+      'the trust policy does not allow this workload the requested resource',
+      'invalid_target',
+    );
+  }
+  if (allowed.length === 0) {
+    throw refusal(
+      event,
+      'workload.resource_not_allowed',
+      "the trust policy allows none of this server's resources",
+      'invalid_target',
+    );
+  }
+  // None asked: the tenant's default when the policy allows every resource, else all the policy allows.
+  const resources =
+    requestedResources.length > 0 ? requestedResources : policy.resources === undefined ? [] : allowed;
+  const outside = requested.filter((scope) => !policy.scopes.includes(scope));
+  if (outside.length > 0) {
+    throw refusal(
+      event,
+      'workload.scope_not_allowed',
+      'the requested scope exceeds what the trust policy allows this workload',
+      'invalid_scope',
+    );
+  }
+  const scope = formatScope(requested.length > 0 ? requested : [...policy.scopes]);
+  await spendWorkload(context, tenant, verified, event);
+  const subject = `${WORKLOAD_SUBJECT_PREFIX}${policy.principal ?? verified.sub}`;
+  const clientId = client?.clientId ?? policy.clientId;
+  const clientType: ClientType = client?.clientType ?? 'registered';
+  const grantId = await openGrant(context, tenant, {
+    userId: subject,
+    clientId,
+    clientType,
+    kind: 'workload',
+    scope,
+    resources,
+    offlineAccess: false,
+  });
+  return issueTokens(context, tenant, {
+    grantId,
+    clientId,
+    clientType,
+    subject,
+    scope,
+    resources,
+    audience: audienceFor(tenant, resources),
+    refresh: false,
+    ...(proof === undefined ? {} : { jkt: proof.jkt }),
+  });
+}

@@ -25,6 +25,7 @@ import {
   readPageForm,
   readPageQuery,
 } from './form-request.js';
+import { recentActivity } from './recent-activity.js';
 
 /** The cookie holding the connected-apps forms' anti-forgery secret (scoped to the page's path). */
 export const CONNECTED_APPS_COOKIE = 'keyhold_apps';
@@ -78,11 +79,14 @@ const FORGED = new OAuthError(
   { status: 403 },
 );
 
-/** A client's name for the list, read from the client store for registered clients (no remote fetch). */
+/**
+ * A client's name for the list, read from the client store for registered clients (no remote fetch). An
+ * event names only the client id: an `https:` id is a metadata document's, any other a registered client's.
+ */
 async function clientNames(
   context: ServerContext,
   tenant: Tenant,
-  grants: readonly GrantRecord[],
+  grants: readonly Pick<GrantRecord, 'clientId' | 'clientType'>[],
 ): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const registered = [...new Set(grants.filter((g) => g.clientType === 'registered').map((g) => g.clientId))];
@@ -111,9 +115,24 @@ export const connectedAppsPageHandler: PageHandler = forSignedInUser(
     if (!parsed.ok) return parsed.result;
     const noticeParam = parsed.params.notice;
     const notice = noticeParam === 'revoked' || noticeParam === 'not_found' ? noticeParam : undefined;
-    const grants = await context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE });
+    const [grants, activity] = await Promise.all([
+      context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE }),
+      recentActivity(context, tenant, userId),
+    ]);
+    const eventClients = (Array.isArray(activity) ? activity : []).flatMap((entry) =>
+      entry.clientId === undefined
+        ? []
+        : [
+            {
+              clientId: entry.clientId,
+              clientType: entry.clientId.startsWith('https://')
+                ? ('metadata_document' as const)
+                : ('registered' as const),
+            },
+          ],
+    );
     const [names, claims] = await Promise.all([
-      clientNames(context, tenant, grants),
+      clientNames(context, tenant, [...grants, ...eventClients]),
       context.userClaims?.(tenant.slug, userId, ['profile']),
     ]);
     const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
@@ -137,6 +156,23 @@ export const connectedAppsPageHandler: PageHandler = forSignedInUser(
         lastUsedAt: grant.lastUsedAt,
       })),
       scopeDescriptions: { ...builtInScopeWords(context.consent.strings), ...scopeDescriptions },
+      ...(activity === undefined
+        ? {}
+        : {
+            activity:
+              activity === 'unavailable'
+                ? activity
+                : activity.map((entry) => ({
+                    at: entry.at,
+                    category: entry.category,
+                    reason: entry.reason,
+                    ...(entry.clientId === undefined
+                      ? {}
+                      : {
+                          client: { id: entry.clientId, name: names.get(entry.clientId) ?? entry.clientId },
+                        }),
+                  })),
+          }),
       ...(notice === undefined ? {} : { notice }),
       form: {
         action: connectedAppsUrl(tenant),

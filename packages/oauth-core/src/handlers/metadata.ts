@@ -1,6 +1,11 @@
 import type { HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/internal';
-import { ID_JAG_GRANT_PROFILE, JWT_BEARER_GRANT, offersIdJag } from '../grants/jwt-bearer.js';
+import {
+  ID_JAG_GRANT_PROFILE,
+  JWT_BEARER_GRANT,
+  offersIdJag,
+  offersJwtBearer,
+} from '../grants/jwt-bearer.js';
 import type { ServerContext } from '../options.js';
 import type { TokenEndpointAuthMethod } from '../storage.js';
 import type { Tenant } from '../tenant.js';
@@ -70,13 +75,14 @@ export function authorizationServerMetadata(context: ServerContext, tenant: Tena
       userinfo_endpoint: `${issuer}/userinfo`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      // Only where it works (ID-JAG §7.2): the tenant trusts an enterprise IdP and jtis can be spent once.
+      // Only where it works (ID-JAG §7.2, SEP-1933): the tenant trusts an enterprise IdP or a workload
+      // issuer, and jtis can be spent once; the id-jag profile only for the former.
+      grant_types_supported: offersJwtBearer(context, tenant)
+        ? [...SUPPORTED_GRANT_TYPES, JWT_BEARER_GRANT]
+        : SUPPORTED_GRANT_TYPES,
       ...(offersIdJag(context, tenant)
-        ? {
-            grant_types_supported: [...SUPPORTED_GRANT_TYPES, JWT_BEARER_GRANT],
-            authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE],
-          }
-        : { grant_types_supported: SUPPORTED_GRANT_TYPES }),
+        ? { authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE] }
+        : {}),
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: tokenAuthMethods,
       ...(signingAlgs ? { token_endpoint_auth_signing_alg_values_supported: signingAlgs.values } : {}),

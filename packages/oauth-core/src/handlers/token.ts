@@ -23,7 +23,7 @@ const GRANTS: Readonly<Record<string, Grant>> = {
 
 /**
  * The grant types every tenant's token endpoint serves, in the order they are advertised; jwt-bearer joins
- * them for a tenant that trusts an enterprise IdP (see `offersIdJag`).
+ * them for a tenant that trusts an enterprise IdP or a workload issuer (see `offersJwtBearer`).
  */
 export const SUPPORTED_GRANT_TYPES: readonly string[] = Object.keys(GRANTS).filter(
   (grant) => grant !== JWT_BEARER_GRANT,

@@ -1,6 +1,6 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import { jsonResult } from '@keyhold/internal';
-import { bearerChallenge, MACHINE_SUBJECT_PREFIX, presentsBearer } from '../bearer.js';
+import { bearerChallenge, isMachineSubject, presentsBearer } from '../bearer.js';
 import { tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
@@ -60,8 +60,8 @@ export async function userinfoHandler(
     // Userinfo takes Bearer only; a bound token without its proof must not work (RFC 9449 §7.2).
     return refuse('invalid_token', 'the access token is DPoP-bound; userinfo accepts Bearer tokens only');
   }
-  if (claims.sub.startsWith(MACHINE_SUBJECT_PREFIX)) {
-    return refuse('invalid_token', 'a token a client obtained for itself names no user');
+  if (isMachineSubject(claims.sub)) {
+    return refuse('invalid_token', 'a token a client or workload obtained for itself names no user');
   }
   const scopes = scopeList(claims.scope);
   if (!scopes.includes('openid')) return refuse('insufficient_scope', 'userinfo needs the openid scope');

@@ -1,16 +1,15 @@
 import { onceKey } from '@keyhold/internal';
-import type { CryptoKey, JWTPayload } from 'jose';
-import { importJWK } from 'jose';
+import type { JWTPayload } from 'jose';
+import { isMachineSubject } from '../bearer.js';
 import type { ClientAssertionAlgorithm } from '../client-keys.js';
-import { selectClientKey } from '../client-keys.js';
 import type { VerifiedProof } from '../dpop/proof.js';
 import { verifyJwt } from '../jwt-verification.js';
 import type { ServerContext } from '../options.js';
 import type { RequestEvent } from '../request-event.js';
 import { canonicalResource } from '../resources.js';
 import { parseScope } from '../scopes.js';
-import type { ClientJwk } from '../storage.js';
 import type { Tenant } from '../tenant.js';
+import { assertionKey } from './assertion-keys.js';
 import type { ResolvedEnterpriseIssuer } from './enterprise-issuers.js';
 import { refusal } from './refusal.js';
 
@@ -35,28 +34,6 @@ export interface VerifiedIdJag {
   readonly resources: readonly string[] | undefined;
   readonly jti: string;
   readonly exp: number;
-}
-
-async function issuerKeys(
-  context: ServerContext,
-  issuer: ResolvedEnterpriseIssuer,
-  refresh: boolean,
-  event: RequestEvent,
-): Promise<{ keys: readonly ClientJwk[]; refetchable: boolean }> {
-  if (issuer.jwks !== undefined) return { keys: issuer.jwks.keys, refetchable: false };
-  const resolver = context.clientAssertions?.jwks;
-  if (resolver === undefined || issuer.jwksUri === undefined) {
-    throw refusal(event, 'id_jag.keys_unavailable', 'the identity provider keys are not available');
-  }
-  const resolution = await resolver.resolve(issuer.jwksUri, { refresh });
-  if (!resolution.ok) {
-    context.logger.debug(
-      { issuer: issuer.issuer, detail: resolution.detail ?? resolution.description },
-      'id-jag key set unavailable',
-    );
-    throw refusal(event, 'id_jag.keys_unavailable', 'the identity provider keys are not available');
-  }
-  return { keys: resolution.keys, refetchable: true };
 }
 
 function readResources(claim: unknown): string[] | undefined | false {
@@ -106,33 +83,18 @@ export async function verifyIdJag(
       `the assertion alg must be one of ${issuer.algorithms.join(', ')}`,
     );
   }
-  const algorithm = alg as ClientAssertionAlgorithm;
-  let { keys, refetchable } = await issuerKeys(context, issuer, false, event);
-  let selection = selectClientKey(keys, algorithm, input.kid);
-  if (!selection.ok && selection.reason === 'unknown_kid' && refetchable) {
-    // The IdP may have rotated its keys: one refetch, throttled by the resolver against random-kid floods.
-    ({ keys, refetchable } = await issuerKeys(context, issuer, true, event));
-    selection = selectClientKey(keys, algorithm, input.kid);
-  }
-  if (!selection.ok) {
-    throw refusal(
-      event,
-      'id_jag.key_not_found',
-      selection.reason === 'ambiguous'
-        ? 'the identity provider has several keys for this alg: the assertion must name one with kid'
-        : 'no identity provider key can verify the assertion',
-    );
-  }
-  let key: CryptoKey | Uint8Array;
-  try {
-    key = await importJWK({ ...selection.key }, algorithm);
-  } catch {
-    throw refusal(event, 'id_jag.key_not_found', 'the identity provider key cannot verify the assertion');
-  }
+  const key = await assertionKey(
+    context,
+    { label: issuer.issuer, jwks: issuer.jwks, jwksUri: issuer.jwksUri },
+    alg as ClientAssertionAlgorithm,
+    input.kid,
+    event,
+    { unavailable: 'id_jag.keys_unavailable', notFound: 'id_jag.key_not_found' },
+  );
   const now = context.clock.now();
   const skew = ID_JAG_CLOCK_SKEW_SECONDS;
   const verification = await verifyJwt(input.assertion, key, {
-    algorithms: [algorithm],
+    algorithms: [alg],
     typ: ID_JAG_TYP,
     issuer: issuer.issuer,
     requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti', 'client_id'],
@@ -277,7 +239,7 @@ async function localUser(
     return userId;
   }
   // Used as the local user id as is: never one of the machine subjects this server mints.
-  if (sub.startsWith('client:') || sub.startsWith('workload:')) {
+  if (isMachineSubject(sub)) {
     throw refusal(event, 'id_jag.subject_invalid', 'the assertion subject cannot name a local user');
   }
   return sub;

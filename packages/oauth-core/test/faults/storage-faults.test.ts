@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
 import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
+import { publicCodeExchangeForm } from '../../../../test-support/code-exchange-form.js';
 import { createMemoryStorage } from '../../src/index.js';
 import {
+  authorizeRequest,
   basic,
   consentFormFields,
   createTestServer,
@@ -13,7 +15,6 @@ import {
   json,
   location,
   obtainCode,
-  pkce,
   postForm,
   REDIRECT_URI,
   registerClient,
@@ -82,13 +83,9 @@ describe('fault: the authorization code is taken once, whatever happens next (RF
         {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code,
-            code_verifier: verifier,
-            redirect_uri: REDIRECT_URI,
-            client_id: client.client_id,
-          }).toString(),
+          body: new URLSearchParams(
+            publicCodeExchangeForm(code, verifier, client.client_id, REDIRECT_URI),
+          ).toString(),
         },
       );
       expect(response.status).toBe(500);
@@ -165,21 +162,7 @@ describe('fault: refresh rotation never leaves a half-rotated family (OAuth 2.1 
 describe('fault: the consent decision is taken once; a failure issues no code', () => {
   async function pending() {
     const s = await setup();
-    const result = await s.t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: s.client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: pkce().challenge,
-          code_challenge_method: 'S256',
-          state: 'st',
-        },
-        USER,
-      ),
-      'demo',
-    );
+    const result = await s.t.server.authorize(authorizeRequest(s.client.client_id, { state: 'st' }), 'demo');
     return { ...s, req: location(result).searchParams.get('req') ?? '' };
   }
   // The browser loads the consent screen once; a retry re-posts the same form (cookie and token).

@@ -2,9 +2,8 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
-import { discover, insecure, withNonceRetry } from './oauth4webapi-kit.js';
+import { discover, insecure, register, withNonceRetry } from './oauth4webapi-kit.js';
 
-// Plain http is allowed on loopback only: the host listens on 127.0.0.1.
 const REDIRECT = 'http://127.0.0.1:43210/callback';
 
 let host: HttpHost;
@@ -44,18 +43,12 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   });
 
   it('authorization_code → resource → refresh with one key; the code survives the nonce challenge', async () => {
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        as,
-        {
-          redirect_uris: [REDIRECT],
-          client_name: 'DPoP Client',
-          token_endpoint_auth_method: 'none',
-          dpop_bound_access_tokens: true,
-        },
-        insecure,
-      ),
-    );
+    const registered = await register(as, {
+      redirect_uris: [REDIRECT],
+      client_name: 'DPoP Client',
+      token_endpoint_auth_method: 'none',
+      dpop_bound_access_tokens: true,
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();

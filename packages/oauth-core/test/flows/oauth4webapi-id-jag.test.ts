@@ -5,7 +5,6 @@ import type { HttpHost } from './http-host.js';
 import { startHttpHost } from './http-host.js';
 import { discover, insecure, withNonceRetry } from './oauth4webapi-kit.js';
 
-// Plain http is allowed on loopback only: the host listens on 127.0.0.1.
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CLIENT_ID = 'agent-1';
 

@@ -1,17 +1,29 @@
-// What the oauth4webapi flows share: plain-HTTP requests to the local host, discovery and the DPoP nonce retry.
 import * as oauth from 'oauth4webapi';
 
-/** oauth4webapi refuses plain HTTP unless told: the test host listens on 127.0.0.1 without TLS. */
+// What the oauth4webapi flow tests each set up the same way against the loopback host: plain http allowed,
+// discovery, dynamic registration, and the one retry a DPoP nonce challenge asks for.
+
+/** Plain http is allowed on loopback only: the host listens on 127.0.0.1. */
 export const insecure: { readonly [oauth.allowInsecureRequests]: true } = {
   [oauth.allowInsecureRequests]: true,
 };
 
-/** RFC 8414 discovery of `issuer` (path insertion: /.well-known/oauth-authorization-server/tenant/demo). */
+/** The tenant's RFC 8414 metadata, found by oauth4webapi from its issuer (path insertion). */
 export async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
   const url = new URL(issuer);
   return oauth.processDiscoveryResponse(
     url,
     await oauth.discoveryRequest(url, { algorithm: 'oauth2', ...insecure }),
+  );
+}
+
+/** Registers a client through RFC 7591 dynamic registration as oauth4webapi sends it. */
+export async function register(
+  as: oauth.AuthorizationServer,
+  metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>>,
+): Promise<oauth.OmitSymbolProperties<oauth.Client>> {
+  return oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, metadata, insecure),
   );
 }
 

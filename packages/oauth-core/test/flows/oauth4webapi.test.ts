@@ -3,9 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpHost } from './http-host.js';
 import { startHttpHost, submitConsent } from './http-host.js';
-import { discover, insecure } from './oauth4webapi-kit.js';
-
-// Plain http is allowed on loopback only: the host listens on 127.0.0.1.
+import { discover, insecure, register } from './oauth4webapi-kit.js';
 
 let host: HttpHost;
 beforeAll(async () => {
@@ -33,17 +31,11 @@ describe('the full authorization-code flow, driven by oauth4webapi', () => {
     expect(rs.authorization_servers).toEqual([host.issuer]);
 
     const redirectUri = 'http://127.0.0.1/callback';
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        as,
-        {
-          redirect_uris: [redirectUri],
-          client_name: 'Strict Client',
-          token_endpoint_auth_method: 'client_secret_basic',
-        },
-        insecure,
-      ),
-    );
+    const registered = await register(as, {
+      redirect_uris: [redirectUri],
+      client_name: 'Strict Client',
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const clientAuth = oauth.ClientSecretBasic(String(registered.client_secret));
 

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  authorizeRequest,
   consentFormFields,
   createTestServer,
   exchangeCode,
   get,
   json,
   obtainCode,
+  obtainTokens,
   postForm,
-  refreshAsPublic,
+  redeemRefreshToken,
   registerClient,
 } from '../helpers.js';
 
@@ -26,9 +28,8 @@ describe('single use under concurrency', () => {
   async function fiftyRefreshesOfOneToken(refreshReuseWindowSeconds: number) {
     const t = await createTestServer({ options: { refreshReuseWindowSeconds } });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const token = String(json(await exchangeCode(t, client, code, verifier)).refresh_token);
-    return Promise.all(Array.from({ length: 50 }, () => refreshAsPublic(t, client.client_id, token)));
+    const token = String((await obtainTokens(t, client)).refresh_token);
+    return Promise.all(Array.from({ length: 50 }, () => redeemRefreshToken(t, client, token)));
   }
 
   it('50 concurrent uses of one refresh token inside the default reuse window: all succeed with one successor', async () => {
@@ -46,23 +47,7 @@ describe('single use under concurrency', () => {
   it('50 concurrent approvals of one pending authorization: exactly one code', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const authorize = await t.server.authorize(
-      {
-        method: 'GET',
-        path: '/tenant/demo/authorize',
-        query: new URLSearchParams({
-          client_id: client.client_id,
-          response_type: 'code',
-          redirect_uri: 'https://app.example/callback',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        }).toString(),
-        headers: {},
-        body: '',
-        userId: 'user-1',
-      },
-      'demo',
-    );
+    const authorize = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = new URL(String(authorize.headers.location)).searchParams.get('req') ?? '';
     const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, 'user-1'), 'demo');
     const { cookie, csrfToken } = consentFormFields(page);

@@ -19,9 +19,11 @@ import {
 } from '../../../../test-support/fuzz.js';
 import type { TestServer } from '../helpers.js';
 import {
+  authorizeRequest,
   BASE_URL,
   basic,
   createTestServer,
+  exchangeCode,
   get,
   location,
   obtainCode,
@@ -66,18 +68,7 @@ beforeAll(async () => {
     redirectUris: [REDIRECT_URI],
   })) as { client_id: string; client_secret: string };
   const authorize = await t.server.authorize(
-    get(
-      '/tenant/demo/authorize',
-      {
-        client_id: publicClient.client_id,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-        state: 'pending-state',
-      },
-      USER,
-    ),
+    authorizeRequest(publicClient.client_id, { state: 'pending-state' }),
     'demo',
   );
   const pendingId = location(authorize).searchParams.get('req') ?? '';
@@ -186,17 +177,20 @@ function request(
   };
 }
 
-/** Registers a public client named `clientName` at the registration endpoint, as any stranger may. */
+/** Registers a public client under a fuzzed `clientName`, answering the raw result (it may be refused). */
 function registerNamed(clientName: string): Promise<HandlerResult> {
-  const metadata = {
-    redirect_uris: [REDIRECT_URI],
-    client_name: clientName,
-    token_endpoint_auth_method: 'none',
-  };
   return fx.t.server.register(
-    request('POST', '/tenant/demo/register', '', JSON.stringify(metadata), {
-      headers: { 'content-type': 'application/json' },
-    }),
+    request(
+      'POST',
+      '/tenant/demo/register',
+      '',
+      JSON.stringify({
+        redirect_uris: [REDIRECT_URI],
+        client_name: clientName,
+        token_endpoint_auth_method: 'none',
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    ),
     'demo',
   );
 }
@@ -399,18 +393,7 @@ describe('fuzz: the consent screen and decision', () => {
           if (registered.status !== 201) return;
           const client = JSON.parse(registered.body ?? '{}') as { client_id: string };
           const authorize = await fx.t.server.authorize(
-            get(
-              '/tenant/demo/authorize',
-              {
-                client_id: client.client_id,
-                response_type: 'code',
-                redirect_uri: REDIRECT_URI,
-                code_challenge: pkce().challenge,
-                code_challenge_method: 'S256',
-                scope: 'mcp',
-              },
-              USER,
-            ),
+            authorizeRequest(client.client_id, { scope: 'mcp' }),
             'demo',
           );
           check(authorize);
@@ -488,16 +471,7 @@ describe('fuzz: the connected-apps page and its revoke form', () => {
           // A user of its own per run: the page shows this one grant.
           const user = `apps-${shown}-${client.client_id}`;
           const { code, verifier } = await obtainCode(fx.t, client.client_id, { userId: user });
-          const token = await fx.t.server.token(
-            postForm('/tenant/demo/token', {
-              grant_type: 'authorization_code',
-              code,
-              code_verifier: verifier,
-              redirect_uri: REDIRECT_URI,
-              client_id: client.client_id,
-            }),
-            'demo',
-          );
+          const token = await exchangeCode(fx.t, client, code, verifier);
           expect(token.status).toBe(200);
           const page = await fx.t.server.connectedAppsPage(
             request('GET', '/tenant/demo/connected-apps', '', '', { userId: user }),

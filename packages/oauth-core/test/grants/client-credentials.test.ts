@@ -9,6 +9,7 @@ import {
   provisionClient,
   RESOURCE,
   registerClient,
+  type TestServer,
 } from '../helpers.js';
 
 async function setup(method: 'client_secret_basic' | 'client_secret_post' = 'client_secret_basic') {
@@ -22,13 +23,18 @@ async function setup(method: 'client_secret_basic' | 'client_secret_post' = 'cli
   return { t, client, secret };
 }
 
+/** A client_credentials request authenticated with HTTP Basic; `form` adds to it (a scope). */
+function withBasic(t: TestServer, clientId: string, secret: string, form: Record<string, string> = {}) {
+  return t.server.token(
+    postForm('/tenant/demo/token', { grant_type: 'client_credentials', ...form }, basic(clientId, secret)),
+    'demo',
+  );
+}
+
 describe('POST /token client_credentials', () => {
   it('with HTTP Basic: an access token only, sub client:<client_id>, no refresh token', async () => {
     const { t, client, secret } = await setup();
-    const result = await t.server.token(
-      postForm('/tenant/demo/token', { grant_type: 'client_credentials' }, basic(client.client_id, secret)),
-      'demo',
-    );
+    const result = await withBasic(t, client.client_id, secret);
     expect(result.status).toBe(200);
     const body = json(result);
     expect(body.refresh_token).toBeUndefined();
@@ -58,23 +64,13 @@ describe('POST /token client_credentials', () => {
 
   it('a scope outside the registered scope is invalid_scope', async () => {
     const { t, client, secret } = await setup();
-    const result = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        { grant_type: 'client_credentials', scope: 'reports:read admin' },
-        basic(client.client_id, secret),
-      ),
-      'demo',
-    );
+    const result = await withBasic(t, client.client_id, secret, { scope: 'reports:read admin' });
     expect(json(result).error).toBe('invalid_scope');
   });
 
   it('a wrong secret is invalid_client', async () => {
     const { t, client } = await setup();
-    const result = await t.server.token(
-      postForm('/tenant/demo/token', { grant_type: 'client_credentials' }, basic(client.client_id, 'nope')),
-      'demo',
-    );
+    const result = await withBasic(t, client.client_id, 'nope');
     expect(result.status).toBe(401);
   });
 
@@ -91,14 +87,7 @@ describe('POST /token client_credentials', () => {
   it('a client not registered for the grant is unauthorized_client', async () => {
     const t = await createTestServer();
     const client = await registerClient(t.server);
-    const result = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        { grant_type: 'client_credentials' },
-        basic(client.client_id, String(client.client_secret)),
-      ),
-      'demo',
-    );
+    const result = await withBasic(t, client.client_id, String(client.client_secret));
     expect(json(result).error).toBe('unauthorized_client');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
+import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
@@ -14,7 +15,7 @@ import {
   obtainCode,
   postForm,
   provisionClient,
-  refreshAsPublic,
+  redeemRefreshToken,
   registerClient,
   type TestServer,
   USER,
@@ -34,15 +35,14 @@ async function authorized(t: TestServer, client: Client, userId = USER) {
   };
 }
 
-async function setup() {
-  const t = await createTestServer();
+/** A server (on `storage` when given) and a public client that has been through one code flow. */
+async function setup(storage?: OAuthStorage) {
+  const t = await createTestServer(storage ? { options: { storage } } : {});
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-  return { t, client, ...(await authorized(t, client)) };
+  return { t, client, ...(await authorized(storage ? { ...t, storage } : t, client)) };
 }
 
 const bearer = (t: TestServer, token: string) => t.server.verifyAccessToken('demo', `Bearer ${token}`);
-
-const refresh = (t: TestServer, client: Client, token: string) => refreshAsPublic(t, client.client_id, token);
 
 describe('a grant is recorded for each authorization and its tokens carry its id', () => {
   it('a code exchange records the grant with client, kind, scopes, resources, offline access and times', async () => {
@@ -64,7 +64,7 @@ describe('a grant is recorded for each authorization and its tokens carry its id
 
   it('a refreshed access token keeps the grant id', async () => {
     const { t, client, refreshToken, grantId } = await setup();
-    const body = json(await refresh(t, client, refreshToken));
+    const body = json(await redeemRefreshToken(t, client, refreshToken));
     expect(decodePayload(String(body.access_token)).grant_id).toBe(grantId);
     expect(await t.server.grants.list('demo', { clientId: client.client_id })).toHaveLength(1);
   });
@@ -112,9 +112,7 @@ describe('last used moves with use, written at most once a minute', () => {
 describe('the per-request cost of the grant check is one primary-key read', () => {
   it('a bearer request reads the revoked-token set and the grant once each, and writes nothing within the minute', async () => {
     const faults = faultyStorage(createMemoryStorage());
-    const t = await createTestServer({ options: { storage: faults.storage } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { accessToken } = await authorized({ ...t, storage: faults.storage }, client);
+    const { t, accessToken } = await setup(faults.storage);
     faults.completed.length = 0;
     expect((await bearer(t, accessToken)).ok).toBe(true);
     await new Promise((resolve) => setImmediate(resolve));
@@ -138,9 +136,9 @@ describe('a replayed authorization code revokes the grant its first redemption o
 describe('a replayed refresh token revokes its grant', () => {
   it('the access tokens of the family are refused once a used refresh token comes back', async () => {
     const { t, client, refreshToken, grantId } = await setup();
-    const next = json(await refresh(t, client, refreshToken));
+    const next = json(await redeemRefreshToken(t, client, refreshToken));
     t.clock.advance(10_000);
-    expect(json(await refresh(t, client, refreshToken)).error).toBe('invalid_grant');
+    expect(json(await redeemRefreshToken(t, client, refreshToken)).error).toBe('invalid_grant');
     expect((await bearer(t, String(next.access_token))).ok).toBe(false);
     expect((await t.storage.grants.get('demo', grantId))?.revokedReason).toBe('family_reuse');
   });
@@ -212,7 +210,7 @@ describe('revoking a grant kills its refresh family', () => {
   it('the refresh token of a revoked grant gets invalid_grant', async () => {
     const { t, client, refreshToken, grantId } = await setup();
     await t.server.grants.revoke('demo', grantId);
-    const result = await refresh(t, client, refreshToken);
+    const result = await redeemRefreshToken(t, client, refreshToken);
     expect(result.status).toBe(400);
     expect(json(result).error).toBe('invalid_grant');
   });
@@ -236,7 +234,7 @@ describe('deleting a consent revokes its grants', () => {
     expect(count).toBe(1);
     expect(await t.storage.consents.list('demo', USER, client.client_id, t.clock.now())).toEqual([]);
     expect((await bearer(t, accessToken)).ok).toBe(false);
-    expect(json(await refresh(t, client, refreshToken)).error).toBe('invalid_grant');
+    expect(json(await redeemRefreshToken(t, client, refreshToken)).error).toBe('invalid_grant');
   });
 });
 
@@ -311,7 +309,7 @@ describe('a blocked client is refused everywhere', () => {
   it('a blocked client gets invalid_grant at refresh', async () => {
     const { t, client, refreshToken } = await setup();
     await t.server.clients.block('demo', client.client_id);
-    const result = await refresh(t, client, refreshToken);
+    const result = await redeemRefreshToken(t, client, refreshToken);
     expect(json(result).error).toBe('invalid_grant');
   });
 
@@ -398,9 +396,7 @@ describe('a blocked client is refused everywhere', () => {
 describe('the grant check fails closed', () => {
   it('an outage reading the grant is a 503 at the resource, never an accepted token', async () => {
     const faults = faultyStorage(createMemoryStorage());
-    const t = await createTestServer({ options: { storage: faults.storage } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { accessToken } = await authorized({ ...t, storage: faults.storage }, client);
+    const { t, accessToken } = await setup(faults.storage);
     faults.fail('grants.get', 'unavailable');
     const check = await bearer(t, accessToken);
     expect(check.ok).toBe(false);

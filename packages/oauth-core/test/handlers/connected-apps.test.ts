@@ -3,15 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/index.js';
 import { faultyStorage } from '../faults/faulty-storage.js';
 import {
-  authorizeWithPkce,
+  authorizeRequest,
   BASE_URL,
   createTestServer,
   decodePayload,
-  exchangeCode,
   get,
   ISSUER,
-  json,
-  obtainCode,
+  obtainTokens,
   postForm,
   registerClient,
   type TestServer,
@@ -25,11 +23,8 @@ const OTHER = 'user-2';
 /** A user's code flow for a new public client: the grant id its access token carries, and the token. */
 async function connect(t: TestServer, userId = USER, metadata: Record<string, unknown> = {}) {
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'none', ...metadata });
-  const { code, verifier } = await obtainCode(t, client.client_id, {
-    userId,
-    scope: 'mcp:tools offline_access',
-  });
-  const accessToken = String(json(await exchangeCode(t, client, code, verifier)).access_token);
+  const tokens = await obtainTokens(t, client, { userId, scope: 'mcp:tools offline_access' });
+  const accessToken = String(tokens.access_token);
   return { client, accessToken, grantId: String(decodePayload(accessToken).grant_id) };
 }
 
@@ -259,7 +254,7 @@ describe('the consent page links to the connected-apps page when the server serv
   async function consentPageBody(options: TestServerOptions = {}) {
     const t = await createTestServer(options);
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const authorize = await authorizeWithPkce(t, client.client_id);
+    const authorize = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = new URL(authorize.headers.location ?? '').searchParams.get('req') ?? '';
     return (await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo')).body ?? '';
   }
@@ -295,5 +290,136 @@ describe('a store outage answers 503, never a hang or a crash', () => {
     );
     expect(posted.status).toBe(503);
     expect(await isActive({ ...t, storage: faults.storage }, grantId)).toBe(true);
+  });
+});
+
+/** The page's activity section, or '' when it has none. */
+const activityOf = (body: string | undefined): string =>
+  /<section class="activity"[\s\S]*?<\/section>/.exec(body ?? '')?.[0] ?? '';
+
+/** Lets the timeline's appends (not awaited by the requests) land. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('the page lists the signed-in user’s own recent activity from the timeline', () => {
+  it('shows the user’s decisions in plain words, the raw reason in small print, the client name and the time', async () => {
+    const { t, client } = await setup();
+    await settled();
+    const section = activityOf((await page(t)).body);
+    expect(section).toContain('<h2 id="activity-heading">Recent activity</h2>');
+    expect(section).toContain(`client <code>${client.client_id}</code>`);
+    expect(section).toContain('You allowed an application');
+    expect(section).toContain('<small class="activity-reason">reason <code>consent.approved</code>');
+    expect(section).toContain('Application: <strong>Notes Agent</strong>');
+    expect(section).toContain('<time datetime="2026-03-01T12:00:00.000Z">2026-03-01 12:00 UTC</time>');
+  });
+
+  it('never shows another user’s events, nor a token or a grant id', async () => {
+    const { t, grantId, accessToken } = await setup();
+    const theirs = await connect(t, OTHER, { client_name: 'Someone Else’s App' });
+    await settled();
+    const section = activityOf((await page(t)).body);
+    expect(section).toContain('Notes Agent');
+    expect(section).not.toContain('Someone Else');
+    expect(section).not.toContain(theirs.client.client_id);
+    for (const secret of [grantId, accessToken, theirs.grantId, theirs.accessToken]) {
+      expect(section).not.toContain(secret);
+    }
+  });
+
+  it('lists at most 20 events, newest first', async () => {
+    const t = await createTestServer();
+    const limits = { maxEventsPerTenant: 1000, notBefore: 0 };
+    for (let i = 0; i < 30; i++) {
+      await t.storage.events!.append(
+        {
+          at: Date.parse('2026-03-01T12:00:00Z') + i * 60_000,
+          tenant: 'demo',
+          category: 'broker',
+          reason: i === 29 ? 'broker.login_completed' : 'broker.login_started',
+          status: 200,
+          userId: USER,
+        },
+        limits,
+      );
+    }
+    const section = activityOf((await page(t)).body);
+    expect(section.match(/class="activity-entry"/g)).toHaveLength(20);
+    expect(section.indexOf('broker.login_completed')).toBeLessThan(section.indexOf('broker.login_started'));
+    expect(section).toContain('You connected another service for a tool');
+    expect(section).toContain('2026-03-01 12:29 UTC');
+    expect(section).not.toContain('2026-03-01 12:09 UTC');
+  });
+
+  it('words a code without words of its own by its longest prefix that has some', async () => {
+    const t = await createTestServer();
+    await t.storage.events!.append(
+      {
+        at: 0,
+        tenant: 'demo',
+        category: 'resource',
+        reason: 'token.rejected.expired',
+        status: 401,
+        userId: USER,
+      },
+      { maxEventsPerTenant: 10, notBefore: 0 },
+    );
+    const section = activityOf((await page(t)).body);
+    expect(section).toContain('An application’s access was refused');
+    expect(section).toContain('<code>token.rejected.expired</code>');
+  });
+
+  it('says so in a sentence when the user has no activity yet', async () => {
+    const t = await createTestServer();
+    expect(activityOf((await page(t)).body)).toContain('Nothing has happened with your account lately.');
+  });
+
+  it('still lists the grants when the timeline cannot be read, and says the activity cannot be shown', async () => {
+    const storage = createMemoryStorage();
+    const failing = {
+      ...storage,
+      events: { append: storage.events!.append, list: () => Promise.reject(new Error('down')) },
+    };
+    const t = await createTestServer({ tenant: { displayName: 'Acme Docs' }, options: { storage: failing } });
+    await connect({ ...t, storage: failing }, USER, { client_name: 'Notes Agent' });
+    const result = await page(t);
+    expect(result.status).toBe(200);
+    expect(result.body).toContain('Notes Agent');
+    expect(activityOf(result.body)).toContain('Recent activity cannot be shown right now.');
+  });
+
+  it('has no activity section when the server keeps no timeline', async () => {
+    const { events: _none, ...storage } = createMemoryStorage();
+    const t = await createTestServer({ options: { storage } });
+    const body = (await page(t)).body ?? '';
+    expect(body).toContain('No application is connected');
+    expect(activityOf(body)).toBe('');
+  });
+});
+
+describe('the activity section’s strings are replaceable, reason words one by one', () => {
+  it('uses a replaced heading and replaced words for one code, keeping the built-in words of the others', async () => {
+    const { t } = await setup({
+      options: {
+        connectedApps: {
+          strings: {
+            activityHeading: 'Letzte Ereignisse',
+            activityReasons: { 'consent.approved': 'Sie haben eine Anwendung erlaubt' },
+          },
+        },
+      },
+    });
+    await settled();
+    const section = activityOf((await page(t)).body);
+    expect(section).toContain('>Letzte Ereignisse</h2>');
+    expect(section).toContain('Sie haben eine Anwendung erlaubt');
+    expect(section).toContain('An application received access');
+  });
+
+  it('refuses activityReasons that are not strings when the server is created', async () => {
+    await expect(
+      createTestServer({
+        options: { connectedApps: { strings: { activityReasons: { 'consent.approved': 1 } as never } } },
+      }),
+    ).rejects.toThrow(/activityReasons/);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  authorizeWithPkce,
+  authorizeRequest,
   BASE_URL,
   consentFormFields,
   createTestServer,
@@ -221,21 +221,8 @@ describe('POST /consent: anti-forgery token (double submit bound to the pending 
   it('a token for another pending request (same browser) does not decide this one', async () => {
     const first = await pendingRequest();
     // A second request in the same server and browser: its page reuses the cookie, its token differs.
-    const { challenge } = pkce();
     const second = await first.t.server.authorize(
-      get(
-        '/tenant/demo/authorize',
-        {
-          client_id: first.client.client_id,
-          response_type: 'code',
-          redirect_uri: REDIRECT_URI,
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-          scope: 'openid',
-          prompt: 'consent',
-        },
-        USER,
-      ),
+      authorizeRequest(first.client.client_id, { scope: 'openid', prompt: 'consent' }),
       'demo',
     );
     const req2 = location(second).searchParams.get('req') ?? '';
@@ -327,7 +314,7 @@ describe('GET /consent: who receives the code, and what the client only claims',
       token_endpoint_auth_method: 'none',
       logo_uri: 'https://evil.example/bank-logo.png',
     });
-    const result = await authorizeWithPkce(t, client.client_id);
+    const result = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     const req = location(result).searchParams.get('req') ?? '';
     const page = await t.server.consentPage(get('/tenant/demo/consent', { req }, USER), 'demo');
     expect(page.body).not.toContain('bank-logo');

@@ -4,6 +4,7 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTRATION_POINT } from '../../../../test-support/metric-points.js';
 import { createAuthorizationServerWithEndpoints } from '../../src/authorization-server.js';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import type { TenantConfig } from '../../src/index.js';
@@ -51,11 +52,6 @@ afterEach(() => {
   globalMetrics.disable();
 });
 
-/** One count of a registered client's request that `endpoint` answered with `status` for `reason`. */
-function decided(endpoint: string, status: number, reason: string) {
-  return { attributes: { endpoint, status, client_type: 'registered', reason }, value: 1 };
-}
-
 describe('with @opentelemetry/api installed, the counters are emitted without the metrics option', () => {
   it('counts an authorization and a CIMD fetch on the global meter provider', async () => {
     const reader = registerGlobalReader();
@@ -70,9 +66,25 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     expect(resourceMetrics.scopeMetrics.map((scope) => scope.scope.name)).toContain('@keyhold/oauth-core');
     expect(await read(reader, 'mcp_auth.events')).toEqual(
       expect.arrayContaining([
-        decided('register', 201, 'client.registered'),
-        decided('authorize', 302, 'authorize.consent_shown'),
-        decided('consent', 302, 'consent.approved'),
+        REGISTRATION_POINT,
+        {
+          attributes: {
+            endpoint: 'authorize',
+            status: 302,
+            client_type: 'registered',
+            reason: 'authorize.consent_shown',
+          },
+          value: 1,
+        },
+        {
+          attributes: {
+            endpoint: 'consent',
+            status: 302,
+            client_type: 'registered',
+            reason: 'consent.approved',
+          },
+          value: 1,
+        },
       ]),
     );
     expect(await read(reader, 'mcp_auth.cimd.fetches')).toEqual([
@@ -86,7 +98,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     await metricsWhenPresent.settled();
     const reader = registerGlobalReader();
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    expect(await read(reader, 'mcp_auth.events')).toEqual([decided('register', 201, 'client.registered')]);
+    expect(await read(reader, 'mcp_auth.events')).toEqual([REGISTRATION_POINT]);
   });
 
   it('keeps an explicit metrics option: the counts go there and not to the global provider', async () => {
@@ -97,7 +109,7 @@ describe('with @opentelemetry/api installed, the counters are emitted without th
     });
     await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     await metricsWhenPresent.settled();
-    expect(await read(ownReader, 'mcp_auth.events')).toEqual([decided('register', 201, 'client.registered')]);
+    expect(await read(ownReader, 'mcp_auth.events')).toEqual([REGISTRATION_POINT]);
     expect(await read(globalReader, 'mcp_auth.events')).toEqual([]);
   });
 

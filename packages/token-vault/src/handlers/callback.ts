@@ -1,5 +1,6 @@
 import type { Handler } from '@keyhold/internal';
 import { parseQuery } from '@keyhold/internal';
+import type { BrokerEventReason } from '../events.js';
 import type { ResolvedBrokerOptions } from '../options.js';
 import { connectedPage, page } from '../pages.js';
 import { isOpaqueState, stateHash } from '../state.js';
@@ -14,7 +15,7 @@ import { providerText, requestTokens, tokenRequestLimits } from '../token-endpoi
  * redeemed through it afterwards.
  */
 export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
-  const { storage, vault, clock, logger } = options;
+  const { storage, vault, clock, logger, events } = options;
   return async (request) => {
     if (request.method !== 'GET') {
       const refused = page(405, 'Method not allowed', 'Expected a redirect from the provider.');
@@ -27,6 +28,11 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     if (state === undefined) return page(400, 'Authorization failed', 'The redirect carries no state.');
     if (!isOpaqueState(state)) {
       logger.warn({ reason: 'malformed' }, 'token-vault: callback state refused');
+      // No login is named, so no tenant: the event says only which signed-in browser sent it. A browser
+      // not signed in leaves none, so anonymous requests cannot crowd a bounded timeline.
+      if (request.userId !== undefined) {
+        events.emit({ reason: 'broker.login_failed.state_unknown', status: 400, userId: request.userId });
+      }
       return page(400, 'Authorization failed', 'The authorization response could not be verified.');
     }
     // The browser finishing the authorization must be signed in as the user who asked: otherwise a provider
@@ -39,13 +45,25 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     const pending = await storage.pending.consumeAuthorization(stateHash(state), clock.now());
     if (pending === undefined) {
       logger.warn({ reason: 'unknown' }, 'token-vault: callback state unknown, already used or expired');
+      events.emit({ reason: 'broker.login_failed.state_unknown', status: 400, userId: request.userId });
       return page(
         400,
         'Authorization failed',
         'This authorization response is unknown, already used or expired (an authorization must finish within five minutes). Run the tool again.',
       );
     }
+    // Every later outcome belongs to the asker's login: the events name its tenant, user, provider and module.
+    const decided = (reason: BrokerEventReason, status: number) =>
+      events.emit({
+        tenant: pending.tenantId,
+        reason,
+        status,
+        userId: pending.userId,
+        provider: pending.provider,
+        toolModuleId: pending.toolModuleId,
+      });
     if (request.userId !== pending.userId) {
+      decided('broker.login_failed.wrong_user', 403);
       // The state is spent: the provider's code in this URL must not stay redeemable for the asker's browser
       // (the account it would attach is the wrong one). The asker runs the tool again for a new link.
       logger.warn(
@@ -72,8 +90,10 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
       elicitationId: pending.elicitationId,
     };
     const provider = options.providers.get(pending.provider);
-    if (provider === undefined)
+    if (provider === undefined) {
+      decided('broker.login_failed.provider_unconfigured', 400);
       return page(400, 'Authorization failed', 'The provider is no longer configured.');
+    }
     // RFC 9207 §2.4: a provider that identifies itself in its responses must be the one the request went
     // to, or the response may come from another provider the user also uses (a mix-up attack).
     if (provider.issuer !== undefined && iss !== provider.issuer) {
@@ -81,6 +101,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
         { ...log, event: 'callback_issuer_mismatch', issPresent: iss !== undefined },
         'token-vault: callback iss missing or not the provider issuer; authorization cancelled',
       );
+      decided('broker.login_failed.issuer_mismatch', 400);
       return page(
         400,
         'Authorization failed',
@@ -90,14 +111,17 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     if (error !== undefined) {
       const shown = providerText(error);
       logger.info({ ...log, error: shown }, 'token-vault: provider returned an error');
+      decided('broker.login_failed.provider_denied', 400);
       return page(
         400,
         'Authorization not granted',
         `The provider answered: ${shown}. Run the tool again to retry.`,
       );
     }
-    if (code === undefined)
+    if (code === undefined) {
+      decided('broker.login_failed.code_missing', 400);
       return page(400, 'Authorization failed', 'The redirect carries no authorization code.');
+    }
     const sentAt = clock.now();
     const outcome = await requestTokens(
       provider,
@@ -111,6 +135,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     );
     if (!outcome.ok && outcome.reason === 'refused') {
       logger.info({ ...log, error: outcome.error }, 'token-vault: code exchange refused');
+      decided('broker.login_failed.exchange_refused', 400);
       return page(
         400,
         'Authorization failed',
@@ -119,6 +144,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     }
     if (!outcome.ok) {
       logger.warn({ ...log, detail: outcome.detail }, 'token-vault: code exchange failed');
+      decided('broker.login_failed.provider_unavailable', 502);
       return page(
         502,
         'Authorization failed',
@@ -153,6 +179,7 @@ export function createCallbackHandler(options: ResolvedBrokerOptions): Handler {
     });
     await storage.pending.deleteElicitation(pending.elicitationId);
     logger.info(log, 'token-vault: grant stored');
+    decided('broker.login_completed', 200);
 
     if (options.onAuthorizationComplete !== undefined) {
       try {

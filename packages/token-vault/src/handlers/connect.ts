@@ -13,7 +13,7 @@ import { createOpaqueState, STATE_MAX_AGE_MS, stateHash } from '../state.js';
  * request carrying an `Origin` other than the host's own (a cross-site fetch or form) is refused with 403.
  */
 export function createConnectHandler(options: ResolvedBrokerOptions): Handler {
-  const { storage, clock, logger } = options;
+  const { storage, clock, logger, events } = options;
   const ownOrigin = originOf(options.connectUrl);
   return async (request) => {
     // Only GET: the step stores a pending authorization, which a HEAD must not do.
@@ -63,6 +63,14 @@ export function createConnectHandler(options: ResolvedBrokerOptions): Handler {
         },
         'token-vault: connect step opened by a different user',
       );
+      events.emit({
+        tenant: elicitation.tenantId,
+        reason: 'broker.login_failed.wrong_user',
+        status: 403,
+        userId: elicitation.userId,
+        provider: elicitation.provider,
+        toolModuleId: elicitation.toolModuleId,
+      });
       return page(
         403,
         'Wrong account',

@@ -1,49 +1,33 @@
 import { createDecipheriv } from 'node:crypto';
 import type { AesGcm, Scrypt } from '@keyhold/internal';
 import { aesGcm, nodeAesGcm, scrypt, scryptPortable, webCryptoAesGcm } from '@keyhold/internal';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  BINDING,
+  DATA_KEY,
+  fixedKms,
+  MASTER_KEY,
+  PLAINTEXT,
+  SEALED_KMS,
+  SEALED_LOCAL_1024,
+} from '../../../../test-support/node-crypto-sealed-values.js';
+import { withoutNodeBuiltins } from '../../../../test-support/without-node-builtins.js';
 import { createKmsVault, createLocalVault, TokenVaultError } from '../../src/index.js';
-import type { KeyManagementService } from '../../src/vault/kms-vault.js';
 import { createLocalVaultDerivingWith } from '../../src/vault/local-vault.js';
 import { open, parseSealedValue, seal } from '../../src/vault/sealed-value.js';
-import type { VaultBinding } from '../../src/vault/vault.js';
 
 // Every value below was sealed by the node:crypto implementation (createCipheriv, Buffer base64, node scrypt)
 // just before the vault moved to WebCrypto (issue 28). They are the stored format: if one stops opening,
-// tokens already in databases are lost. Never regenerate them.
-const MASTER = 'a-master-key-of-at-least-32-bytes-long';
-const PLAINTEXT = 'gho_sealed-by-node-crypto/é✓😀 and more than one 16-byte AES block';
-const binding: VaultBinding = {
-  tenantId: 'tenant-a',
-  userId: 'user-1',
-  toolModuleId: 'module-1',
-  provider: 'github',
-};
-/** createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 }).encrypt(PLAINTEXT, binding) */
-const SEALED_LOCAL_1024 =
-  'v1.k1.feGpGeq1r0ebzF8KvxPrJvX5zGolv953Vsuf+d1psE/QXxcVtRJD4D9kd+Z+tFujwhQ1AAa7ZvJHBtVtK1v6UAt+ZNwJzaBpCeV/csu73aHxXeFMXVVjkAOwak5syg6bM1m0';
-/** The same with the default scrypt cost (2^15). */
+// tokens already in databases are lost. Never regenerate them. The ones the workerd check opens too live in
+// test-support/node-crypto-sealed-values.ts.
+/** The same as SEALED_LOCAL_1024 with the default scrypt cost (2^15). */
 const SEALED_LOCAL_DEFAULT_COST =
   'v1.k1.rHFt+IN6Z0uzRQ94NxeC6pMBY4gSf4Sig2qLihQGyF6nn+KGeH/z6bUEOLKh1prQQZN4I8qupUGWAPfRDQYIfmPoLjWZCyTq8ls5Sp1taJiVGqoCc5aSDVLiIf/oX+kRKgLS';
 /** An empty token, a byte master key, a non-ASCII tenant id and cost 2048. */
 const BYTES_MASTER = new Uint8Array(Array.from({ length: 40 }, (_, i) => (i * 7) % 256));
 const SEALED_LOCAL_BYTES = 'v1.bytes-key.xtWbMsHnTpATSaVFOyqQXYc/nk9TDeoXSloHDQ==';
-/** A KMS vault value under the fixed data key of {@link fixedKms}. */
-const SEALED_KMS =
-  'v1k.kms-1.Hx4dHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA.ypOOycQooYuEvd1c+VNcva0j19U2ERumageqFvjBIgu3SQJSoEAv3bezHTtkXbZDLx9gml4Yods3JY032JfN8a9Mf/rK96ygmUK84Bcmnk/vH7iPVHz0lnIGdtayAsUdVZw+';
-/** node:crypto's scrypt(MASTER, 'keyhold/token-vault/local/v1\0k1\0tenant-a', 32, { N: 1024, r: 8, p: 1 }). */
+/** node:crypto's scrypt(MASTER_KEY, 'keyhold/token-vault/local/v1\0k1\0tenant-a', 32, { N: 1024, r: 8, p: 1 }). */
 const TENANT_A_KEY_1024 = 'e10fd4b26738af2fd192117440e3a7cfa7888b8795e1a84f96e644bebfbdbb27';
-
-const DATA_KEY = new Uint8Array(Array.from({ length: 32 }, (_, i) => i));
-/** A KMS whose one data key is the bytes 0…31, "wrapped" as the same bytes reversed. */
-const fixedKms: KeyManagementService = {
-  generateDataKey: async () => ({
-    keyId: 'kms-1',
-    plaintextKey: DATA_KEY,
-    encryptedKey: DATA_KEY.slice().reverse(),
-  }),
-  decryptDataKey: async () => DATA_KEY,
-};
 
 async function failure(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -59,29 +43,29 @@ const fromBase64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'))
 
 describe('values sealed by the node:crypto implementation still open (the stored format is unchanged)', () => {
   it('opens a local-vault value (scrypt cost 1024) sealed before the move to WebCrypto', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
-    expect(await vault.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
+    expect(await vault.decrypt(SEALED_LOCAL_1024, BINDING)).toBe(PLAINTEXT);
   });
 
   it('opens a local-vault value sealed with the default scrypt cost', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1' });
-    expect(await vault.decrypt(SEALED_LOCAL_DEFAULT_COST, binding)).toBe(PLAINTEXT);
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1' });
+    expect(await vault.decrypt(SEALED_LOCAL_DEFAULT_COST, BINDING)).toBe(PLAINTEXT);
   });
 
   it('opens an empty token sealed under a byte master key for a non-ASCII tenant id', async () => {
     const vault = createLocalVault({ masterKey: BYTES_MASTER, masterKeyId: 'bytes-key', scryptCost: 2048 });
-    expect(await vault.decrypt(SEALED_LOCAL_BYTES, { ...binding, tenantId: 'tenant-ü' })).toBe('');
+    expect(await vault.decrypt(SEALED_LOCAL_BYTES, { ...BINDING, tenantId: 'tenant-ü' })).toBe('');
   });
 
   it('opens a KMS-vault value (the wrapped data key in its header) sealed before the move', async () => {
-    expect(await createKmsVault({ kms: fixedKms }).decrypt(SEALED_KMS, binding)).toBe(PLAINTEXT);
+    expect(await createKmsVault({ kms: fixedKms }).decrypt(SEALED_KMS, BINDING)).toBe(PLAINTEXT);
   });
 });
 
 describe('a new value has the old layout: header, then base64(iv + tag + ciphertext) that node:crypto opens', () => {
   it('node:crypto AES-256-GCM with the scrypt tenant key opens what the vault seals today', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
-    const sealed = await vault.encrypt(PLAINTEXT, binding);
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
+    const sealed = await vault.encrypt(PLAINTEXT, BINDING);
     const [version, keyId, body, ...rest] = sealed.split('.');
     expect([version, keyId, rest]).toEqual(['v1', 'k1', []]);
     const bytes = fromBase64(body as string);
@@ -108,13 +92,13 @@ describe('a new value has the old layout: header, then base64(iv + tag + ciphert
 
 describe('tampering any byte of a sealed value fails with a typed error, never a wrong plaintext', () => {
   it('flipping any bit of any byte of iv, tag or ciphertext gives ERR_DECRYPT_FAILED', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
     const bytes = fromBase64(SEALED_LOCAL_1024.split('.')[2] as string);
     for (let index = 0; index < bytes.length; index++) {
       for (const bit of [0x01, 0x80]) {
         const tampered = bytes.slice();
         tampered[index] = (tampered[index] as number) ^ bit;
-        expect(await failure(vault.decrypt(`v1.k1.${toBase64(tampered)}`, binding)), `byte ${index}`).toBe(
+        expect(await failure(vault.decrypt(`v1.k1.${toBase64(tampered)}`, BINDING)), `byte ${index}`).toBe(
           'ERR_DECRYPT_FAILED',
         );
       }
@@ -122,17 +106,17 @@ describe('tampering any byte of a sealed value fails with a typed error, never a
   });
 
   it('a body shorter than iv + tag is ERR_MALFORMED_CIPHERTEXT', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
     const bytes = fromBase64(SEALED_LOCAL_1024.split('.')[2] as string);
     for (const length of [0, 1, 12, 27]) {
-      expect(await failure(vault.decrypt(`v1.k1.${toBase64(bytes.subarray(0, length))}`, binding))).toBe(
+      expect(await failure(vault.decrypt(`v1.k1.${toBase64(bytes.subarray(0, length))}`, BINDING))).toBe(
         'ERR_MALFORMED_CIPHERTEXT',
       );
     }
   });
 
   it('a body that is not the padded, canonical base64 a vault writes is ERR_MALFORMED_CIPHERTEXT', async () => {
-    const vault = createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
+    const vault = createLocalVault({ masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 });
     const body = SEALED_LOCAL_1024.split('.')[2] as string;
     const respelt = [
       body.replaceAll('+', '-').replaceAll('/', '_'),
@@ -141,24 +125,24 @@ describe('tampering any byte of a sealed value fails with a typed error, never a
       '!!!',
     ];
     for (const bad of respelt) {
-      expect(await failure(vault.decrypt(`v1.k1.${bad}`, binding)), bad).toBe('ERR_MALFORMED_CIPHERTEXT');
+      expect(await failure(vault.decrypt(`v1.k1.${bad}`, BINDING)), bad).toBe('ERR_MALFORMED_CIPHERTEXT');
     }
   });
 
   it('a header changed to another known key id is ERR_DECRYPT_FAILED, to an unknown one ERR_UNKNOWN_KEY', async () => {
     const vault = createLocalVault({
-      masterKey: MASTER,
+      masterKey: MASTER_KEY,
       masterKeyId: 'k1',
       previousMasterKeys: { k2: 'the-previous-master-key-32-bytes-long!' },
       scryptCost: 1024,
     });
-    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k2.'), binding))).toBe(
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k2.'), BINDING))).toBe(
       'ERR_DECRYPT_FAILED',
     );
-    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k3.'), binding))).toBe(
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v1.k3.'), BINDING))).toBe(
       'ERR_UNKNOWN_KEY',
     );
-    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v2.k1.'), binding))).toBe(
+    expect(await failure(vault.decrypt(SEALED_LOCAL_1024.replace('v1.k1.', 'v2.k1.'), BINDING))).toBe(
       'ERR_MALFORMED_CIPHERTEXT',
     );
   });
@@ -168,12 +152,12 @@ describe('tampering any byte of a sealed value fails with a typed error, never a
     const [version, keyId, wrapped, body] = SEALED_KMS.split('.') as [string, string, string, string];
     const changed = `${wrapped.slice(0, -2)}AA`;
     expect(changed).not.toBe(wrapped);
-    expect(await failure(vault.decrypt(`${version}.${keyId}.${changed}.${body}`, binding))).toBe(
+    expect(await failure(vault.decrypt(`${version}.${keyId}.${changed}.${body}`, BINDING))).toBe(
       'ERR_DECRYPT_FAILED',
     );
     const bytes = fromBase64(body);
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1;
-    expect(await failure(vault.decrypt(`${version}.${keyId}.${wrapped}.${toBase64(bytes)}`, binding))).toBe(
+    expect(await failure(vault.decrypt(`${version}.${keyId}.${wrapped}.${toBase64(bytes)}`, BINDING))).toBe(
       'ERR_DECRYPT_FAILED',
     );
   });
@@ -196,10 +180,10 @@ describe('the portable scrypt (workers without node:crypto) derives the tenant k
     const native = recording(scrypt);
     for (const { derive } of [portable, native]) {
       const vault = createLocalVaultDerivingWith(
-        { masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 },
+        { masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 },
         derive,
       );
-      expect(await vault.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
+      expect(await vault.decrypt(SEALED_LOCAL_1024, BINDING)).toBe(PLAINTEXT);
     }
     expect(portable.keys).toEqual([TENANT_A_KEY_1024]);
     expect(native.keys).toEqual([TENANT_A_KEY_1024]);
@@ -207,21 +191,24 @@ describe('the portable scrypt (workers without node:crypto) derives the tenant k
   });
 
   it('opens every stored local value, byte master keys and the default cost included', async () => {
-    const byString = createLocalVaultDerivingWith({ masterKey: MASTER, masterKeyId: 'k1' }, scryptPortable);
-    expect(await byString.decrypt(SEALED_LOCAL_DEFAULT_COST, binding)).toBe(PLAINTEXT);
+    const byString = createLocalVaultDerivingWith(
+      { masterKey: MASTER_KEY, masterKeyId: 'k1' },
+      scryptPortable,
+    );
+    expect(await byString.decrypt(SEALED_LOCAL_DEFAULT_COST, BINDING)).toBe(PLAINTEXT);
     const byBytes = createLocalVaultDerivingWith(
       { masterKey: BYTES_MASTER, masterKeyId: 'bytes-key', scryptCost: 2048 },
       scryptPortable,
     );
-    expect(await byBytes.decrypt(SEALED_LOCAL_BYTES, { ...binding, tenantId: 'tenant-ü' })).toBe('');
+    expect(await byBytes.decrypt(SEALED_LOCAL_BYTES, { ...BINDING, tenantId: 'tenant-ü' })).toBe('');
   });
 
   it('a value sealed on one path opens on the other, for every tenant', async () => {
-    const options = { masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 };
+    const options = { masterKey: MASTER_KEY, masterKeyId: 'k1', scryptCost: 1024 };
     const onWorkers = createLocalVaultDerivingWith(options, scryptPortable);
     const onNode = createLocalVault(options);
     for (const tenantId of ['tenant-a', 'tenant-b', 'テナント', '']) {
-      const row = { ...binding, tenantId };
+      const row = { ...BINDING, tenantId };
       expect(await onNode.decrypt(await onWorkers.encrypt('from a worker', row), row)).toBe('from a worker');
       expect(await onWorkers.decrypt(await onNode.encrypt('from node', row), row)).toBe('from node');
     }
@@ -241,8 +228,8 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
   });
 
   it.each(engines)('%s opens the values sealed before the move to WebCrypto', async (_name, engine) => {
-    expect(await open(tenantKey, parseSealedValue(SEALED_LOCAL_1024), binding, engine)).toBe(PLAINTEXT);
-    expect(await open(DATA_KEY, parseSealedValue(SEALED_KMS), binding, engine)).toBe(PLAINTEXT);
+    expect(await open(tenantKey, parseSealedValue(SEALED_LOCAL_1024), BINDING, engine)).toBe(PLAINTEXT);
+    expect(await open(DATA_KEY, parseSealedValue(SEALED_KMS), BINDING, engine)).toBe(PLAINTEXT);
   });
 
   it('for one key, IV and AAD both engines give the same iv + tag + ciphertext, and each opens the other', async () => {
@@ -261,8 +248,8 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
 
   it.each(engines)('%s: a value it seals opens on the other engine', async (_name, engine) => {
     const other = engine === webCryptoAesGcm ? (nodeAesGcm as AesGcm) : webCryptoAesGcm;
-    const sealed = await seal(tenantKey, 'v1.k1', PLAINTEXT, binding, engine);
-    expect(await open(tenantKey, parseSealedValue(sealed), binding, other)).toBe(PLAINTEXT);
+    const sealed = await seal(tenantKey, 'v1.k1', PLAINTEXT, BINDING, engine);
+    expect(await open(tenantKey, parseSealedValue(sealed), BINDING, other)).toBe(PLAINTEXT);
   });
 
   it.each(engines)(
@@ -273,7 +260,7 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
         const tampered = bytes.slice();
         tampered[index] = (tampered[index] as number) ^ (1 << (index % 8));
         const parsed = parseSealedValue(`v1.k1.${toBase64(tampered)}`);
-        expect(await failure(open(tenantKey, parsed, binding, engine)), `byte ${index}`).toBe(
+        expect(await failure(open(tenantKey, parsed, BINDING, engine)), `byte ${index}`).toBe(
           'ERR_DECRYPT_FAILED',
         );
       }
@@ -281,8 +268,8 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
   );
 
   it('a key that is not 32 bytes is a misuse (TypeError), not a failed authentication', async () => {
-    await expect(seal(new Uint8Array(16), 'v1.k1', 'x', binding)).rejects.toThrow(TypeError);
-    await expect(open(new Uint8Array(16), parseSealedValue(SEALED_LOCAL_1024), binding)).rejects.toThrow(
+    await expect(seal(new Uint8Array(16), 'v1.k1', 'x', BINDING)).rejects.toThrow(TypeError);
+    await expect(open(new Uint8Array(16), parseSealedValue(SEALED_LOCAL_1024), BINDING)).rejects.toThrow(
       TypeError,
     );
   });
@@ -290,29 +277,28 @@ describe('both AES-GCM engines, node:crypto (Node) and WebCrypto (workers), read
 
 describe('where the runtime offers no Node built-in, the vault runs on WebCrypto and the portable scrypt', () => {
   it('loads without process.getBuiltinModule, opens every stored value and round-trips new ones', async () => {
-    const original = process.getBuiltinModule;
-    vi.resetModules();
-    (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
-    try {
+    await withoutNodeBuiltins(async () => {
       const engines = await import('../../../internal/src/aes-gcm.js');
       expect(engines.nodeAesGcm).toBeUndefined();
       expect(engines.aesGcm).toBe(engines.webCryptoAesGcm);
       const internal = await import('@keyhold/internal');
       expect(internal.scrypt).toBe(internal.scryptPortable);
       const onWorkers = await import('../../src/index.js');
-      const local = onWorkers.createLocalVault({ masterKey: MASTER, masterKeyId: 'k1', scryptCost: 1024 });
-      expect(await local.decrypt(SEALED_LOCAL_1024, binding)).toBe(PLAINTEXT);
-      expect(await local.decrypt(await local.encrypt('new', binding), binding)).toBe('new');
+      const local = onWorkers.createLocalVault({
+        masterKey: MASTER_KEY,
+        masterKeyId: 'k1',
+        scryptCost: 1024,
+      });
+      expect(await local.decrypt(SEALED_LOCAL_1024, BINDING)).toBe(PLAINTEXT);
+      expect(await local.decrypt(await local.encrypt('new', BINDING), BINDING)).toBe('new');
       expect(
-        await createLocalVault({ masterKey: MASTER, scryptCost: 1024 }).decrypt(
-          await local.encrypt('new', binding),
-          binding,
+        await createLocalVault({ masterKey: MASTER_KEY, scryptCost: 1024 }).decrypt(
+          await local.encrypt('new', BINDING),
+          BINDING,
         ),
       ).toBe('new');
       const kms = onWorkers.createKmsVault({ kms: fixedKms });
-      expect(await kms.decrypt(SEALED_KMS, binding)).toBe(PLAINTEXT);
-    } finally {
-      process.getBuiltinModule = original;
-    }
+      expect(await kms.decrypt(SEALED_KMS, BINDING)).toBe(PLAINTEXT);
+    });
   });
 });
