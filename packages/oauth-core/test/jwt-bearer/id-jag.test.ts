@@ -1,4 +1,3 @@
-import type { Logger } from '@keyhold/core';
 import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JwksResolver } from '../../src/cimd/jwks-resolver.js';
@@ -26,8 +25,7 @@ import {
   testIdp,
   trustOf,
 } from './id-jag-kit.js';
-
-const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+import { capturingLogger, JWT_BEARER, redeemAssertion } from './jwt-bearer-kit.js';
 
 let idp: TestIdp;
 let otherIdp: TestIdp;
@@ -41,13 +39,6 @@ interface Setup {
   readonly clientId: string;
   readonly secret: string;
   readonly logs: Record<string, unknown>[];
-}
-
-function capturingLogger(logs: Record<string, unknown>[]): Logger {
-  const push = (fields: unknown) => {
-    if (typeof fields === 'object' && fields !== null) logs.push(fields as Record<string, unknown>);
-  };
-  return { debug: push, info: push, warn: push, error: push } as Logger;
 }
 
 async function setup(
@@ -81,20 +72,13 @@ async function setup(
   return { t, clientId: client.client_id, secret: String(client.client_secret), logs };
 }
 
-async function redeem(
+function redeem(
   s: Setup,
   assertion: string | undefined,
   extra: Record<string, string> = {},
   headers: Record<string, string> = {},
 ) {
-  return s.t.server.token(
-    postForm(
-      '/tenant/demo/token',
-      { grant_type: JWT_BEARER, ...(assertion === undefined ? {} : { assertion }), ...extra },
-      { ...basic(s.clientId, s.secret), ...headers },
-    ),
-    'demo',
-  );
+  return redeemAssertion(s.t, assertion, extra, { ...basic(s.clientId, s.secret), ...headers });
 }
 
 async function mint(s: Setup, knobs: IdJagKnobs = {}, from = idp): Promise<string> {
