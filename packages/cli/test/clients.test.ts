@@ -1,43 +1,19 @@
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAuthorizationServer, generateSigningKey } from '@keyhold/oauth-core';
-import { createSqliteStores, openSqliteDatabase } from '@keyhold/store-sqlite';
+import { createSqliteStores } from '@keyhold/store-sqlite';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BASE_URL, freshDataDir, keyhold, openHostDatabase, requireBuiltCli } from './support/cli-host.js';
 
 // The CLI runs as a real child process from its build output: build before testing
 // (`pnpm --filter "@keyhold/cli..." run build`).
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-const BASE_URL = 'https://as.example';
 const ISSUER = `${BASE_URL}/tenant/demo`;
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function keyhold(args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd, env: { PATH: process.env.PATH ?? '', KEYHOLD_DATA_DIR: join(cwd, '.keyhold') } },
-      (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr });
-      },
-    );
-  });
-}
 
 /** A data directory holding a migrated `keyhold.db`, as the example host leaves it. */
 function hostDataDir(): string {
-  const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'keyhold-clients-')));
-  mkdirSync(join(cwd, '.keyhold'));
-  const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
+  const cwd = freshDataDir('clients');
+  const db = openHostDatabase(cwd);
   createSqliteStores(db);
   db.close();
   return cwd;
@@ -74,9 +50,7 @@ function clientKey(kid: string) {
   };
 }
 
-beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "pnpm --filter @keyhold/cli... build" first`);
-});
+beforeAll(requireBuiltCli);
 
 describe('keyhold clients add --auth-method private_key_jwt: a client that signs instead of holding a secret', () => {
   it('with --jwks, the client gets no secret and authenticates a client_credentials grant with a signed assertion', async () => {
@@ -107,7 +81,7 @@ describe('keyhold clients add --auth-method private_key_jwt: a client that signs
       jwks: { keys: [expect.objectContaining({ kid: 'agent-1', kty: 'EC', crv: 'P-256' })] },
     });
 
-    const db = openSqliteDatabase(join(cwd, '.keyhold', 'keyhold.db'));
+    const db = openHostDatabase(cwd);
     try {
       const storage = createSqliteStores(db).oauth;
       const tenant = {

@@ -1,6 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { type Area, compose } from '@keyhold/core';
 import {
   type AuthorizationServerOptions,
@@ -20,75 +17,19 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpEndpoint, type McpEndpoint } from '../src/index.js';
 import { notes, textOf } from './fixtures.js';
+import { type AppServer, approveInBrowser, MemoryProvider, startAppServer } from './sdk-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:40124/callback';
 
 /** An OAuth client provider of the SDK v2 that holds one DPoP session for its registration. */
-class DpopProvider {
-  information: unknown;
-  saved: { access_token: string; token_type: string } | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
+class DpopProvider extends MemoryProvider {
   readonly session: Promise<DpopSession> = DpopSession.create({ alg: 'ES256' });
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'DPoP SDK Client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
+  constructor() {
+    super(REDIRECT, 'DPoP SDK Client');
   }
   dpop() {
     return this.session;
   }
-  clientInformation() {
-    return this.information as never;
-  }
-  saveClientInformation(information: unknown) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved as never;
-  }
-  saveTokens(tokens: { access_token: string; token_type: string }) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** Plays the user's browser: follows the authorization URL, approves consent, returns the redirect. */
-async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
-  const first = await fetch(authorizationUrl, { redirect: 'manual' });
-  let target = new URL(String(first.headers.get('location')), authorizationUrl);
-  if (target.pathname.endsWith('/consent')) {
-    const page = await fetch(target);
-    const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
-    const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const decided = await fetch(new URL(target.pathname, target), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        req: String(target.searchParams.get('req')),
-        decision: 'approve',
-        csrf_token: csrfToken,
-      }).toString(),
-    });
-    target = new URL(String(decided.headers.get('location')));
-  }
-  return target;
 }
 
 /** One instance of the app: an authorization server and the MCP endpoint at `{base}/mcp`. */
@@ -117,26 +58,19 @@ function instance(
 // and the signing keys. The first serves HTTP; the second is called in-process with the same URLs.
 function suite(name: string, dpop: AuthorizationServerOptions['dpop']): void {
   describe(name, () => {
-    let server: Server;
+    let server: AppServer;
     let base: string;
     let second: McpEndpoint;
     beforeAll(async () => {
-      let app: Area | undefined;
-      server = createServer(
-        getRequestListener((request) => app?.fetch(request) ?? new Response(null, { status: 503 })),
-      );
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await startAppServer();
+      base = server.base;
       const storage = createMemoryStorage();
       const keys = [await generateSigningKey('ES256', 'k1')];
-      app = instance(base, storage, keys, dpop).app;
+      server.serve(instance(base, storage, keys, dpop).app);
       second = instance(base, storage, keys, dpop).mcp;
     });
 
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
+    afterAll(() => server.close());
 
     function toolsCall(authorization: string, dpop?: string): Request {
       return new Request(`${base}/mcp`, {

@@ -1,9 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import { type Area, compose } from '@keyhold/core';
+import { compose } from '@keyhold/core';
 import {
-  type AuthorizationServer,
   createAuthorizationServer,
   createMemoryStorage,
   createStaticTenants,
@@ -19,86 +15,18 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpEndpoint } from '../src/index.js';
 import { notes, textOf } from './fixtures.js';
+import { type AppServer, approveInBrowser, MemoryProvider, startAppServer } from './sdk-flow.js';
 
 const REDIRECT = 'http://127.0.0.1:40123/callback';
 
-/** An OAuth client provider (the shape both SDK eras take) that keeps everything in memory. */
-class MemoryProvider {
-  information: unknown;
-  saved: { access_token: string } | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: 'SDK Client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.information as never;
-  }
-  saveClientInformation(information: unknown) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved as never;
-  }
-  saveTokens(tokens: { access_token: string }) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** Plays the user's browser: follows the authorization URL, approves consent, returns the redirect. */
-async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
-  const first = await fetch(authorizationUrl, { redirect: 'manual' });
-  let target = new URL(String(first.headers.get('location')), authorizationUrl);
-  if (target.pathname.endsWith('/consent')) {
-    const page = await fetch(target);
-    const cookie = (page.headers.get('set-cookie') ?? '').split(';', 1)[0] ?? '';
-    const csrfToken = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const decided = await fetch(new URL(target.pathname, target), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        req: String(target.searchParams.get('req')),
-        decision: 'approve',
-        csrf_token: csrfToken,
-      }).toString(),
-    });
-    target = new URL(String(decided.headers.get('location')));
-  }
-  return target;
-}
-
 // A single-tenant app whose MCP resource is at `/mcp` (not `/tenant/demo/mcp`): clients configured with
 // `http://127.0.0.1:<port>/mcp` find everything else from the 401.
-let server: Server;
+let server: AppServer;
 let base: string;
-let oauth: AuthorizationServer;
 beforeAll(async () => {
-  let app: Area | undefined;
-  server = createServer(
-    getRequestListener((request) => app?.fetch(request) ?? new Response(null, { status: 503 })),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  oauth = createAuthorizationServer({
+  server = await startAppServer();
+  base = server.base;
+  const oauth = createAuthorizationServer({
     baseUrl: base,
     tenants: createStaticTenants({
       demo: { signingKeys: [await generateSigningKey('ES256', 'k1')], singleUserId: 'owner' },
@@ -111,13 +39,10 @@ beforeAll(async () => {
     serverInfo: { name: 'single-tenant-app', version: '1.0.0' },
     toolModules: [notes],
   });
-  app = compose(mcp, oauth);
+  server.serve(compose(mcp, oauth));
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 describe('a resource at /mcp on a single-tenant app completes the whole flow with the MCP SDK clients of both eras', () => {
   it('serves its RFC 9728 metadata where clients look for it, naming the tenant as authorization server', async () => {
@@ -136,7 +61,7 @@ describe('a resource at /mcp on a single-tenant app completes the whole flow wit
   });
 
   it('SDK v2: 401 → metadata → registration → code flow with PKCE → tools/call', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(REDIRECT, 'SDK Client');
     const url = new URL(`${base}/mcp`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider as never });
     await expect(new Client({ name: 'v2', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
@@ -155,7 +80,7 @@ describe('a resource at /mcp on a single-tenant app completes the whole flow wit
   });
 
   it('SDK v1: 401 → metadata → registration → code flow with PKCE → tools/call', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(REDIRECT, 'SDK Client');
     const url = new URL(`${base}/mcp`);
     const first = new TransportV1(url, { authProvider: provider as never });
     await expect(new ClientV1({ name: 'v1', version: '1.0.0' }).connect(first)).rejects.toThrow(

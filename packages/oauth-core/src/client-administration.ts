@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '@keyhold/core';
 import { silentLogger, systemClock } from '@keyhold/core';
 import { constantTimeEqual, sha256Base64url } from '@keyhold/internal';
+import { listLimit } from './admin-arguments.js';
 import type { ClientMetadata } from './client-metadata.js';
 import { checkClientMetadata } from './client-metadata.js';
 import { hasControlCharacter } from './control-characters.js';
@@ -153,8 +154,6 @@ export interface ClientAdministrationOptions {
 /** The sink of an administration built without the server's: its events go nowhere. */
 const NO_EVENTS: Pick<EventSink, 'emit'> = { emit() {} };
 
-const MAX_LIST_LIMIT = 1000;
-
 /**
  * Creates the {@link ClientAdministration} over a storage: `server.clients`, built from the server's storage
  * (through its client cache), clock, logger and tenant lookup. Internal: hosts and the CLI use `server.clients`.
@@ -273,11 +272,7 @@ export function createClientAdministration(options: ClientAdministrationOptions)
     },
     async list(tenant, listOptions = {}) {
       if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
-      const limit = listOptions.limit ?? 100;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-        throw new OAuthError('invalid_request', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
-      }
-      return storage.clients.list(tenant, { ...listOptions, limit });
+      return storage.clients.list(tenant, { ...listOptions, limit: listLimit(listOptions.limit) });
     },
     async remove(tenant, clientId) {
       if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');

@@ -1,9 +1,7 @@
-import { hasControlCharacter } from './control-characters.js';
-import { OAuthError } from './errors.js';
+import { checkIds, checkTenantSlug, isUsableId, listLimit } from './admin-arguments.js';
 import { endGrant, type GrantContext, revokeGrantsWhere } from './grant-records.js';
 import { sweepAfterRevocation } from './grant-retention.js';
 import type { GrantFilter, GrantListOptions, GrantRecord } from './storage.js';
-import { isTenantSlug } from './tenant.js';
 
 /**
  * What {@link GrantAdministration.revoke} did: the grant as revoked, or `not_found` for an unknown id and for
@@ -54,60 +52,27 @@ export interface GrantAdministration {
 /** What the server gives {@link createGrantAdministration}. */
 export type GrantAdministrationOptions = GrantContext;
 
-const MAX_LIST_LIMIT = 1000;
-/** Longer than any id this server mints or a metadata-document URL it accepts. */
-const MAX_ID_LENGTH = 4096;
-
 /**
  * Creates `server.grants` over the server's storage. Internal: hosts and the CLI use `server.grants`.
  */
 export function createGrantAdministration(options: GrantAdministrationOptions): GrantAdministration {
   const { storage } = options;
 
-  function checkSlug(tenant: string): void {
-    if (!isTenantSlug(tenant)) throw new OAuthError('invalid_request', 'the tenant slug is malformed');
-  }
-
-  // Ids reach the store as they are: a NUL would be a driver error (PostgreSQL refuses it in text), not a 400.
-  function checkIds(ids: Readonly<Record<string, string | undefined>>): void {
-    for (const [name, value] of Object.entries(ids)) {
-      if (value === undefined) continue;
-      if (
-        typeof value !== 'string' ||
-        value === '' ||
-        value.length > MAX_ID_LENGTH ||
-        hasControlCharacter(value)
-      ) {
-        throw new OAuthError('invalid_request', `${name} must be 1 to ${MAX_ID_LENGTH} printable characters`);
-      }
-    }
-  }
-
-  /** An id no grant can have: answered like an unknown one, never as an error (no oracle either way). */
-  const unusable = (grantId: string): boolean =>
-    typeof grantId !== 'string' ||
-    grantId === '' ||
-    grantId.length > MAX_ID_LENGTH ||
-    hasControlCharacter(grantId);
-
   return {
     async list(tenant, listOptions = {}) {
-      checkSlug(tenant);
+      checkTenantSlug(tenant);
       checkIds({
         userId: listOptions.userId,
         clientId: listOptions.clientId,
         afterGrantId: listOptions.afterGrantId,
       });
-      const limit = listOptions.limit ?? 100;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-        throw new OAuthError('invalid_request', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
-      }
-      return storage.grants.list(tenant, { ...listOptions, limit });
+      return storage.grants.list(tenant, { ...listOptions, limit: listLimit(listOptions.limit) });
     },
     async revoke(tenant, grantId, revokeOptions = {}) {
-      checkSlug(tenant);
+      checkTenantSlug(tenant);
       checkIds({ userId: revokeOptions.userId, reason: revokeOptions.reason });
-      if (unusable(grantId)) return { ok: false, reason: 'not_found' };
+      // An id no grant can have is answered like an unknown one, never as an error (no oracle either way).
+      if (!isUsableId(grantId)) return { ok: false, reason: 'not_found' };
       const found = await storage.grants.get(tenant, grantId);
       if (found === undefined) return { ok: false, reason: 'not_found' };
       if (revokeOptions.userId !== undefined && found.userId !== revokeOptions.userId) {
@@ -128,7 +93,7 @@ export function createGrantAdministration(options: GrantAdministrationOptions): 
       return { ok: true, grant: revoked };
     },
     async revokeAll(tenant, filter, revokeOptions = {}) {
-      checkSlug(tenant);
+      checkTenantSlug(tenant);
       checkIds({ userId: filter.userId, clientId: filter.clientId, reason: revokeOptions.reason });
       return revokeGrantsWhere(options, tenant, filter, revokeOptions.reason ?? 'admin');
     },

@@ -11,7 +11,7 @@ import { createFileClaimStore } from '@keyhold/claim-codes/node';
 import { type CliIo, EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
 import { formatSeconds, parseDuration } from './claim/duration.js';
-import { printable, styleFor, table } from './claim/render.js';
+import { printable, styleFor } from './claim/render.js';
 import {
   type CommandContext,
   DATA_DIR_ENV,
@@ -21,6 +21,7 @@ import {
   print,
   usage,
 } from './command-context.js';
+import { printListing } from './listing.js';
 
 const MAX_TTL_SECONDS = 365 * 86_400;
 const DATABASE_URL_ENV = 'DATABASE_URL';
@@ -174,26 +175,20 @@ async function list(args: readonly string[], context: Context): Promise<ExitCode
   const parsed = parse(args, COMMON_OPTIONS, 0, LIST_USAGE, context);
   if (typeof parsed === 'number') return parsed;
   const claims = await withClaims(parsed.values['data-dir'], context.io, (service) => service.list());
-  if (context.json) {
-    print(context, { claims: claims.map((claim) => describe(claim, context.now)) });
-    return EXIT.ok;
-  }
-  if (claims.length === 0) {
-    context.io.stdout('No active claim codes. Create one with "keyhold claim".\n');
-    return EXIT.ok;
-  }
-  const rows = table([
-    ['CODE', 'SCOPE', 'LABEL', 'EXPIRES IN'],
-    ...claims.map((claim) => [
-      formatClaimCode(claim.code),
-      printable(claim.scopeDir),
-      claim.label === undefined ? '-' : printable(claim.label),
-      formatSeconds((claim.expiresAt - context.now) / 1000),
-    ]),
-  ]);
-  const [header, ...body] = rows;
-  context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
-  return EXIT.ok;
+  return printListing(context, {
+    json: () => ({ claims: claims.map((claim) => describe(claim, context.now)) }),
+    count: claims.length,
+    empty: 'No active claim codes. Create one with "keyhold claim".',
+    table: () => [
+      ['CODE', 'SCOPE', 'LABEL', 'EXPIRES IN'],
+      ...claims.map((claim) => [
+        formatClaimCode(claim.code),
+        printable(claim.scopeDir),
+        claim.label === undefined ? '-' : printable(claim.label),
+        formatSeconds((claim.expiresAt - context.now) / 1000),
+      ]),
+    ],
+  });
 }
 
 async function revoke(args: readonly string[], context: Context): Promise<ExitCode> {

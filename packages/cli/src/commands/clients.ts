@@ -8,7 +8,7 @@ import type {
 } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
-import { printable, styleFor, table } from './claim/render.js';
+import { printable } from './claim/render.js';
 import { type CommandContext, fail, parse, print, usage } from './command-context.js';
 import {
   describeError,
@@ -16,6 +16,8 @@ import {
   HOST_STORE_OPTIONS_HELP as WHERE,
   withHostServer,
 } from './host-server.js';
+import { printListing } from './listing.js';
+import { commandOfSubcommands } from './subcommands.js';
 
 const ADD_USAGE = `Usage: keyhold clients add --grant <type> [--grant <type> …] [options]
 
@@ -109,21 +111,13 @@ function withAdministration(
  * await runCli(['clients', 'add', '--grant', 'client_credentials'], io, { clients: clientsCommand });
  * ```
  */
-export const clientsCommand: Command = async (args, io) => {
-  const json = args.includes('--json');
-  const context: CommandContext = { command: 'clients', io, json, style: styleFor(io), now: Date.now() };
-  const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    io.stdout(USAGE);
-    return subcommand === undefined ? EXIT.usage : EXIT.ok;
-  }
-  const subcommands = { add, list, remove, block, unblock };
-  const run = subcommands[subcommand as keyof typeof subcommands];
-  if (!Object.hasOwn(subcommands, subcommand) || run === undefined) {
-    return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
-  }
-  return run(rest, context);
-};
+export const clientsCommand: Command = commandOfSubcommands('clients', USAGE, {
+  add,
+  list,
+  remove,
+  block,
+  unblock,
+});
 
 async function add(args: readonly string[], context: CommandContext): Promise<ExitCode> {
   const parsed = parse(
@@ -244,27 +238,21 @@ async function list(args: readonly string[], context: CommandContext): Promise<E
       clients.push(...page);
       if (page.length < 1000) break;
     }
-    if (context.json) {
-      print(context, { clients: clients.map((client) => describe(client, context.now)) });
-      return EXIT.ok;
-    }
-    if (clients.length === 0) {
-      context.io.stdout(`No clients in tenant "${tenant}".\n`);
-      return EXIT.ok;
-    }
-    const rows = table([
-      ['CLIENT ID', 'NAME', 'REGISTRATION', 'GRANTS', 'EXPIRES'],
-      ...clients.map((client) => [
-        client.clientId,
-        client.clientName === undefined ? '-' : printable(client.clientName),
-        client.registration ?? 'dynamic',
-        client.grantTypes.join(' '),
-        client.expiresAt === undefined ? 'never' : new Date(client.expiresAt).toISOString(),
-      ]),
-    ]);
-    const [header, ...body] = rows;
-    context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
-    return EXIT.ok;
+    return printListing(context, {
+      json: () => ({ clients: clients.map((client) => describe(client, context.now)) }),
+      count: clients.length,
+      empty: `No clients in tenant "${tenant}".`,
+      table: () => [
+        ['CLIENT ID', 'NAME', 'REGISTRATION', 'GRANTS', 'EXPIRES'],
+        ...clients.map((client) => [
+          client.clientId,
+          client.clientName === undefined ? '-' : printable(client.clientName),
+          client.registration ?? 'dynamic',
+          client.grantTypes.join(' '),
+          client.expiresAt === undefined ? 'never' : new Date(client.expiresAt).toISOString(),
+        ]),
+      ],
+    });
   });
 }
 

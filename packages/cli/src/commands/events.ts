@@ -2,9 +2,10 @@ import type { AuthEvent } from '@keyhold/oauth-core';
 import { EXIT } from '../io.js';
 import type { Command } from '../main.js';
 import { parseDuration } from './claim/duration.js';
-import { printable, styleFor, table } from './claim/render.js';
-import { type CommandContext, parse, print, usage } from './command-context.js';
+import { printable, styleFor } from './claim/render.js';
+import { type CommandContext, parse, usage } from './command-context.js';
 import { HOST_STORE_OPTIONS, HOST_STORE_OPTIONS_HELP, withHostServer } from './host-server.js';
+import { printListing } from './listing.js';
 
 const USAGE = `Usage: keyhold events --client <id> | --user <id> [--since <duration>] [options]
 
@@ -76,29 +77,23 @@ export const eventsCommand: Command = async (args, io) => {
       ...(values.user === undefined ? {} : { userId: values.user }),
       ...(since === undefined ? {} : { since }),
     });
-    if (context.json) {
-      print(context, { events: events.map(describe) });
-      return EXIT.ok;
-    }
-    if (events.length === 0) {
-      context.io.stdout(`No events in tenant "${tenant}".\n`);
-      return EXIT.ok;
-    }
-    const rows = table([
-      ['TIME', 'CATEGORY', 'REASON', 'STATUS', 'CLIENT ID', 'USER', 'GRANT ID'],
-      ...events.map((event) => [
-        new Date(event.at).toISOString(),
-        event.category,
-        printable(event.reason),
-        String(event.status),
-        printable(event.clientId ?? '-'),
-        printable(event.userId ?? '-'),
-        printable(event.grantId ?? '-'),
-      ]),
-    ]);
-    const [header, ...body] = rows;
-    context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
-    return EXIT.ok;
+    return printListing(context, {
+      json: () => ({ events: events.map(describe) }),
+      count: events.length,
+      empty: `No events in tenant "${tenant}".`,
+      table: () => [
+        ['TIME', 'CATEGORY', 'REASON', 'STATUS', 'CLIENT ID', 'USER', 'GRANT ID'],
+        ...events.map((event) => [
+          new Date(event.at).toISOString(),
+          event.category,
+          printable(event.reason),
+          String(event.status),
+          printable(event.clientId ?? '-'),
+          printable(event.userId ?? '-'),
+          printable(event.grantId ?? '-'),
+        ]),
+      ],
+    });
   });
 };
 

@@ -1,9 +1,11 @@
 import type { GrantRecord } from '@keyhold/oauth-core';
 import { EXIT, type ExitCode } from '../io.js';
 import type { Command } from '../main.js';
-import { printable, styleFor, table } from './claim/render.js';
-import { type CommandContext, fail, parse, print, usage } from './command-context.js';
+import { printable } from './claim/render.js';
+import { type CommandContext, fail, parse, print } from './command-context.js';
 import { HOST_STORE_OPTIONS, HOST_STORE_OPTIONS_HELP, withHostServer } from './host-server.js';
+import { printListing } from './listing.js';
+import { commandOfSubcommands } from './subcommands.js';
 
 const LIST_USAGE = `Usage: keyhold grants list [--user <id>] [--client <id>] [options]
 
@@ -45,21 +47,7 @@ const PAGE = 1000;
  * await runCli(['grants', 'list', '--client', 'https://app.example/client.json'], io, { grants: grantsCommand });
  * ```
  */
-export const grantsCommand: Command = async (args, io) => {
-  const json = args.includes('--json');
-  const context: CommandContext = { command: 'grants', io, json, style: styleFor(io), now: Date.now() };
-  const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    io.stdout(USAGE);
-    return subcommand === undefined ? EXIT.usage : EXIT.ok;
-  }
-  const subcommands = { list, revoke };
-  const run = subcommands[subcommand as keyof typeof subcommands];
-  if (!Object.hasOwn(subcommands, subcommand) || run === undefined) {
-    return usage(context, `unknown subcommand "${printable(subcommand)}"`, USAGE);
-  }
-  return run(rest, context);
-};
+export const grantsCommand: Command = commandOfSubcommands('grants', USAGE, { list, revoke });
 
 async function list(args: readonly string[], context: CommandContext): Promise<ExitCode> {
   const parsed = parse(
@@ -85,35 +73,37 @@ async function list(args: readonly string[], context: CommandContext): Promise<E
       grants.push(...page);
       if (page.length < PAGE) break;
     }
-    if (context.json) {
-      print(context, { grants: grants.map(describe) });
-      return EXIT.ok;
-    }
-    if (grants.length === 0) {
-      context.io.stdout(`No grants in tenant "${tenant}".\n`);
-      return EXIT.ok;
-    }
-    const rows = table([
-      ['GRANT ID', 'CLIENT ID', 'USER', 'SCOPES', 'CREATED', 'LAST USED', ...(values.all ? ['REVOKED'] : [])],
-      ...grants.map((grant) => [
-        grant.grantId,
-        printable(grant.clientId),
-        printable(grant.userId),
-        grant.scopes.length === 0 ? '-' : printable(grant.scopes.join(' ')),
-        new Date(grant.createdAt).toISOString(),
-        new Date(grant.lastUsedAt).toISOString(),
-        ...(values.all
-          ? [
-              grant.revokedAt === undefined
-                ? '-'
-                : `${new Date(grant.revokedAt).toISOString()} (${printable(grant.revokedReason ?? '')})`,
-            ]
-          : []),
-      ]),
-    ]);
-    const [header, ...body] = rows;
-    context.io.stdout(`${context.style.bold(header ?? '')}\n${body.join('\n')}\n`);
-    return EXIT.ok;
+    return printListing(context, {
+      json: () => ({ grants: grants.map(describe) }),
+      count: grants.length,
+      empty: `No grants in tenant "${tenant}".`,
+      table: () => [
+        [
+          'GRANT ID',
+          'CLIENT ID',
+          'USER',
+          'SCOPES',
+          'CREATED',
+          'LAST USED',
+          ...(values.all ? ['REVOKED'] : []),
+        ],
+        ...grants.map((grant) => [
+          grant.grantId,
+          printable(grant.clientId),
+          printable(grant.userId),
+          grant.scopes.length === 0 ? '-' : printable(grant.scopes.join(' ')),
+          new Date(grant.createdAt).toISOString(),
+          new Date(grant.lastUsedAt).toISOString(),
+          ...(values.all
+            ? [
+                grant.revokedAt === undefined
+                  ? '-'
+                  : `${new Date(grant.revokedAt).toISOString()} (${printable(grant.revokedReason ?? '')})`,
+              ]
+            : []),
+        ]),
+      ],
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 import type { HandlerRequest } from '@keyhold/core';
 import { sha256Base64url } from '@keyhold/internal';
-import { authenticateClient, presentedClientId, vouchedFor } from '../client-authentication.js';
+import { presentedClientId } from '../client-authentication.js';
 import { type ResolvedClient, resolveClient } from '../clients.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
@@ -12,7 +12,9 @@ import { audienceFor, parseResources } from '../resources.js';
 import { isWithin, scopeList } from '../scopes.js';
 import type { Tenant } from '../tenant.js';
 import type { Grant } from './grant.js';
+import { authenticateGrantClient } from './grant-client.js';
 import { issueTokens } from './issue-tokens.js';
+import { userGrantOpening, userTokens } from './user-grant.js';
 
 async function revokeIssuedFrom(
   context: ServerContext,
@@ -72,7 +74,8 @@ async function namedClient(
  * revokes the refresh-token family and the access token its first redemption issued (OAuth 2.1 §4.1.3):
  * both were chosen when the code was issued and recorded with it.
  */
-export const authorizationCodeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
+export const authorizationCodeGrant: Grant = async (input) => {
+  const { context, tenant, request, params, event, proof } = input;
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   // A client that must prove a key (RFC 9449 §5.2) and sent no proof keeps its code for the retry, so the
@@ -108,20 +111,13 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   }
   if (verifier === undefined) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
   if (redirectUri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is required');
-  const { client, method } = await authenticateClient(context, tenant, request, params, {
+  const client = await authenticateGrantClient(input, {
+    grantType: 'authorization_code',
+    name: 'the authorization_code grant',
     allowPublic: true,
     requireBasic: true,
-    renew: true,
-    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-    beforeCredentials: (client) => requireProofOfBoundClient(client, proof, event),
     ...(named === undefined ? {} : { resolved: named }),
   });
-  event.client_type = client.clientType;
-  event.client_authenticated = vouchedFor(client, method);
-  event.client_id = client.clientId;
-  if (!client.grantTypes.includes('authorization_code')) {
-    throw new OAuthError('unauthorized_client', 'the client may not use the authorization_code grant');
-  }
   const requestedResources = parseResources(tenant, params.resource);
   if (!record) throw new OAuthError('invalid_grant', 'the authorization code is invalid or was already used');
   if (record.expiresAt <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');
@@ -150,23 +146,12 @@ export const authorizationCodeGrant: Grant = async ({ context, tenant, request, 
   const offline = client.grantTypes.includes('refresh_token');
   const grantId = await openGrant(context, tenant, {
     ...(record.familyId === undefined ? {} : { grantId: record.familyId }),
-    userId: record.userId,
-    clientId: client.clientId,
-    clientType: client.clientType,
-    kind: 'authorization_code',
-    scope: record.scope,
-    resources: record.resources,
-    offlineAccess: offline,
+    ...userGrantOpening(client, record, offline),
   });
   event.user_id = record.userId;
   event.grant_id = grantId;
   return issueTokens(context, tenant, {
-    grantId,
-    clientId: client.clientId,
-    clientType: client.clientType,
-    subject: record.userId,
-    scope: record.scope,
-    resources: record.resources,
+    ...userTokens(client, record, grantId),
     audience: audienceFor(tenant, resources),
     // The family is the grant: revoking the grant revokes the family by the same id.
     refresh: offline ? { familyId: grantId } : false,

@@ -1,7 +1,5 @@
 import { sha256Base64url } from '@keyhold/internal';
-import { authenticateClient, vouchedFor } from '../client-authentication.js';
 import type { VerifiedProof } from '../dpop/proof.js';
-import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refreshGrant } from '../grant-records.js';
 import { sweepAfterRevocation } from '../grant-retention.js';
@@ -14,7 +12,9 @@ import { formatScope, isWithin, parseScope, scopeList } from '../scopes.js';
 import type { RefreshTokenRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { Grant } from './grant.js';
+import { authenticateGrantClient } from './grant-client.js';
 import { issueTokens } from './issue-tokens.js';
+import { userGrantOpening, userTokens } from './user-grant.js';
 
 /**
  * The grant a presented refresh token carries and the refresh token to answer with: a fresh successor, or
@@ -33,23 +33,17 @@ interface Redemption {
  * while that successor is still unused. A narrower `scope` narrows the access token only; the new refresh
  * token keeps the original grant.
  */
-export const refreshTokenGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
+export const refreshTokenGrant: Grant = async (input) => {
+  const { context, tenant, params, event, proof } = input;
   const presented = params.refresh_token;
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
   if (!requested) throw new OAuthError('invalid_scope', 'scope is malformed');
-  const { client, method } = await authenticateClient(context, tenant, request, params, {
+  const client = await authenticateGrantClient(input, {
+    grantType: 'refresh_token',
+    name: 'the refresh_token grant',
     allowPublic: true,
-    renew: true,
-    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
-  event.client_type = client.clientType;
-  event.client_authenticated = vouchedFor(client, method);
-  event.client_id = client.clientId;
-  if (!client.grantTypes.includes('refresh_token')) {
-    throw new OAuthError('unauthorized_client', 'the client may not use the refresh_token grant');
-  }
   const tokenHash = sha256Base64url(presented);
   // A too-wide scope and a wrong DPoP key are refused before the token is spent, so the client can retry.
   const current =
@@ -76,27 +70,13 @@ export const refreshTokenGrant: Grant = async ({ context, tenant, request, param
   const grantId = await refreshGrant(
     context,
     tenant,
-    {
-      grantId: record.familyId,
-      userId: record.userId,
-      clientId: client.clientId,
-      clientType: client.clientType,
-      kind: 'authorization_code',
-      scope: record.scope,
-      resources: record.resources,
-      offlineAccess: true,
-    },
+    { grantId: record.familyId, ...userGrantOpening(client, record, true) },
     event,
   );
   event.grant_id = grantId;
   return issueTokens(context, tenant, {
-    grantId,
-    clientId: client.clientId,
-    clientType: client.clientType,
-    subject: record.userId,
-    scope: record.scope,
+    ...userTokens(client, record, grantId),
     accessScope: params.scope === undefined ? record.scope : formatScope(requested),
-    resources: record.resources,
     audience: audienceFor(tenant, record.resources),
     refresh: { rotated: redemption.successor },
     ...(proof === undefined ? {} : { jkt: proof.jkt }),

@@ -1,5 +1,3 @@
-import { authenticateClient, vouchedFor } from '../client-authentication.js';
-import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
 import { refuseIfBlocked, tokenRefusal } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
@@ -8,6 +6,7 @@ import type { Tenant } from '../tenant.js';
 import type { AccessTokenClaims, ActorClaim } from '../tokens.js';
 import { isActor, MAX_ACTOR_NESTING, verifyAccessTokenJwt } from '../tokens.js';
 import type { Grant } from './grant.js';
+import { authenticateGrantClient } from './grant-client.js';
 import { issueTokens } from './issue-tokens.js';
 
 /**
@@ -87,19 +86,13 @@ function parseAudience(params: Readonly<Record<string, string>>): string[] {
  * verifier accepts). Only clients the host gave `tokenExchangeAudiences` may exchange, and only for those
  * exact audiences. An actor token must have been issued to the exchanging client, or name it in `may_act`.
  */
-export const tokenExchangeGrant: Grant = async ({ context, tenant, request, params, event, proof }) => {
-  const { client, method } = await authenticateClient(context, tenant, request, params, {
+export const tokenExchangeGrant: Grant = async (input) => {
+  const { context, tenant, params, event, proof } = input;
+  const client = await authenticateGrantClient(input, {
+    grantType: TOKEN_EXCHANGE_GRANT,
+    name: 'token exchange',
     allowPublic: false,
-    renew: true,
-    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
-  event.client_type = client.clientType;
-  event.client_authenticated = vouchedFor(client, method);
-  event.client_id = client.clientId;
-  if (!client.grantTypes.includes(TOKEN_EXCHANGE_GRANT)) {
-    throw new OAuthError('unauthorized_client', 'the client may not use token exchange');
-  }
   await refuseIfBlocked(context, tenant, client.clientId);
   // Which downstream services a client may reach is the host's decision, recorded on the client.
   const permitted = client.tokenExchangeAudiences;

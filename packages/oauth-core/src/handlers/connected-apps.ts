@@ -1,11 +1,7 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
 import {
-  constantTimeEqual,
   htmlResult,
-  mediaType,
   NO_STORE_HEADERS,
-  parseForm,
-  parseQuery,
   randomToken,
   redirectResult,
   sha256Base64url,
@@ -21,6 +17,14 @@ import { errorPage } from '../responses.js';
 import type { GrantRecord } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import { formCookieValues } from './form-cookie.js';
+import {
+  checkFormToken,
+  currentUser,
+  type PageHandler,
+  pageBody,
+  readPageForm,
+  readPageQuery,
+} from './form-request.js';
 import { recentActivity } from './recent-activity.js';
 
 /** The cookie holding the connected-apps forms' anti-forgery secret (scoped to the page's path). */
@@ -47,14 +51,26 @@ function cookieHeader(tenant: Tenant, value: string): string {
   return `${CONNECTED_APPS_COOKIE}=${value}; Path=${new URL(connectedAppsUrl(tenant)).pathname}; HttpOnly; SameSite=Strict${secure}`;
 }
 
-function currentUser(context: ServerContext, tenant: Tenant, request: HandlerRequest): string | undefined {
-  return request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
-}
+/** A connected-apps handler's part for the signed-in person `userId`. */
+type SignedInHandler = (
+  context: ServerContext,
+  tenant: Tenant,
+  request: HandlerRequest,
+  event: RequestEvent,
+  userId: string,
+) => Promise<HandlerResult>;
 
-/** No signed-in user: what authorize does, the host's login page with the way back. */
-function toLogin(tenant: Tenant): HandlerResult {
-  const result = redirectResult(withQuery(tenant.loginUrl, { return_to: connectedAppsUrl(tenant) }));
-  return { ...result, status: 303 };
+/**
+ * Runs `handle` for the signed-in person; with no one signed in, what authorize does: the host's login page
+ * with the way back (a 303, so a revoke POST comes back as a GET of the page).
+ */
+function forSignedInUser(handle: SignedInHandler): PageHandler {
+  return async (context, tenant, request, event) => {
+    const userId = currentUser(context, tenant, request);
+    if (userId !== undefined) return handle(context, tenant, request, event, userId);
+    const result = redirectResult(withQuery(tenant.loginUrl, { return_to: connectedAppsUrl(tenant) }));
+    return { ...result, status: 303 };
+  };
 }
 
 const FORGED = new OAuthError(
@@ -93,100 +109,92 @@ async function clientNames(
 }
 
 /** GET {issuer}/connected-apps[?notice=revoked|not_found]: the signed-in person's grants. */
-export async function connectedAppsPageHandler(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  event: RequestEvent,
-): Promise<HandlerResult> {
-  const userId = currentUser(context, tenant, request);
-  if (userId === undefined) return toLogin(tenant);
-  const parsed = parseQuery(request.query);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
-  const noticeParam = parsed.params.notice;
-  const notice = noticeParam === 'revoked' || noticeParam === 'not_found' ? noticeParam : undefined;
-  const [grants, activity] = await Promise.all([
-    context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE }),
-    recentActivity(context, tenant, userId),
-  ]);
-  const eventClients = (Array.isArray(activity) ? activity : []).flatMap((entry) =>
-    entry.clientId === undefined
-      ? []
-      : [
-          {
-            clientId: entry.clientId,
-            clientType: entry.clientId.startsWith('https://')
-              ? ('metadata_document' as const)
-              : ('registered' as const),
-          },
-        ],
-  );
-  const [names, claims] = await Promise.all([
-    clientNames(context, tenant, [...grants, ...eventClients]),
-    context.userClaims?.(tenant.slug, userId, ['profile']),
-  ]);
-  const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
-  const { displayName, scopeDescriptions } = tenant.config;
-  const secret = formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)[0] ?? randomToken(32);
-  const view: ConnectedAppsView = {
-    tenant: tenant.slug,
-    serviceName: typeof displayName === 'string' && displayName !== '' ? displayName : tenant.slug,
-    user: { id: userId, ...(userName === undefined ? {} : { name: userName }) },
-    grants: grants.map((grant) => ({
-      grantId: grant.grantId,
-      client: {
-        id: grant.clientId,
-        name: names.get(grant.clientId) ?? grant.clientId,
-        type: grant.clientType,
+export const connectedAppsPageHandler: PageHandler = forSignedInUser(
+  async (context, tenant, request, event, userId) => {
+    const parsed = readPageQuery(request, event);
+    if (!parsed.ok) return parsed.result;
+    const noticeParam = parsed.params.notice;
+    const notice = noticeParam === 'revoked' || noticeParam === 'not_found' ? noticeParam : undefined;
+    const [grants, activity] = await Promise.all([
+      context.storage.grants.list(tenant.slug, { userId, limit: PAGE_SIZE }),
+      recentActivity(context, tenant, userId),
+    ]);
+    const eventClients = (Array.isArray(activity) ? activity : []).flatMap((entry) =>
+      entry.clientId === undefined
+        ? []
+        : [
+            {
+              clientId: entry.clientId,
+              clientType: entry.clientId.startsWith('https://')
+                ? ('metadata_document' as const)
+                : ('registered' as const),
+            },
+          ],
+    );
+    const [names, claims] = await Promise.all([
+      clientNames(context, tenant, [...grants, ...eventClients]),
+      context.userClaims?.(tenant.slug, userId, ['profile']),
+    ]);
+    const userName = typeof claims?.name === 'string' && claims.name !== '' ? claims.name : undefined;
+    const { displayName, scopeDescriptions } = tenant.config;
+    const secret = formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)[0] ?? randomToken(32);
+    const view: ConnectedAppsView = {
+      tenant: tenant.slug,
+      serviceName: typeof displayName === 'string' && displayName !== '' ? displayName : tenant.slug,
+      user: { id: userId, ...(userName === undefined ? {} : { name: userName }) },
+      grants: grants.map((grant) => ({
+        grantId: grant.grantId,
+        client: {
+          id: grant.clientId,
+          name: names.get(grant.clientId) ?? grant.clientId,
+          type: grant.clientType,
+        },
+        kind: grant.kind,
+        scopes: grant.scopes,
+        offlineAccess: grant.offlineAccess,
+        createdAt: grant.createdAt,
+        lastUsedAt: grant.lastUsedAt,
+      })),
+      scopeDescriptions: { ...builtInScopeWords(context.consent.strings), ...scopeDescriptions },
+      ...(activity === undefined
+        ? {}
+        : {
+            activity:
+              activity === 'unavailable'
+                ? activity
+                : activity.map((entry) => ({
+                    at: entry.at,
+                    category: entry.category,
+                    reason: entry.reason,
+                    ...(entry.clientId === undefined
+                      ? {}
+                      : {
+                          client: { id: entry.clientId, name: names.get(entry.clientId) ?? entry.clientId },
+                        }),
+                  })),
+          }),
+      ...(notice === undefined ? {} : { notice }),
+      form: {
+        action: connectedAppsUrl(tenant),
+        fields: { csrf_token: connectedAppsFormToken(secret, userId) },
+        grantField: 'grant_id',
       },
-      kind: grant.kind,
-      scopes: grant.scopes,
-      offlineAccess: grant.offlineAccess,
-      createdAt: grant.createdAt,
-      lastUsedAt: grant.lastUsedAt,
-    })),
-    scopeDescriptions: { ...builtInScopeWords(context.consent.strings), ...scopeDescriptions },
-    ...(activity === undefined
-      ? {}
-      : {
-          activity:
-            activity === 'unavailable'
-              ? activity
-              : activity.map((entry) => ({
-                  at: entry.at,
-                  category: entry.category,
-                  reason: entry.reason,
-                  ...(entry.clientId === undefined
-                    ? {}
-                    : {
-                        client: { id: entry.clientId, name: names.get(entry.clientId) ?? entry.clientId },
-                      }),
-                })),
-        }),
-    ...(notice === undefined ? {} : { notice }),
-    form: {
-      action: connectedAppsUrl(tenant),
-      fields: { csrf_token: connectedAppsFormToken(secret, userId) },
-      grantField: 'grant_id',
-    },
-  };
-  const { render, builtIn, strings } = context.connectedApps;
-  const rendered = await render(view, strings, builtIn);
-  const html = typeof rendered === 'string' ? rendered : rendered.html;
-  const csp =
-    (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
-  return htmlResult(200, html, {
-    ...NO_STORE_HEADERS,
-    'content-security-policy': csp,
-    // `same-origin` keeps the form POST's real `Origin` (see the consent page).
-    'referrer-policy': 'same-origin',
-    'set-cookie': cookieHeader(tenant, secret),
-  });
-}
+    };
+    const { render, builtIn, strings } = context.connectedApps;
+    const rendered = await render(view, strings, builtIn);
+    const { html, csp } = pageBody(
+      rendered,
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    );
+    return htmlResult(200, html, {
+      ...NO_STORE_HEADERS,
+      'content-security-policy': csp,
+      // `same-origin` keeps the form POST's real `Origin` (see the consent page).
+      'referrer-policy': 'same-origin',
+      'set-cookie': cookieHeader(tenant, secret),
+    });
+  },
+);
 
 /**
  * POST {issuer}/connected-apps with `grant_id` and `csrf_token`: revokes one grant of the signed-in person,
@@ -194,44 +202,26 @@ export async function connectedAppsPageHandler(
  * grant and one already revoked alike. Refused with 403 (nothing revoked): a present cross-site `Origin`
  * (checked by the endpoint first) and a `csrf_token` that does not match the cookie and the user.
  */
-export async function connectedAppsRevokeHandler(
-  context: ServerContext,
-  tenant: Tenant,
-  request: HandlerRequest,
-  event: RequestEvent,
-): Promise<HandlerResult> {
-  const userId = currentUser(context, tenant, request);
-  if (userId === undefined) return toLogin(tenant);
-  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-    event.error_code = 'invalid_request';
-    return errorPage(
-      400,
-      new OAuthError('invalid_request', 'The form must be sent as application/x-www-form-urlencoded.'),
+export const connectedAppsRevokeHandler: PageHandler = forSignedInUser(
+  async (context, tenant, request, event, userId) => {
+    const parsed = readPageForm(request, event);
+    if (!parsed.ok) return parsed.result;
+    const { grant_id: grantId, csrf_token: csrfToken } = parsed.params;
+    const { verified } = checkFormToken(request, CONNECTED_APPS_COOKIE, csrfToken, (secret) =>
+      connectedAppsFormToken(secret, userId),
     );
-  }
-  const parsed = parseForm(request.body);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
-  const { grant_id: grantId, csrf_token: csrfToken } = parsed.params;
-  const presented = csrfToken ?? '';
-  let verified = false;
-  // Every candidate is compared, so the time taken does not depend on which one matches.
-  for (const secret of formCookieValues(request.headers.cookie, CONNECTED_APPS_COOKIE)) {
-    if (constantTimeEqual(connectedAppsFormToken(secret, userId), presented)) verified = true;
-  }
-  if (!verified) {
-    event.error_code = FORGED.code;
-    context.logger.warn(
-      { event: 'grant_revoke_refused', reason: 'anti_forgery', tenant: tenant.slug },
-      'connected apps: revoke refused, anti-forgery check failed',
-    );
-    return errorPage(403, FORGED);
-  }
-  const notice = await revokeOwn(context, tenant, userId, grantId);
-  return { ...redirectResult(withQuery(connectedAppsUrl(tenant), { notice })), status: 303 };
-}
+    if (!verified) {
+      event.error_code = FORGED.code;
+      context.logger.warn(
+        { event: 'grant_revoke_refused', reason: 'anti_forgery', tenant: tenant.slug },
+        'connected apps: revoke refused, anti-forgery check failed',
+      );
+      return errorPage(403, FORGED);
+    }
+    const notice = await revokeOwn(context, tenant, userId, grantId);
+    return { ...redirectResult(withQuery(connectedAppsUrl(tenant), { notice })), status: 303 };
+  },
+);
 
 /** Revokes an active grant of `userId`; anything else (unknown, foreign, already revoked) is `not_found`. */
 async function revokeOwn(

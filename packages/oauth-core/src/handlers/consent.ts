@@ -1,14 +1,5 @@
 import type { HandlerRequest, HandlerResult } from '@keyhold/core';
-import {
-  constantTimeEqual,
-  htmlResult,
-  isAllowedOrigin,
-  mediaType,
-  parseForm,
-  parseQuery,
-  randomToken,
-  sha256Base64url,
-} from '@keyhold/internal';
+import { htmlResult, isAllowedOrigin, randomToken, sha256Base64url } from '@keyhold/internal';
 import {
   type ConsentDetails,
   type ConsentView,
@@ -26,6 +17,7 @@ import type { Tenant } from '../tenant.js';
 import { errorRedirect, issueCode } from './authorize.js';
 import { connectedAppsUrl } from './connected-apps.js';
 import { formCookieValues } from './form-cookie.js';
+import { checkFormToken, currentUser, pageBody, readPageForm, readPageQuery } from './form-request.js';
 
 const EXPIRED = new OAuthError(
   'invalid_request',
@@ -64,10 +56,6 @@ const FORGED = new OAuthError(
   'invalid_request',
   'The consent form could not be verified (its anti-forgery token is missing or wrong). Reload the consent page and decide again.',
 );
-
-function currentUser(context: ServerContext, tenant: Tenant, request: HandlerRequest): string | undefined {
-  return request.userId ?? (context.singleUserMode ? tenant.config.singleUserId : undefined);
-}
 
 type Lookup =
   | { readonly ok: true; readonly pending: PendingAuthorizationRecord }
@@ -110,11 +98,8 @@ export async function consentPageHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
-  const parsed = parseQuery(request.query);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
+  const parsed = readPageQuery(request, event);
+  if (!parsed.ok) return parsed.result;
   const found = await findPending(context, tenant, request, parsed.params.req, event);
   if (!found.ok) return found.result;
   // Showing the page decides nothing (authorize already said `authorize.consent_shown`): counted only.
@@ -135,10 +120,10 @@ export async function consentPageHandler(
     },
   };
   const rendered = await context.consent.render(view, context.consent.strings, renderConsentPage);
-  const html = typeof rendered === 'string' ? rendered : rendered.html;
-  const csp =
-    (typeof rendered === 'string' ? undefined : rendered.contentSecurityPolicy) ??
-    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formActionSource(pending.redirectUri)}; frame-ancestors 'none'`;
+  const { html, csp } = pageBody(
+    rendered,
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formActionSource(pending.redirectUri)}; frame-ancestors 'none'`,
+  );
   return htmlResult(200, html, {
     // Browsers apply form-action to the redirect that follows the POST, so the client's redirect target
     // must be allowed next to 'self'. `same-origin` referrers make the form POST carry the real `Origin`
@@ -202,30 +187,16 @@ export async function consentDecisionHandler(
   request: HandlerRequest,
   event: RequestEvent,
 ): Promise<HandlerResult> {
-  if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-    event.error_code = 'invalid_request';
-    return errorPage(
-      400,
-      new OAuthError('invalid_request', 'The form must be sent as application/x-www-form-urlencoded.'),
-    );
-  }
-  const parsed = parseForm(request.body);
-  if (!parsed.ok) {
-    event.error_code = 'invalid_request';
-    return errorPage(400, new OAuthError('invalid_request', parsed.message));
-  }
+  const parsed = readPageForm(request, event);
+  if (!parsed.ok) return parsed.result;
   const { req, decision, csrf_token: csrfToken } = parsed.params;
   if (decision !== 'approve' && decision !== 'deny') {
     event.error_code = 'invalid_request';
     return errorPage(400, new OAuthError('invalid_request', 'decision must be "approve" or "deny".'));
   }
-  const presented = csrfToken ?? '';
-  const secrets = formCookieValues(request.headers.cookie, CONSENT_COOKIE);
-  // Every candidate is compared, so the time taken does not depend on which one matches.
-  let verified = false;
-  for (const secret of secrets) {
-    if (constantTimeEqual(consentFormToken(secret, req ?? ''), presented)) verified = true;
-  }
+  const { verified, secrets } = checkFormToken(request, CONSENT_COOKIE, csrfToken, (secret) =>
+    consentFormToken(secret, req ?? ''),
+  );
   if (req === undefined || !verified) {
     event.error_code = FORGED.code;
     event.reason = 'consent.forged';

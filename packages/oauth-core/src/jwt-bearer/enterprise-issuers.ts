@@ -1,8 +1,8 @@
 import type { ClientAssertionAlgorithm } from '../client-keys.js';
-import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from '../client-keys.js';
 import { optionCheck } from '../errors.js';
 import type { UserStore } from '../federated/storage.js';
 import type { ClientJwks } from '../storage.js';
+import { checkTrustKeys, isHttpUrl, stringList } from './trust-entry-checks.js';
 
 /**
  * An enterprise identity provider a tenant trusts to issue Identity Assertion JWT Authorization Grants
@@ -44,23 +44,6 @@ export interface ResolvedEnterpriseIssuer extends EnterpriseIssuer {
   readonly algorithms: readonly ClientAssertionAlgorithm[];
 }
 
-const DEFAULT_ALGORITHMS: readonly ClientAssertionAlgorithm[] = ['RS256', 'ES256'];
-
-function isHttpUrl(value: string, insecureLoopback: boolean): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.protocol === 'https:') return true;
-  return insecureLoopback && url.protocol === 'http:';
-}
-
-function stringList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string' && entry !== '');
-}
-
 /**
  * Checks a tenant's `enterpriseIssuers` and applies defaults; throws `ERR_INVALID_OPTIONS` naming the entry.
  * Issuers must be unique: an assertion's `iss` picks exactly one trust entry.
@@ -80,25 +63,7 @@ export function resolveEnterpriseIssuers(
     }
     if (seen.has(entry.issuer)) throw optionCheck.invalid(`${name}.issuer ${entry.issuer} is listed twice`);
     seen.add(entry.issuer);
-    if ((entry.jwks === undefined) === (entry.jwksUri === undefined)) {
-      throw optionCheck.invalid(`${name} needs exactly one of jwks and jwksUri`);
-    }
-    if (entry.jwks !== undefined && !parseClientJwks(entry.jwks).ok) {
-      throw optionCheck.invalid(`${name}.jwks is not a usable JWK Set of public keys`);
-    }
-    if (entry.jwksUri !== undefined && !isHttpUrl(entry.jwksUri, false)) {
-      throw optionCheck.invalid(`${name}.jwksUri must be an https URL`);
-    }
-    const algorithms = entry.algorithms ?? DEFAULT_ALGORITHMS;
-    if (
-      !Array.isArray(algorithms) ||
-      algorithms.length === 0 ||
-      !algorithms.every((alg) => (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg))
-    ) {
-      throw optionCheck.invalid(
-        `${name}.algorithms must list one or more of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
-      );
-    }
+    const algorithms = checkTrustKeys(name, entry);
     if (!stringList(entry.clients) || entry.clients.length === 0) {
       throw optionCheck.invalid(`${name}.clients must list at least one client_id`);
     }

@@ -1,8 +1,8 @@
 import type { ClientAssertionAlgorithm } from '../client-keys.js';
-import { CLIENT_ASSERTION_ALGORITHMS, parseClientJwks } from '../client-keys.js';
 import { hasControlCharacter } from '../control-characters.js';
 import { optionCheck } from '../errors.js';
 import type { ClientJwks } from '../storage.js';
+import { checkTrustKeys, isHttpUrl, stringList } from './trust-entry-checks.js';
 import { parseSubjectMatcher, type SubjectMatcher } from './workload-subjects.js';
 
 /**
@@ -95,28 +95,12 @@ export interface ResolvedWorkloadPolicy {
   readonly clientId: string;
 }
 
-const DEFAULT_ALGORITHMS: readonly ClientAssertionAlgorithm[] = ['RS256', 'ES256'];
 const DEFAULT_MAX_LIFETIME_SECONDS = 3600;
 const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 // Lower-case letters, digits, dots, dashes and underscores (SPIFFE-ID §2.1).
 const TRUST_DOMAIN = /^[a-z0-9._-]{1,255}$/;
 // Names that end up in tokens and logs: printable, bounded.
 const MAX_NAME_LENGTH = 256;
-
-function isHttpUrl(value: unknown, insecure: boolean): value is string {
-  if (typeof value !== 'string') return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  return url.protocol === 'https:' || (insecure && url.protocol === 'http:');
-}
-
-function stringList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((entry) => typeof entry === 'string' && entry !== '');
-}
 
 function name(value: unknown): value is string {
   return (
@@ -147,25 +131,7 @@ function resolveOne(entry: WorkloadTrustPolicy, where: string): ResolvedWorkload
       );
     }
   }
-  if ((entry.jwks === undefined) === (entry.jwksUri === undefined)) {
-    throw optionCheck.invalid(`${where} needs exactly one of jwks and jwksUri`);
-  }
-  if (entry.jwks !== undefined && !parseClientJwks(entry.jwks).ok) {
-    throw optionCheck.invalid(`${where}.jwks is not a usable JWK Set of public keys`);
-  }
-  if (entry.jwksUri !== undefined && !isHttpUrl(entry.jwksUri, false)) {
-    throw optionCheck.invalid(`${where}.jwksUri must be an https URL`);
-  }
-  const algorithms = entry.algorithms ?? DEFAULT_ALGORITHMS;
-  if (
-    !Array.isArray(algorithms) ||
-    algorithms.length === 0 ||
-    !algorithms.every((alg) => (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg))
-  ) {
-    throw optionCheck.invalid(
-      `${where}.algorithms must list one or more of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
-    );
-  }
+  const algorithms = checkTrustKeys(where, entry);
   if (entry.audiences !== undefined && (!stringList(entry.audiences) || entry.audiences.length === 0)) {
     throw optionCheck.invalid(`${where}.audiences must list at least one audience`);
   }

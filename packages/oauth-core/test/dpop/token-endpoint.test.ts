@@ -50,6 +50,52 @@ async function refresh(t: TestServer, clientId: string, refreshToken: string, dp
   );
 }
 
+/** The form redeeming a public client's code. */
+function codeForm(clientId: string, code: string, verifier: string): Record<string, string> {
+  return {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+  };
+}
+
+/** A token request with `form`, carrying `dpop` as its DPoP proof when one is given. */
+async function tokenWithProof(
+  t: TestServer,
+  form: Record<string, string>,
+  dpop?: string,
+  headers: Record<string, string> = {},
+) {
+  return t.server.token(
+    postForm('/tenant/demo/token', form, { ...headers, ...(dpop === undefined ? {} : { dpop }) }),
+    'demo',
+  );
+}
+
+/** Redeems a public client's code at the token endpoint, with a DPoP proof when one is given. */
+async function redeemCode(t: TestServer, clientId: string, code: string, verifier: string, dpop?: string) {
+  return tokenWithProof(t, codeForm(clientId, code, verifier), dpop);
+}
+
+/** A public client registered on `t` and the form that redeems a fresh code of it. */
+async function publicClientCode(t: TestServer) {
+  const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
+  const { code, verifier } = await obtainCode(t, client.client_id);
+  return { client, form: codeForm(client.client_id, code, verifier) };
+}
+
+/** A client_credentials request of a provisioned confidential client, with a DPoP proof when one is given. */
+async function clientCredentials(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+  dpop?: string,
+) {
+  const auth = basic(client.client_id, String(client.client_secret));
+  return tokenWithProof(t, { grant_type: 'client_credentials' }, dpop, auth);
+}
+
 describe('a valid proof binds the issued access token to its key (RFC 9449 §5, §6.1)', () => {
   it('authorization_code: token_type DPoP and cnf.jkt = the RFC 7638 thumbprint', async () => {
     const t = await createTestServer();
@@ -58,20 +104,7 @@ describe('a valid proof binds the issued access token to its key (RFC 9449 §5, 
     const result = await exchangeCode(t, client, code, verifier, {});
     expect(json(result).token_type).toBe('Bearer');
     const second = await obtainCode(t, client.client_id);
-    const bound = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        {
-          grant_type: 'authorization_code',
-          code: second.code,
-          code_verifier: second.verifier,
-          redirect_uri: REDIRECT_URI,
-          client_id: client.client_id,
-        },
-        { dpop: await proofFor(t) },
-      ),
-      'demo',
-    );
+    const bound = await redeemCode(t, client.client_id, second.code, second.verifier, await proofFor(t));
     expect(bound.status).toBe(200);
     const body = json(bound);
     expect(body.token_type).toBe('DPoP');
@@ -81,17 +114,7 @@ describe('a valid proof binds the issued access token to its key (RFC 9449 §5, 
   it('client_credentials: the token is bound too', async () => {
     const t = await createTestServer();
     const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
-    const result = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        { grant_type: 'client_credentials' },
-        {
-          ...basic(client.client_id, String(client.client_secret)),
-          dpop: await proofFor(t),
-        },
-      ),
-      'demo',
-    );
+    const result = await clientCredentials(t, client, await proofFor(t));
     expect(json(result).token_type).toBe('DPoP');
     expect(decodePayload(String(json(result).access_token)).cnf).toEqual({ jkt });
   });
@@ -127,16 +150,7 @@ describe('a valid proof binds the issued access token to its key (RFC 9449 §5, 
     const t = await createTestServer();
     const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
     const auth = basic(client.client_id, String(client.client_secret));
-    const issued = json(
-      await t.server.token(
-        postForm(
-          '/tenant/demo/token',
-          { grant_type: 'client_credentials' },
-          { ...auth, dpop: await proofFor(t) },
-        ),
-        'demo',
-      ),
-    );
+    const issued = json(await clientCredentials(t, client, await proofFor(t)));
     const introspected = json(
       await t.server.introspect(
         postForm('/tenant/demo/introspect', { token: String(issued.access_token) }, auth),
@@ -150,44 +164,19 @@ describe('a valid proof binds the issued access token to its key (RFC 9449 §5, 
 describe('the proof is checked before anything single-use is spent', () => {
   it('a code survives a bad proof and is redeemed on the retry', async () => {
     const t = await createTestServer();
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const form = {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: client.client_id,
-    };
-    const bad = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t, { htm: 'GET' }) }),
-      'demo',
-    );
+    const { form } = await publicClientCode(t);
+    const bad = await tokenWithProof(t, form, await proofFor(t, { htm: 'GET' }));
     expect(bad.status).toBe(400);
     expect(json(bad).error).toBe('invalid_dpop_proof');
-    const retry = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
-      'demo',
-    );
+    const retry = await tokenWithProof(t, form, await proofFor(t));
     expect(retry.status).toBe(200);
     expect(json(retry).token_type).toBe('DPoP');
   });
 
   it('a code survives a use_dpop_nonce answer and is redeemed with the nonce it carried', async () => {
     const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const form = {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: client.client_id,
-    };
-    const challenged = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
-      'demo',
-    );
+    const { form } = await publicClientCode(t);
+    const challenged = await tokenWithProof(t, form, await proofFor(t));
     expect(challenged.status).toBe(400);
     expect(json(challenged).error).toBe('use_dpop_nonce');
     const nonce = challenged.headers['dpop-nonce'];
@@ -201,25 +190,11 @@ describe('the proof is checked before anything single-use is spent', () => {
 
   it('a refresh token survives a nonce challenge and a bad proof', async () => {
     const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const form = {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: client.client_id,
-    };
-    const challenged = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
-      'demo',
-    );
+    const { client, form } = await publicClientCode(t);
+    const challenged = await tokenWithProof(t, form, await proofFor(t));
     expect(json(challenged).error).toBe('use_dpop_nonce');
     const nonce = String(challenged.headers['dpop-nonce']);
-    const first = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t, { nonce }) }),
-      'demo',
-    );
+    const first = await tokenWithProof(t, form, await proofFor(t, { nonce }));
     const refreshToken = String(json(first).refresh_token);
     expect(json(await refresh(t, client.client_id, refreshToken, await proofFor(t))).error).toBe(
       'use_dpop_nonce',
@@ -236,22 +211,8 @@ describe('the proof is checked before anything single-use is spent', () => {
 
 describe("public clients' refresh tokens are bound to their key; confidential clients' are not (RFC 9449 §5)", () => {
   async function publicTokens(t: TestServer) {
-    const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
-    const { code, verifier } = await obtainCode(t, client.client_id);
-    const issued = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        {
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT_URI,
-          client_id: client.client_id,
-        },
-        { dpop: await proofFor(t) },
-      ),
-      'demo',
-    );
+    const { client, form } = await publicClientCode(t);
+    const issued = await tokenWithProof(t, form, await proofFor(t));
     return { client, refreshToken: String(json(issued).refresh_token) };
   }
 
@@ -335,20 +296,7 @@ describe('dpop_jkt at /authorize pins the key that may redeem the code (RFC 9449
     ] as const) {
       const location = new URL(String((await codeFor(t, 'first', jkt)).headers.location));
       const code = String(location.searchParams.get('code'));
-      const result = await t.server.token(
-        postForm(
-          '/tenant/demo/token',
-          {
-            grant_type: 'authorization_code',
-            code,
-            code_verifier: verifier,
-            redirect_uri: REDIRECT_URI,
-            client_id: 'first',
-          },
-          { dpop: await proofFor(t, {}, k) },
-        ),
-        'demo',
-      );
+      const result = await redeemCode(t, 'first', code, verifier, await proofFor(t, {}, k));
       expect(result.status).toBe(status);
       if (status === 400) expect(json(result).error).toBe('invalid_grant');
     }
@@ -375,20 +323,7 @@ describe('clients registered with dpop_bound_access_tokens must prove a key (RFC
     const refused = await exchangeCode(t, client, code, verifier, {});
     expect(refused.status).toBe(400);
     expect(json(refused).error).toBe('invalid_dpop_proof');
-    const retry = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        {
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT_URI,
-          client_id: client.client_id,
-        },
-        { dpop: await proofFor(t) },
-      ),
-      'demo',
-    );
+    const retry = await redeemCode(t, client.client_id, code, verifier, await proofFor(t));
     expect(retry.status).toBe(200);
   });
 
@@ -407,14 +342,7 @@ describe('clients registered with dpop_bound_access_tokens must prove a key (RFC
       grantTypes: ['client_credentials'],
       dpopBoundAccessTokens: true,
     });
-    const result = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        { grant_type: 'client_credentials' },
-        basic(client.client_id, String(client.client_secret)),
-      ),
-      'demo',
-    );
+    const result = await clientCredentials(t, client);
     expect(json(result).error).toBe('invalid_dpop_proof');
   });
 });
@@ -426,16 +354,9 @@ describe('a proof is single use across instances sharing the spend-once store', 
     const b = await createTestServer({ options: { storage: shared } });
     b.tenant.signingKeys = a.tenant.signingKeys;
     const client = await provisionClient(a.server, { grantTypes: ['client_credentials'] });
-    const auth = basic(client.client_id, String(client.client_secret));
     const proof = await proofFor(a);
-    const form = { grant_type: 'client_credentials' };
-    expect(
-      (await a.server.token(postForm('/tenant/demo/token', form, { ...auth, dpop: proof }), 'demo')).status,
-    ).toBe(200);
-    const replayed = await b.server.token(
-      postForm('/tenant/demo/token', form, { ...auth, dpop: proof }),
-      'demo',
-    );
+    expect((await clientCredentials(a, client, proof)).status).toBe(200);
+    const replayed = await clientCredentials(b, client, proof);
     expect(json(replayed)).toMatchObject({
       error: 'invalid_dpop_proof',
       error_description: 'the DPoP proof was already used',
@@ -458,17 +379,7 @@ describe('a proof is single use across instances sharing the spend-once store', 
       },
     });
     const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
-    const result = await t.server.token(
-      postForm(
-        '/tenant/demo/token',
-        { grant_type: 'client_credentials' },
-        {
-          ...basic(client.client_id, String(client.client_secret)),
-          dpop: await proofFor(t),
-        },
-      ),
-      'demo',
-    );
+    const result = await clientCredentials(t, client, await proofFor(t));
     expect(result.status).toBe(503);
   });
 });
@@ -480,17 +391,7 @@ describe('nonces are stateless: every instance with the same secret accepts ever
     const c = await createTestServer({ options: { dpop: { nonceSecret: `${SECRET}-other` } } });
     const issue = async (t: TestServer, dpop: string) => {
       const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
-      return t.server.token(
-        postForm(
-          '/tenant/demo/token',
-          { grant_type: 'client_credentials' },
-          {
-            ...basic(client.client_id, String(client.client_secret)),
-            dpop,
-          },
-        ),
-        'demo',
-      );
+      return clientCredentials(t, client, dpop);
     };
     const challenged = await issue(a, await proofFor(a));
     const nonce = String(challenged.headers['dpop-nonce']);
@@ -503,30 +404,11 @@ describe('nonces are stateless: every instance with the same secret accepts ever
   it('a nonce stays valid for two steps (two minutes) and no longer', async () => {
     const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
     const client = await provisionClient(t.server, { grantTypes: ['client_credentials'] });
-    const auth = basic(client.client_id, String(client.client_secret));
-    const form = { grant_type: 'client_credentials' };
-    const nonce = String(
-      (
-        await t.server.token(
-          postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t) }),
-          'demo',
-        )
-      ).headers['dpop-nonce'],
-    );
+    const nonce = String((await clientCredentials(t, client, await proofFor(t))).headers['dpop-nonce']);
     t.clock.advance(120_000);
-    expect(
-      (
-        await t.server.token(
-          postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t, { nonce }) }),
-          'demo',
-        )
-      ).status,
-    ).toBe(200);
+    expect((await clientCredentials(t, client, await proofFor(t, { nonce }))).status).toBe(200);
     t.clock.advance(60_000);
-    const stale = await t.server.token(
-      postForm('/tenant/demo/token', form, { ...auth, dpop: await proofFor(t, { nonce }) }),
-      'demo',
-    );
+    const stale = await clientCredentials(t, client, await proofFor(t, { nonce }));
     expect(json(stale).error).toBe('use_dpop_nonce');
   });
 

@@ -1,6 +1,6 @@
-import type { Logger } from '@keyhold/core';
 import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { JwksResolver } from '../../src/cimd/jwks-resolver.js';
 import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage, createStaticTenants, generateSigningKey } from '../../src/index.js';
 import { makeProof, type ProofKey, proofKey } from '../dpop/proof-kit.js';
@@ -25,8 +25,7 @@ import {
   testIdp,
   trustOf,
 } from './id-jag-kit.js';
-
-const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+import { capturingLogger, JWT_BEARER, redeemAssertion } from './jwt-bearer-kit.js';
 
 let idp: TestIdp;
 let otherIdp: TestIdp;
@@ -42,47 +41,44 @@ interface Setup {
   readonly logs: Record<string, unknown>[];
 }
 
-function capturingLogger(logs: Record<string, unknown>[]): Logger {
-  const push = (fields: unknown) => {
-    if (typeof fields === 'object' && fields !== null) logs.push(fields as Record<string, unknown>);
-  };
-  return { debug: push, info: push, warn: push, error: push } as Logger;
-}
-
 async function setup(
   options: {
     trust?: Partial<Parameters<typeof trustOf>[2]>;
     storage?: OAuthStorage;
     grantTypes?: string[];
+    /** The IdP's keys are published at a `jwksUri`, fetched through this resolver, not inline. */
+    jwksResolver?: JwksResolver;
   } = {},
 ): Promise<Setup> {
   const logs: Record<string, unknown>[] = [];
   const t = await createTestServer({
     tenant: { scopesSupported: ['mcp:tools', 'files:read', 'files:write'], resources: [RESOURCE] },
-    options: { logger: capturingLogger(logs), ...(options.storage ? { storage: options.storage } : {}) },
+    options: {
+      logger: capturingLogger(logs),
+      ...(options.storage ? { storage: options.storage } : {}),
+      ...(options.jwksResolver ? { jwksResolver: options.jwksResolver } : {}),
+    },
   });
   const client = await provisionClient(t.server, {
     grantTypes: (options.grantTypes ?? [JWT_BEARER]) as never,
     tokenEndpointAuthMethod: 'client_secret_basic',
   });
-  t.tenant.enterpriseIssuers = [trustOf(idp, client.client_id, options.trust)];
+  const trust = trustOf(idp, client.client_id, options.trust);
+  t.tenant.enterpriseIssuers = [
+    options.jwksResolver
+      ? ({ ...trust, jwks: undefined, jwksUri: 'https://idp.example/jwks' } as never)
+      : trust,
+  ];
   return { t, clientId: client.client_id, secret: String(client.client_secret), logs };
 }
 
-async function redeem(
+function redeem(
   s: Setup,
   assertion: string | undefined,
   extra: Record<string, string> = {},
   headers: Record<string, string> = {},
 ) {
-  return s.t.server.token(
-    postForm(
-      '/tenant/demo/token',
-      { grant_type: JWT_BEARER, ...(assertion === undefined ? {} : { assertion }), ...extra },
-      { ...basic(s.clientId, s.secret), ...headers },
-    ),
-    'demo',
-  );
+  return redeemAssertion(s.t, assertion, extra, { ...basic(s.clientId, s.secret), ...headers });
 }
 
 async function mint(s: Setup, knobs: IdJagKnobs = {}, from = idp): Promise<string> {
@@ -94,6 +90,11 @@ async function refusalOf(s: Setup, assertion: string, extra: Record<string, stri
   const result = await redeem(s, assertion, extra);
   const reason = s.logs.find((entry) => entry.event === 'grant_refused')?.reason;
   return { status: result.status, error: json(result).error, reason };
+}
+
+/** What a refusal of the grant looks like: `invalid_grant`, logged with `reason`. */
+function invalidGrant(reason: string) {
+  return { error: 'invalid_grant', reason };
 }
 
 describe('an ID-JAG is redeemed for an access token of the local user it names (ID-JAG §4.4)', () => {
@@ -122,18 +123,16 @@ describe('an ID-JAG is redeemed for an access token of the local user it names (
     });
     const body = json(await redeem(s, await mint(s)));
     expect(decodePayload(String(body.access_token)).sub).toBe('local-42');
-    expect(await refusalOf(s, await mint(s, { claims: { sub: 'stranger' } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.subject_unknown',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { sub: 'stranger' } }))).toMatchObject(
+      invalidGrant('id_jag.subject_unknown'),
+    );
   });
 
   it('refuses a sub that would pose as a machine subject (client:…, workload:…)', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, { claims: { sub: 'client:abc' } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.subject_invalid',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { sub: 'client:abc' } }))).toMatchObject(
+      invalidGrant('id_jag.subject_invalid'),
+    );
   });
 });
 
@@ -173,10 +172,7 @@ describe('the request is well formed and made by a client registered for the gra
 
   it('a value that is not a JWT is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, 'not-a-jwt')).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'jwt_bearer.malformed',
-    });
+    expect(await refusalOf(s, 'not-a-jwt')).toMatchObject(invalidGrant('jwt_bearer.malformed'));
   });
 
   it('a client not registered for jwt-bearer is unauthorized_client', async () => {
@@ -203,10 +199,9 @@ describe('only an assertion typed oauth-id-jag+jwt enters the ID-JAG pipeline (R
   for (const typ of ['at+jwt', 'dpop+jwt', 'logout+jwt', 'JWT', null] as const) {
     it(`typ ${String(typ)} is invalid_grant`, async () => {
       const s = await setup();
-      expect(await refusalOf(s, await mint(s, { typ }))).toMatchObject({
-        error: 'invalid_grant',
-        reason: 'jwt_bearer.typ_not_accepted',
-      });
+      expect(await refusalOf(s, await mint(s, { typ }))).toMatchObject(
+        invalidGrant('jwt_bearer.typ_not_accepted'),
+      );
     });
   }
 
@@ -219,53 +214,45 @@ describe('only an assertion typed oauth-id-jag+jwt enters the ID-JAG pipeline (R
 describe('the signature is verified with a trusted IdP key under an explicit alg allow-list', () => {
   it('an unknown issuer is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, {}, otherIdp))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.issuer_not_trusted',
-    });
+    expect(await refusalOf(s, await mint(s, {}, otherIdp))).toMatchObject(
+      invalidGrant('id_jag.issuer_not_trusted'),
+    );
   });
 
   it('an alg the issuer does not allow is invalid_grant', async () => {
     const s = await setup({ trust: { algorithms: ['RS256'] } });
-    expect(await refusalOf(s, await mint(s))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.alg_not_allowed',
-    });
+    expect(await refusalOf(s, await mint(s))).toMatchObject(invalidGrant('id_jag.alg_not_allowed'));
   });
 
   for (const alg of ['none', 'HS256'] as const) {
     it(`alg ${alg} is never accepted`, async () => {
       const s = await setup();
-      expect(await refusalOf(s, await forgedIdJag(alg, s.clientId, s.t.clock.now()))).toMatchObject({
-        error: 'invalid_grant',
-        reason: 'id_jag.alg_not_allowed',
-      });
+      expect(await refusalOf(s, await forgedIdJag(alg, s.clientId, s.t.clock.now()))).toMatchObject(
+        invalidGrant('id_jag.alg_not_allowed'),
+      );
     });
   }
 
   it('a tampered signature is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, { tamperSignature: true }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.signature_invalid',
-    });
+    expect(await refusalOf(s, await mint(s, { tamperSignature: true }))).toMatchObject(
+      invalidGrant('id_jag.signature_invalid'),
+    );
   });
 
   it('a token signed by another key under the trusted issuer name and kid is invalid_grant', async () => {
     const s = await setup();
     const impostor = await testIdp(IDP, 'ES256', 'idp-1');
-    expect(await refusalOf(s, await mint(s, {}, impostor))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.signature_invalid',
-    });
+    expect(await refusalOf(s, await mint(s, {}, impostor))).toMatchObject(
+      invalidGrant('id_jag.signature_invalid'),
+    );
   });
 
   it('a kid the IdP never published is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, { kid: 'unknown' }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.key_not_found',
-    });
+    expect(await refusalOf(s, await mint(s, { kid: 'unknown' }))).toMatchObject(
+      invalidGrant('id_jag.key_not_found'),
+    );
   });
 });
 
@@ -284,10 +271,9 @@ describe('aud is exactly the tenant issuer: a string or a one-element array (ID-
   ] as const) {
     it(`${name} is invalid_grant`, async () => {
       const s = await setup();
-      expect(await refusalOf(s, await mint(s, { claims: { aud } }))).toMatchObject({
-        error: 'invalid_grant',
-        reason: 'id_jag.audience_mismatch',
-      });
+      expect(await refusalOf(s, await mint(s, { claims: { aud } }))).toMatchObject(
+        invalidGrant('id_jag.audience_mismatch'),
+      );
     });
   }
 });
@@ -295,18 +281,14 @@ describe('aud is exactly the tenant issuer: a string or a one-element array (ID-
 describe('the client_id claim is the authenticated client, and one the IdP entry allows', () => {
   it('another client_id is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, { claims: { client_id: 'someone-else' } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.client_mismatch',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { client_id: 'someone-else' } }))).toMatchObject(
+      invalidGrant('id_jag.client_mismatch'),
+    );
   });
 
   it('a client the IdP entry does not list is invalid_grant', async () => {
     const s = await setup({ trust: { clients: ['another-client'] } });
-    expect(await refusalOf(s, await mint(s))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.client_not_allowed',
-    });
+    expect(await refusalOf(s, await mint(s))).toMatchObject(invalidGrant('id_jag.client_not_allowed'));
   });
 });
 
@@ -315,18 +297,14 @@ describe('resource: the asserted resource is one of the tenant, and a requested 
     const s = await setup();
     expect(
       await refusalOf(s, await mint(s, { claims: { resource: 'https://other.example/mcp' } })),
-    ).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.resource_mismatch',
-    });
+    ).toMatchObject(invalidGrant('id_jag.resource_mismatch'));
   });
 
   it('a requested resource outside the tenant is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s), { resource: 'https://other.example/mcp' })).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.resource_mismatch',
-    });
+    expect(await refusalOf(s, await mint(s), { resource: 'https://other.example/mcp' })).toMatchObject(
+      invalidGrant('id_jag.resource_mismatch'),
+    );
   });
 
   it('without a resource claim the token is for the tenant default resource', async () => {
@@ -359,10 +337,9 @@ describe('scope: the intersection of requested and asserted scopes, never above 
 
   it('a request none of whose scopes is granted is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s), { scope: 'files:write' })).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.scope_mismatch',
-    });
+    expect(await refusalOf(s, await mint(s), { scope: 'files:write' })).toMatchObject(
+      invalidGrant('id_jag.scope_mismatch'),
+    );
   });
 });
 
@@ -377,27 +354,24 @@ describe('lifetime: unexpired, at most 300 s (+60 s skew), iat not in the future
   it('exp more than 300 s after iat is invalid_grant', async () => {
     const s = await setup();
     const iat = Math.floor(s.t.clock.now() / 1000);
-    expect(await refusalOf(s, await mint(s, { claims: { exp: iat + 3600 } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.lifetime_too_long',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { exp: iat + 3600 } }))).toMatchObject(
+      invalidGrant('id_jag.lifetime_too_long'),
+    );
   });
 
   it('iat in the future beyond the skew is invalid_grant', async () => {
     const s = await setup();
     const iat = Math.floor(s.t.clock.now() / 1000) + 120;
-    expect(await refusalOf(s, await mint(s, { claims: { iat, exp: iat + 60 } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.issued_in_future',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { iat, exp: iat + 60 } }))).toMatchObject(
+      invalidGrant('id_jag.issued_in_future'),
+    );
   });
 
   it('a missing jti is invalid_grant', async () => {
     const s = await setup();
-    expect(await refusalOf(s, await mint(s, { omit: ['jti'] }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.claim_invalid',
-    });
+    expect(await refusalOf(s, await mint(s, { omit: ['jti'] }))).toMatchObject(
+      invalidGrant('id_jag.claim_invalid'),
+    );
   });
 });
 
@@ -406,10 +380,7 @@ describe('jti is spent once, across every server sharing the store (EMA §7.4.2)
     const s = await setup();
     const assertion = await mint(s);
     expect((await redeem(s, assertion)).status).toBe(200);
-    expect(await refusalOf(s, assertion)).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.replayed',
-    });
+    expect(await refusalOf(s, assertion)).toMatchObject(invalidGrant('id_jag.replayed'));
   });
 
   it('an assertion redeemed at one instance is refused at another sharing the store', async () => {
@@ -454,10 +425,9 @@ describe('DPoP binds the issued token when a proof is sent (RFC 9449 §5)', () =
   it('an assertion bound by cnf.jkt is refused without a proof by that key', async () => {
     const s = await setup();
     const jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
-    expect(await refusalOf(s, await mint(s, { claims: { cnf: { jkt } } }))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.cnf_mismatch',
-    });
+    expect(await refusalOf(s, await mint(s, { claims: { cnf: { jkt } } }))).toMatchObject(
+      invalidGrant('id_jag.cnf_mismatch'),
+    );
     const dpop = await makeProof(key, 'POST', `${ISSUER}/token`, s.t.clock.now());
     expect((await redeem(s, await mint(s, { claims: { cnf: { jkt } } }), {}, { dpop })).status).toBe(200);
   });
@@ -497,28 +467,15 @@ describe('keys published at jwksUri come through the bounded key-set fetch, refe
   it('an assertion signed by a rotated-in key verifies after one refetch', async () => {
     const rotated = await testIdp(IDP, 'ES256', 'idp-2');
     const calls: { uri: string; refresh: boolean }[] = [];
-    const logs: Record<string, unknown>[] = [];
-    const t = await createTestServer({
-      tenant: { resources: [RESOURCE] },
-      options: {
-        logger: capturingLogger(logs),
-        jwksResolver: {
-          resolve: async (uri, options) => {
-            calls.push({ uri, refresh: options?.refresh === true });
-            const keys = options?.refresh ? [idp.publicJwk, rotated.publicJwk] : [idp.publicJwk];
-            return { ok: true, keys: keys as never, cached: false };
-          },
+    const s = await setup({
+      jwksResolver: {
+        resolve: async (uri, options) => {
+          calls.push({ uri, refresh: options?.refresh === true });
+          const keys = options?.refresh ? [idp.publicJwk, rotated.publicJwk] : [idp.publicJwk];
+          return { ok: true, keys: keys as never, cached: false };
         },
       },
     });
-    const client = await provisionClient(t.server, {
-      grantTypes: [JWT_BEARER] as never,
-      tokenEndpointAuthMethod: 'client_secret_basic',
-    });
-    t.tenant.enterpriseIssuers = [
-      { ...trustOf(idp, client.client_id), jwks: undefined, jwksUri: 'https://idp.example/jwks' } as never,
-    ];
-    const s: Setup = { t, clientId: client.client_id, secret: String(client.client_secret), logs };
     expect((await redeem(s, await mint(s, {}, rotated))).status).toBe(200);
     expect(calls).toEqual([
       { uri: 'https://idp.example/jwks', refresh: false },
@@ -527,25 +484,9 @@ describe('keys published at jwksUri come through the bounded key-set fetch, refe
   });
 
   it('a key set that cannot be fetched is invalid_grant, not a 500', async () => {
-    const logs: Record<string, unknown>[] = [];
-    const t = await createTestServer({
-      tenant: { resources: [RESOURCE] },
-      options: {
-        logger: capturingLogger(logs),
-        jwksResolver: { resolve: async () => ({ ok: false, description: 'unusable' }) },
-      },
+    const s = await setup({
+      jwksResolver: { resolve: async () => ({ ok: false, description: 'unusable' }) },
     });
-    const client = await provisionClient(t.server, {
-      grantTypes: [JWT_BEARER] as never,
-      tokenEndpointAuthMethod: 'client_secret_basic',
-    });
-    t.tenant.enterpriseIssuers = [
-      { ...trustOf(idp, client.client_id), jwks: undefined, jwksUri: 'https://idp.example/jwks' } as never,
-    ];
-    const s: Setup = { t, clientId: client.client_id, secret: String(client.client_secret), logs };
-    expect(await refusalOf(s, await mint(s))).toMatchObject({
-      error: 'invalid_grant',
-      reason: 'id_jag.keys_unavailable',
-    });
+    expect(await refusalOf(s, await mint(s))).toMatchObject(invalidGrant('id_jag.keys_unavailable'));
   });
 });

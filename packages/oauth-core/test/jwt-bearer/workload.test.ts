@@ -1,4 +1,3 @@
-import type { Logger } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
 import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,15 +11,14 @@ import {
   get,
   ISSUER,
   json,
-  postForm,
   provisionClient,
   RESOURCE,
   type TestServer,
 } from '../helpers.js';
 import { mintIdJag, type TestIdp, testIdp, trustOf } from './id-jag-kit.js';
+import { capturingLogger, JWT_BEARER, redeemAssertion } from './jwt-bearer-kit.js';
 import { CI, mintWorkload, policyOf, type WorkloadKnobs, type WorkloadPolicy } from './workload-kit.js';
 
-const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const API = 'https://api.example/';
 
 let ci: TestIdp;
@@ -37,13 +35,6 @@ interface Setup {
   readonly logs: Record<string, unknown>[];
 }
 
-function capturingLogger(logs: Record<string, unknown>[]): Logger {
-  const push = (fields: unknown) => {
-    if (typeof fields === 'object' && fields !== null) logs.push(fields as Record<string, unknown>);
-  };
-  return { debug: push, info: push, warn: push, error: push } as Logger;
-}
-
 async function setup(
   options: { policies?: WorkloadPolicy[]; policy?: Partial<WorkloadPolicy>; storage?: OAuthStorage } = {},
 ): Promise<Setup> {
@@ -56,20 +47,13 @@ async function setup(
   return { t, logs };
 }
 
-async function redeem(
+function redeem(
   s: Setup,
   assertion: string | undefined,
   extra: Record<string, string> = {},
   headers: Record<string, string> = {},
 ) {
-  return s.t.server.token(
-    postForm(
-      '/tenant/demo/token',
-      { grant_type: JWT_BEARER, ...(assertion === undefined ? {} : { assertion }), ...extra },
-      headers,
-    ),
-    'demo',
-  );
+  return redeemAssertion(s.t, assertion, extra, headers);
 }
 
 function mint(s: Setup, knobs: WorkloadKnobs = {}, from: TestIdp = ci): Promise<string> {

@@ -2,31 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { metrics as globalMetrics } from '@opentelemetry/api';
-import type { DataPoint, MetricData } from '@opentelemetry/sdk-metrics';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCimdResolver } from '../../src/cimd/resolver.js';
 import { createOpenTelemetryMetrics } from '../../src/opentelemetry.js';
-
-// A pull reader: the test collects whenever it wants to read the counters back through the real SDK.
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function read(reader: MetricReader, name: string): Promise<{ attributes: object; value: number }[]> {
-  const { resourceMetrics } = await reader.collect();
-  const metric: MetricData | undefined = resourceMetrics.scopeMetrics
-    .flatMap((scope) => scope.metrics)
-    .find((candidate) => candidate.descriptor.name === name);
-  if (!metric) return [];
-  return (metric.dataPoints as DataPoint<number>[]).map((point) => ({
-    attributes: point.attributes,
-    value: point.value,
-  }));
-}
+import { read, TestReader } from './metric-reader.js';
 
 function setup(): { reader: TestReader; metrics: ReturnType<typeof createOpenTelemetryMetrics> } {
   const reader = new TestReader();

@@ -1,7 +1,6 @@
 import { createManualClock } from '@keyhold/core';
 import { metrics as globalMetrics } from '@opentelemetry/api';
-import type { DataPoint, MetricData } from '@opentelemetry/sdk-metrics';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,24 +14,7 @@ import { createMetricsWhenPresent, metricsWhenPresent } from '../../src/metrics/
 import { createOpenTelemetryMetrics } from '../../src/opentelemetry.js';
 import type { TestServer } from '../helpers.js';
 import { BASE_URL, obtainCode, registerClient } from '../helpers.js';
-
-// A pull reader: the test collects whenever it wants to read the counters back through the real SDK.
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function read(reader: MetricReader, name: string): Promise<{ attributes: object; value: number }[]> {
-  const { resourceMetrics } = await reader.collect();
-  const metric: MetricData | undefined = resourceMetrics.scopeMetrics
-    .flatMap((scope) => scope.metrics)
-    .find((candidate) => candidate.descriptor.name === name);
-  if (!metric) return [];
-  return (metric.dataPoints as DataPoint<number>[]).map((point) => ({
-    attributes: point.attributes,
-    value: point.value,
-  }));
-}
+import { read, TestReader } from './metric-reader.js';
 
 /** The host's usual set-up: the OpenTelemetry SDK registered as the global meter provider. */
 function registerGlobalReader(): TestReader {
