@@ -58,7 +58,11 @@ const READINESS_TIMEOUT_MS = 1000;
  * The timeline's bounds, given to the authorization server and used for the broker's appends too: one
  * timeline, one policy.
  */
-const TIMELINE = { maxEventsPerTenant: 10_000, retentionSeconds: 30 * 86_400 } as const;
+const TIMELINE = {
+  maxEventsPerTenant: 10_000,
+  maxAnonymousEventsPerTenant: 1_000,
+  retentionSeconds: 30 * 86_400,
+} as const;
 
 /** The confidential client the host uses at its own provider tenant to broker third-party tokens. */
 export const PROVIDER_CLIENT_ID = 'keyhold-host';

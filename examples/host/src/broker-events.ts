@@ -17,14 +17,22 @@ const MAX_PENDING_APPENDS = 64;
  *
  * @example
  * ```ts
- * const onEvent = brokerEventsInto(storage.events, 'demo', systemClock, { maxEventsPerTenant: 10_000, retentionSeconds: 2_592_000 });
+ * const onEvent = brokerEventsInto(storage.events, 'demo', systemClock, {
+ *   maxEventsPerTenant: 10_000,
+ *   maxAnonymousEventsPerTenant: 1_000,
+ *   retentionSeconds: 2_592_000,
+ * });
  * ```
  */
 export function brokerEventsInto(
   store: AuthEventStore | undefined,
   tenant: string,
   clock: Clock,
-  limits: { readonly maxEventsPerTenant: number; readonly retentionSeconds: number },
+  limits: {
+    readonly maxEventsPerTenant: number;
+    readonly maxAnonymousEventsPerTenant: number;
+    readonly retentionSeconds: number;
+  },
 ): (event: BrokerEvent) => Promise<void> {
   let pending = 0;
   return async (event) => {
@@ -43,6 +51,9 @@ export function brokerEventsInto(
     try {
       await store.append(entry, {
         maxEventsPerTenant: limits.maxEventsPerTenant,
+        // A login nobody signed in to is a stranger's: bounded apart, as the server's own refusals are.
+        maxAnonymousEventsPerTenant: limits.maxAnonymousEventsPerTenant,
+        anonymous: entry.userId === undefined,
         notBefore: clock.now() - limits.retentionSeconds * 1000,
       });
     } finally {
