@@ -2,8 +2,8 @@ import type { OAuthStorage } from '@keyhold/oauth-core';
 import {
   columnNames,
   createOAuthRowMappers,
-  type GrantFilterShape,
-  grantFilterShape,
+  type FilterShape,
+  filterShape,
   OAUTH_TABLE_SHAPES,
 } from '@keyhold/store-sql-common';
 import type { PostgresPool } from './database.js';
@@ -35,8 +35,8 @@ const oauthRows = createOAuthRowMappers(postgresColumns);
  * and `$n+1` (client), which every shape takes (unused ones are ignored by the typed casts).
  */
 function grantStatements<S>(
-  make: (shape: GrantFilterShape, where: (first: number) => string) => S,
-): Record<GrantFilterShape, S> {
+  make: (shape: FilterShape, where: (first: number) => string) => S,
+): Record<FilterShape, S> {
   return {
     user: make('user', (n) => `user_id = $${n} AND $${n + 1}::text IS NULL`),
     client: make('client', (n) => `$${n}::text IS NULL AND client_id = $${n + 1}`),
@@ -334,7 +334,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         return row && oauthRows.grant(row);
       },
       async list(tenant, options = {}) {
-        const { rows } = await q.listGrants[grantFilterShape(options)]([
+        const { rows } = await q.listGrants[filterShape(options)]([
           tenant,
           options.userId ?? null,
           options.clientId ?? null,
@@ -356,7 +356,7 @@ export async function createPostgresOAuthStorage(pool: PostgresPool): Promise<OA
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
-        const { rows } = await q.revokeGrantsWhere[grantFilterShape(filter)]([
+        const { rows } = await q.revokeGrantsWhere[filterShape(filter)]([
           tenant,
           filter.userId ?? null,
           filter.clientId ?? null,

@@ -2,6 +2,7 @@ export { createClaimRowMapper } from './claim-rows.js';
 export { CLAIM_TABLE_SHAPE } from './claim-table.js';
 export type { ColumnEncoding, ColumnReader, Row } from './column-reader.js';
 export { createColumnReader, splitScopes } from './column-reader.js';
+export { EVENT_COLUMNS, eventBound, eventOf, eventValues } from './event-rows.js';
 export type {
   DeleteExpiredBatch,
   ExpirySweeper,
@@ -14,8 +15,8 @@ export type { Migration, MigrationFailure, MigrationProblemCode } from './migrat
 export { checkMigrationOrder, pendingMigrations } from './migration-plan.js';
 export type { OAuthRowMappers } from './oauth-rows.js';
 export { createOAuthRowMappers } from './oauth-rows.js';
-export type { GrantFilterShape } from './oauth-tables.js';
-export { grantFilterShape, OAUTH_TABLE_SHAPES } from './oauth-tables.js';
+export type { FilterShape } from './oauth-tables.js';
+export { filterShape, OAUTH_TABLE_SHAPES } from './oauth-tables.js';
 export type {
   RowWriter,
   SqlWriteDialect,

@@ -164,21 +164,21 @@ export const OAUTH_TABLE_SHAPES: {
   ),
 };
 
-/** Which columns a grant filter names: each shape has its own statement, so each uses its index. */
-export type GrantFilterShape = 'user' | 'client' | 'both' | 'none';
+/** Which columns a grant or event filter names: each shape has its own statement, so each uses its index. */
+export type FilterShape = 'user' | 'client' | 'both' | 'none';
 
 /**
- * The shape of a grant filter (`userId` and/or `clientId` given).
+ * The shape of a grant or event filter (`userId` and/or `clientId` given).
  *
  * @example
  * ```ts
- * const rows = listGrants[grantFilterShape({ userId: 'alice' })].all(tenant, 'alice', null);
+ * const rows = listGrants[filterShape({ userId: 'alice' })].all(tenant, 'alice', null);
  * ```
  */
-export function grantFilterShape(filter: {
+export function filterShape(filter: {
   readonly userId?: string | undefined;
   readonly clientId?: string | undefined;
-}): GrantFilterShape {
+}): FilterShape {
   if (filter.userId !== undefined) return filter.clientId !== undefined ? 'both' : 'user';
   return filter.clientId !== undefined ? 'client' : 'none';
 }

@@ -6,8 +6,8 @@ import type {
 } from '@keyhold/oauth-core/storage';
 import {
   createOAuthRowMappers,
-  type GrantFilterShape,
-  grantFilterShape,
+  type FilterShape,
+  filterShape,
   OAUTH_TABLE_SHAPES,
 } from '@keyhold/store-sql-common';
 import { guardedStore } from './availability.js';
@@ -26,7 +26,7 @@ const oauthRows = createOAuthRowMappers(sqliteColumns);
  * (tenant, user_id) or (tenant, client_id) index. Every shape takes the user and the client parameters in
  * that order (an unused one is NULL and only checked to be).
  */
-function grantStatements<S>(make: (where: string) => S): Record<GrantFilterShape, S> {
+function grantStatements<S>(make: (where: string) => S): Record<FilterShape, S> {
   return {
     user: make('user_id = ? AND ? IS NULL'),
     client: make('? IS NULL AND client_id = ?'),
@@ -270,7 +270,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         return row && oauthRows.grant(row);
       },
       async list(tenant, options = {}) {
-        const rows = q.listGrants[grantFilterShape(options)].all(
+        const rows = q.listGrants[filterShape(options)].all(
           tenant,
           options.userId ?? null,
           options.clientId ?? null,
@@ -293,7 +293,7 @@ export function createSqliteOAuthStorage(db: SqliteDatabase): OAuthStorage {
         if (filter.userId === undefined && filter.clientId === undefined) {
           throw new Error('revokeWhere needs a userId or a clientId');
         }
-        const rows = q.revokeGrantsWhere[grantFilterShape(filter)].all(
+        const rows = q.revokeGrantsWhere[filterShape(filter)].all(
           now,
           reason,
           expiresAt ?? null,
