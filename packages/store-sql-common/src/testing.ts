@@ -91,6 +91,7 @@ export function ensureBuiltPackage(packageDir: string): void {
 }
 
 export { DOMAIN_PACKAGES, expectDomainPackagesTypeOnly, runtimeImports } from './domain-dependencies.js';
+export { expectGrantSweep } from './grant-sweep-scenario.js';
 export type { RunStatement } from './migration-scenarios.js';
 export {
   expectTokenVaultV1RowsReadBack,
