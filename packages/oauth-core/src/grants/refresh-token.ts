@@ -121,28 +121,11 @@ async function redeem(
   if (outcome.reason === 'unknown') throw new OAuthError('invalid_grant', 'the refresh token is invalid');
   const current = outcome.current;
   if (current.clientId !== clientId) {
-    await store.revokeFamily(tenant.slug, current.familyId, now);
-    // The family id is the grant's: the access tokens issued under it go at their next request too.
-    await context.storage.grants.revoke(
-      tenant.slug,
-      current.familyId,
-      now,
-      'family_reuse',
-      sweepAfterRevocation(context.grantRetention, now),
-    );
-    event.reason = 'grant.revoked.family_reuse';
-    event.grant_id = current.familyId;
-    event.user_id = current.userId;
-    context.logger.warn(
-      {
-        event: 'replay_detected',
-        reason: 'refresh_token_other_client',
-        tenant: tenant.slug,
-        clientId,
-        familyId: current.familyId,
-      },
-      'refresh token presented by another client: token family revoked',
-    );
+    await revokeReusedFamily(context, tenant, current, now, event, {
+      reason: 'refresh_token_other_client',
+      message: 'refresh token presented by another client: token family revoked',
+      clientId,
+    });
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
   }
   if (current.consumedAt !== undefined) {
@@ -163,34 +146,54 @@ async function redeem(
       );
       return { record: current, successor: reused };
     }
-    await store.revokeFamily(tenant.slug, current.familyId, now);
-    // The family id is the grant's: the access tokens issued under it go at their next request too.
-    await context.storage.grants.revoke(
-      tenant.slug,
-      current.familyId,
-      now,
-      'family_reuse',
-      sweepAfterRevocation(context.grantRetention, now),
-    );
-    event.reason = 'grant.revoked.family_reuse';
-    event.grant_id = current.familyId;
-    event.user_id = current.userId;
-    context.logger.warn(
-      {
-        event: 'replay_detected',
-        reason: 'refresh_token',
-        tenant: tenant.slug,
-        clientId,
-        familyId: current.familyId,
-      },
-      'refresh token replayed: token family revoked',
-    );
+    await revokeReusedFamily(context, tenant, current, now, event, {
+      reason: 'refresh_token',
+      message: 'refresh token replayed: token family revoked',
+      clientId,
+    });
     throw new OAuthError('invalid_grant', 'the refresh token was already used; its grant is revoked');
   }
   if (current.revokedAt !== undefined) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
   if (current.expiresAt <= now) throw new OAuthError('invalid_grant', 'the refresh token has expired');
   // The store refused an active token of this client: a broken store, not a protocol error.
   throw new Error('refresh token store refused to rotate an active token');
+}
+
+/**
+ * A refresh token presented again (or by another client) ends its whole family and its grant: the access
+ * tokens issued under the grant go at their next request too (RFC 9700 §4.14.2). The event and the log
+ * line name the grant and why, never the token.
+ */
+async function revokeReusedFamily(
+  context: ServerContext,
+  tenant: Tenant,
+  current: RefreshTokenRecord,
+  now: number,
+  event: RequestEvent,
+  why: { readonly reason: string; readonly message: string; readonly clientId: string },
+): Promise<void> {
+  await context.storage.refreshTokens.revokeFamily(tenant.slug, current.familyId, now);
+  // The family id is the grant's id.
+  await context.storage.grants.revoke(
+    tenant.slug,
+    current.familyId,
+    now,
+    'family_reuse',
+    sweepAfterRevocation(context.grantRetention, now),
+  );
+  event.reason = 'grant.revoked.family_reuse';
+  event.grant_id = current.familyId;
+  event.user_id = current.userId;
+  context.logger.warn(
+    {
+      event: 'replay_detected',
+      reason: why.reason,
+      tenant: tenant.slug,
+      clientId: why.clientId,
+      familyId: current.familyId,
+    },
+    why.message,
+  );
 }
 
 /**
