@@ -8,6 +8,7 @@ import type { AuthEvent } from '../src/storage.js';
 import {
   authorizeRequest,
   basic,
+  createRecordedServer,
   createTestServer,
   decideConsent,
   exchangeCode,
@@ -19,29 +20,18 @@ import {
   postForm,
   provisionClient,
   REDIRECT_URI,
+  refuseRefresh,
   registerClient,
+  settled,
   type TestServerOptions,
   USER,
 } from './helpers.js';
-
-async function recorded(options: TestServerOptions = {}) {
-  const hooked: AuthEvent[] = [];
-  const t = await createTestServer({
-    ...options,
-    options: { events: { onEvent: (event) => void hooked.push(event) }, ...options.options },
-  });
-  const timeline = async () => [...(await t.server.listEvents('demo', { limit: 1000 }))].reverse();
-  return { t, hooked, timeline };
-}
-
-/** Lets the appends the server started without waiting settle. */
-const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('every authorization decision emits one event with its reason', () => {
   it('names register, authorize, consent, token, refresh, introspection and revocation with their ids', async () => {
-    const { t, hooked, timeline } = await recorded();
+    const { t, hooked, timeline } = await createRecordedServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
     const tokens = await obtainTokens(t, client);
     const auth = basic(client.client_id, client.client_secret ?? '');
@@ -87,7 +77,7 @@ describe('every authorization decision emits one event with its reason', () => {
   });
 
   it('names a denied consent, a bad client secret, a blocked client and a replayed refresh token', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
     const start = await t.server.authorize(authorizeRequest(client.client_id), 'demo');
     await decideConsent(t.server, location(start).searchParams.get('req') ?? '', 'deny');
@@ -118,7 +108,7 @@ describe('every authorization decision emits one event with its reason', () => {
   });
 
   it('names a refused resource request (revoked grant, wrong token) with the token’s ids, never for a missing token', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     const tokens = await obtainTokens(t, client);
     const resource = t.server.protectedResource('demo');
@@ -166,7 +156,7 @@ describe('a reason a handler sets flows to the hook, the metric and the timeline
   });
 
   it('counts mcp_auth.events with the same reason the hook got', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     await registerClient(t.server);
     await t.server.token(postForm('/', { grant_type: 'password' }), 'demo');
     await t.server.jwks(get('/'), 'demo');
@@ -267,7 +257,7 @@ describe('a timeline outage is logged and never fails the request', () => {
 
 describe('the timeline answers per client, per user and since a time, within its size bound', () => {
   it('lists a client’s and a user’s events, newest first, and only those at or after since', async () => {
-    const { t } = await recorded();
+    const { t } = await createRecordedServer();
     const a = await registerClient(t.server, { token_endpoint_auth_method: 'none' });
     t.clock.advance(1000);
     const since = t.clock.now();
@@ -286,7 +276,7 @@ describe('the timeline answers per client, per user and since a time, within its
   });
 
   it('keeps at most events.maxEventsPerTenant events per tenant, and none older than events.retentionSeconds', async () => {
-    const { t } = await recorded({
+    const { t } = await createRecordedServer({
       options: { events: { maxEventsPerTenant: 3, maxAnonymousEventsPerTenant: 1, retentionSeconds: 60 } },
     });
     // A client the host provisioned, with its secret: its refusals are its own (the subject bound applies).
@@ -294,21 +284,12 @@ describe('the timeline answers per client, per user and since a time, within its
       grantTypes: ['authorization_code', 'refresh_token'],
       redirectUris: [REDIRECT_URI],
     });
-    const refused = () =>
-      t.server.token(
-        postForm(
-          '/',
-          { grant_type: 'refresh_token', refresh_token: 'unknown' },
-          basic(client.client_id, client.client_secret ?? ''),
-        ),
-        'demo',
-      );
-    for (let i = 0; i < 5; i += 1) await refused();
+    for (let i = 0; i < 5; i += 1) await refuseRefresh(t, client);
     await settled();
     const kept = await t.server.listEvents('demo', { clientId: client.client_id });
     expect(kept.map((event) => event.reason)).toEqual(Array(3).fill('request.invalid_grant'));
     t.clock.advance(61_000);
-    await refused();
+    await refuseRefresh(t, client);
     await settled();
     expect(await t.server.listEvents('demo')).toHaveLength(1);
   });
@@ -331,7 +312,7 @@ describe('the timeline answers per client, per user and since a time, within its
 
 describe('no event carries token material', () => {
   it('finds no token, code, client secret, assertion or PKCE verifier in hook payloads or stored rows after a full flow', async () => {
-    const { t, hooked, timeline } = await recorded();
+    const { t, hooked, timeline } = await createRecordedServer();
     const secrets: string[] = [];
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
     secrets.push(client.client_secret ?? '');
@@ -393,7 +374,7 @@ describe('no event carries token material', () => {
 
 describe('strangers cannot flush the timeline: events naming no authenticated subject are bounded apart', () => {
   it('keeps a user’s events intact through a flood of anonymous refusals, which stay within events.maxAnonymousEventsPerTenant', async () => {
-    const { t } = await recorded({
+    const { t } = await createRecordedServer({
       options: { events: { maxEventsPerTenant: 50, maxAnonymousEventsPerTenant: 5 } },
     });
     const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
@@ -427,7 +408,7 @@ describe('strangers cannot flush the timeline: events naming no authenticated su
   });
 
   it('counts a self-registered client’s refusals as anonymous (anyone may register one), a provisioned client’s as its own', async () => {
-    const { t } = await recorded({
+    const { t } = await createRecordedServer({
       options: { events: { maxEventsPerTenant: 50, maxAnonymousEventsPerTenant: 2 } },
     });
     const provisioned = await provisionClient(t.server, {
@@ -435,17 +416,8 @@ describe('strangers cannot flush the timeline: events naming no authenticated su
       redirectUris: [REDIRECT_URI],
     });
     const stranger = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
-    const refuse = (client: { client_id: string; client_secret?: string }) =>
-      t.server.token(
-        postForm(
-          '/',
-          { grant_type: 'refresh_token', refresh_token: 'unknown' },
-          basic(client.client_id, client.client_secret ?? ''),
-        ),
-        'demo',
-      );
-    for (let i = 0; i < 3; i += 1) await refuse(provisioned);
-    for (let i = 0; i < 10; i += 1) await refuse(stranger);
+    for (let i = 0; i < 3; i += 1) await refuseRefresh(t, provisioned);
+    for (let i = 0; i < 10; i += 1) await refuseRefresh(t, stranger);
     await settled();
     expect(await t.server.listEvents('demo', { clientId: provisioned.client_id })).toHaveLength(3);
     expect(await t.server.listEvents('demo', { clientId: stranger.client_id })).toHaveLength(2);

@@ -3,30 +3,20 @@ import { GRANT_TOUCH_INTERVAL_MS } from '../src/grant-records.js';
 import type { AuthEvent } from '../src/storage.js';
 import {
   basic,
+  createRecordedServer,
   createTestServer,
   exchangeCode,
   json,
   obtainCode,
   postForm,
   registerClient,
+  settled,
   type TestServerOptions,
   USER,
 } from './helpers.js';
 
-async function recorded(options: TestServerOptions = {}) {
-  const hooked: AuthEvent[] = [];
-  const t = await createTestServer({
-    ...options,
-    options: { events: { onEvent: (event) => void hooked.push(event) }, ...options.options },
-  });
-  return { t, hooked };
-}
-
-/** Lets the writes and appends the server started without waiting settle. */
-const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 /** A user's code flow: the client (confidential), its tokens and the grant they were issued under. */
-async function codeFlow(t: Awaited<ReturnType<typeof recorded>>['t'], userId = USER) {
+async function codeFlow(t: Awaited<ReturnType<typeof createRecordedServer>>['t'], userId = USER) {
   const client = await registerClient(t.server, { token_endpoint_auth_method: 'client_secret_basic' });
   const { code, verifier } = await obtainCode(t, client.client_id, { userId });
   const tokens = json(await exchangeCode(t, client, code, verifier));
@@ -40,7 +30,7 @@ const grantReasons = (events: readonly AuthEvent[]) =>
 
 describe('opening a grant record emits grant.created with its ids', () => {
   it('names the tenant, client, user and grant of a code flow’s new grant, before the token is issued', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const { client, grant } = await codeFlow(t);
     await settled();
     const created = hooked.filter((event) => event.reason === 'grant.created');
@@ -63,7 +53,7 @@ describe('opening a grant record emits grant.created with its ids', () => {
 
 describe('grant.used is throttled exactly like the last-used write, never one per request', () => {
   it('emits nothing for uses within the touch interval and one event when lastUsedAt is written', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const { client, tokens, grant } = await codeFlow(t);
     const touch = t.storage.grants.touch.bind(t.storage.grants);
     let writes = 0;
@@ -98,7 +88,7 @@ describe('grant.used is throttled exactly like the last-used write, never one pe
   });
 
   it('reports a refresh under a stale grant once, with the grant’s ids and no token material', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const { client, tokens, grant } = await codeFlow(t);
     t.clock.advance(GRANT_TOUCH_INTERVAL_MS + 1);
     const auth = basic(client.client_id, client.client_secret ?? '');
@@ -117,7 +107,7 @@ describe('grant.used is throttled exactly like the last-used write, never one pe
 
 describe('blocking and unblocking a client are events, and so is every grant the block revokes', () => {
   it('emits client.blocked (category client), then grant.revoked.client_blocked per grant; unblock emits client.unblocked', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const { client, grant } = await codeFlow(t);
     const other = await codeFlow(t, 'user-2');
     hooked.length = 0;
@@ -158,7 +148,7 @@ describe('blocking and unblocking a client are events, and so is every grant the
 
 describe('revoking all of a client’s grants emits one grant.revoked.admin per grant revoked', () => {
   it('names each revoked grant with its user, and nothing for grants already revoked or of other clients', async () => {
-    const { t, hooked } = await recorded();
+    const { t, hooked } = await createRecordedServer();
     const first = await codeFlow(t, 'user-a');
     const client = first.client;
     const { code, verifier } = await obtainCode(t, client.client_id, { userId: 'user-b' });

@@ -6,6 +6,7 @@ import type { AuthorizationServerWithEndpoints } from '../src/authorization-serv
 import { createAuthorizationServerWithEndpoints } from '../src/authorization-server.js';
 import type { CimdResolver } from '../src/cimd/types.js';
 import type {
+  AuthEvent,
   AuthMetrics,
   AuthorizationServerOptions,
   ClientProvisionInput,
@@ -297,4 +298,42 @@ export async function provisionClient(
     client_id: created.clientId,
     ...(created.clientSecret === undefined ? {} : { client_secret: created.clientSecret }),
   };
+}
+
+export interface RecordedServer {
+  readonly t: TestServer;
+  readonly hooked: AuthEvent[];
+  readonly timeline: () => Promise<AuthEvent[]>;
+}
+
+/**
+ * A test server whose `events` hook records every event (`hooked`), and its stored timeline oldest first.
+ * The server emits without waiting: await {@link settled} before reading either.
+ */
+export async function createRecordedServer(options: TestServerOptions = {}): Promise<RecordedServer> {
+  const hooked: AuthEvent[] = [];
+  const t = await createTestServer({
+    ...options,
+    options: { events: { onEvent: (event) => void hooked.push(event) }, ...options.options },
+  });
+  const timeline = async () => [...(await t.server.listEvents('demo', { limit: 1000 }))].reverse();
+  return { t, hooked, timeline };
+}
+
+/** Lets the writes and appends the server started without waiting settle. */
+export const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A refresh_token request with an unknown token from a Basic-authenticated client: a refusal naming it. */
+export function refuseRefresh(
+  t: TestServer,
+  client: { client_id: string; client_secret?: string },
+): Promise<HandlerResult> {
+  return t.server.token(
+    postForm(
+      '/',
+      { grant_type: 'refresh_token', refresh_token: 'unknown' },
+      basic(client.client_id, client.client_secret ?? ''),
+    ),
+    'demo',
+  );
 }
