@@ -1,12 +1,12 @@
-import type { Logger, OAuthAsk } from '@keyhold/core';
+import type { Logger } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TokenVaultError } from '../src/index.js';
 import { createKmsVault, createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 import { grantLockKey } from '../src/refresh.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   makeHarness,
@@ -14,14 +14,11 @@ import {
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 import { createTestKms } from './test-kms.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
 
 async function connect(

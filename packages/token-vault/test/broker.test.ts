@@ -1,11 +1,11 @@
 import type { OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryBrokerStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   GITHUB_TOKEN,
@@ -14,13 +14,10 @@ import {
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
 
 /** Runs the whole browser leg so that a grant exists; the token endpoint answers `tokens`. */

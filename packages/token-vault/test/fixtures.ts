@@ -1,4 +1,4 @@
-import type { HandlerRequest, ManualClock } from '@keyhold/core';
+import type { HandlerRequest, ManualClock, OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { parseForm } from '@keyhold/internal';
 import { HttpResponse, http } from 'msw';
@@ -19,6 +19,9 @@ export const T0: number = Date.parse('2026-03-01T12:00:00Z');
 export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
 export const ACME_TOKEN = 'https://acme.example/oauth/token';
 export const GITHUB_TOKEN = 'https://github.com/login/oauth/access_token';
+
+/** The ask most tests make: acme's `read` scope, which the harness registers. */
+export const ACME_ASK: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 /** Every request the mocked token endpoint received, decoded. */
 export interface TokenRequestLog {

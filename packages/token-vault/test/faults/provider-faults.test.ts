@@ -1,10 +1,9 @@
-import type { OAuthAsk } from '@keyhold/core';
 import { delay, HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TokenVaultError } from '../../src/index.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   getRequest,
@@ -12,13 +11,10 @@ import {
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const TIMEOUT_MS = 100;
 
 /** The provider misbehaving in each way the broker must survive. */

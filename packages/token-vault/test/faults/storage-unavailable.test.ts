@@ -1,11 +1,11 @@
-import type { Logger, OAuthAsk, RequestOutcome } from '@keyhold/core';
+import type { Logger, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TokenVaultStorage } from '../../src/index.js';
 import { createMemoryBrokerStorage } from '../../src/index.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   getRequest,
@@ -13,13 +13,9 @@ import {
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+const server = useProviderServer();
 
 /** The memory storage, with a switch that makes every call throw the outage a real store throws. */
 function switchableStorage(): { storage: TokenVaultStorage; down(on: boolean): void } {

@@ -1,9 +1,8 @@
-import type { OAuthAsk } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/pkce.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   getRequest,
@@ -11,13 +10,9 @@ import {
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+const server = useProviderServer();
 
 async function started(harness = makeHarness()) {
   const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
