@@ -1,6 +1,9 @@
 // What the jwt-bearer grant tests share, whichever trust the assertion is judged by (ID-JAG or workload).
 import type { HandlerResult, Logger } from '@keyhold/core';
-import { postForm, type TestServer } from '../helpers.js';
+import { calculateJwkThumbprint } from 'jose';
+import { expect } from 'vitest';
+import { makeProof, type ProofKey } from '../dpop/proof-kit.js';
+import { decodePayload, ISSUER, postForm, type TestServer } from '../helpers.js';
 
 /** The RFC 7523 grant type. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -28,4 +31,16 @@ export function redeemAssertion(
     ),
     'demo',
   );
+}
+
+/** A DPoP proof by `key` for a POST to the token endpoint, at the test server's clock. */
+export function tokenEndpointProof(t: TestServer, key: ProofKey): Promise<string> {
+  return makeProof(key, 'POST', `${ISSUER}/token`, t.clock.now());
+}
+
+/** Asserts that a token response's body is a DPoP token bound to `key`: token_type DPoP and its cnf.jkt. */
+export async function expectBoundTo(body: Record<string, unknown>, key: ProofKey): Promise<void> {
+  expect(body.token_type).toBe('DPoP');
+  const jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
+  expect(decodePayload(String(body.access_token)).cnf).toEqual({ jkt });
 }
