@@ -97,18 +97,23 @@ interface ReadAssertion {
 }
 
 /**
- * Enterprise-managed authorization: the client authenticates as a confidential client registered for the
- * grant. The issued token's `sub` is the local user, its scope the request ∩ the assertion ∩ the IdP's
- * ceiling, its audience the asserted resource.
+ * Authenticates the confidential client of a jwt-bearer request, both pipelines' way, and refuses one not
+ * registered for the grant. The bound-client DPoP rule runs before the credentials, so a refused request
+ * spends no client assertion (RFC 9449 §5.2 retry).
  */
-async function idJagPipeline(
-  { context, tenant, request, params, event, proof }: GrantInput,
-  read: ReadAssertion,
-): ReturnType<Grant> {
+async function authenticateGrantClient({
+  context,
+  tenant,
+  request,
+  params,
+  event,
+  proof,
+}: Pick<GrantInput, 'context' | 'tenant' | 'request' | 'params' | 'event'> & {
+  readonly proof: GrantInput['proof'] | undefined;
+}) {
   const { client } = await authenticateClient(context, tenant, request, params, {
     allowPublic: false,
     renew: true,
-    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
     beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
   });
   event.client_type = client.clientType;
@@ -120,6 +125,19 @@ async function idJagPipeline(
       'unauthorized_client',
     );
   }
+  return client;
+}
+
+/**
+ * Enterprise-managed authorization: the client authenticates as a confidential client registered for the
+ * grant. The issued token's `sub` is the local user, its scope the request ∩ the assertion ∩ the IdP's
+ * ceiling, its audience the asserted resource.
+ */
+async function idJagPipeline(
+  { context, tenant, request, params, event, proof }: GrantInput,
+  read: ReadAssertion,
+): ReturnType<Grant> {
+  const client = await authenticateGrantClient({ context, tenant, request, params, event, proof });
   const { assertion } = read;
   const unverifiedIssuer = decodeJwt(assertion).iss;
   const requested = parseScope(params.scope);
@@ -216,24 +234,7 @@ async function workloadPipeline(
 ): ReturnType<Grant> {
   let client: { clientId: string; clientType: ClientType } | undefined;
   if (presentsClientCredentials(request, params)) {
-    const authenticated = (
-      await authenticateClient(context, tenant, request, params, {
-        allowPublic: false,
-        renew: true,
-        // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-        beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
-      })
-    ).client;
-    event.client_type = authenticated.clientType;
-    if (!authenticated.grantTypes.includes(JWT_BEARER_GRANT)) {
-      throw refusal(
-        event,
-        'jwt_bearer.grant_not_allowed',
-        'the client may not use the jwt-bearer grant',
-        'unauthorized_client',
-      );
-    }
-    client = authenticated;
+    client = await authenticateGrantClient({ context, tenant, request, params, event, proof });
   }
   const requested = parseScope(params.scope);
   if (requested === undefined) {
