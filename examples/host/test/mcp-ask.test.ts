@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { useAuthorizedHost } from './authorized-host.js';
+import { startHost } from './host-process.js';
+import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 const hosted = useAuthorizedHost();
 const { provider } = hosted;
