@@ -3,6 +3,7 @@ import { createManualClock } from '@keyhold/core';
 import { parseForm } from '@keyhold/internal';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
+import { expect } from 'vitest';
 import type { BrokerSteps } from '../src/broker.js';
 import { createTokenBrokerWithSteps } from '../src/broker.js';
 import type {
@@ -135,4 +136,26 @@ export async function authorizeInBrowser(
   redirect.searchParams.set('state', state);
   // The same signed-in browser comes back to the callback.
   return { callback: getRequest(redirect.href, userId), authorizationUrl };
+}
+
+/**
+ * Runs the whole browser leg for `ask` (ask → connect → provider → callback) so that a grant exists: the
+ * provider's token endpoint answers `tokens` to the one exchange, and its mock is removed after.
+ */
+export async function connectGrant(
+  server: SetupServer,
+  harness: Harness,
+  tokens: Record<string, unknown> = {
+    access_token: 'access-1',
+    refresh_token: 'refresh-1',
+    expires_in: 3600,
+  },
+  ask: OAuthAsk = ACME_ASK,
+): Promise<void> {
+  const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
+  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
+  const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+  expect((await harness.broker.callback(callback)).status).toBe(200);
+  expect(log).toHaveLength(1);
+  server.resetHandlers();
 }

@@ -5,6 +5,7 @@ import {
   ACME_TOKEN,
   ACME_ASK as ask,
   authorizeInBrowser,
+  connectGrant,
   elicitationOf,
   getRequest,
   makeHarness,
@@ -43,22 +44,12 @@ function harness() {
   return makeHarness({ tokenRequestTimeoutMs: TIMEOUT_MS, refreshBufferSeconds: 60 });
 }
 
-async function connected(h: ReturnType<typeof harness>): Promise<void> {
-  mockTokenEndpoint(server, ACME_TOKEN, () =>
-    tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
-  );
-  const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-  const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
-  expect((await h.broker.callback(callback)).status).toBe(200);
-  server.resetHandlers();
-}
-
 describe('fault: a provider failing a refresh leaves the stored grant untouched and the ask reports it', () => {
   it.each(FAULTS)(
     'the provider %s: ERR_PROVIDER_UNAVAILABLE, grant byte-for-byte unchanged, recovers after',
     async (_, fault) => {
       const h = harness();
-      await connected(h);
+      await connectGrant(server, h);
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 + 1);
       server.use(http.post(ACME_TOKEN, fault));
@@ -79,7 +70,7 @@ describe('fault: a provider failing a refresh leaves the stored grant untouched 
     'the provider %s inside the refresh buffer: the still-valid token is handed out, grant unchanged',
     async (_, fault) => {
       const h = harness();
-      await connected(h);
+      await connectGrant(server, h);
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 - 30_000);
       server.use(http.post(ACME_TOKEN, fault));
