@@ -1,3 +1,5 @@
+import { postMcpWithBearer } from '../../../test-support/mcp-tools-list.js';
+
 /** What the `initialize` request says of its client, and the headers sent besides the bearer token. */
 export interface InitializeOptions {
   readonly protocolVersion: string;
@@ -22,19 +24,15 @@ export function postInitialize(
   accessToken: string,
   options: InitializeOptions,
 ): Promise<Response> {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...options.headers,
-    },
-    body: JSON.stringify({
+  return postMcpWithBearer(
+    mcpUrl,
+    accessToken,
+    {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
       params: { protocolVersion: options.protocolVersion, capabilities: {}, clientInfo: options.clientInfo },
-    }),
-  });
+    },
+    options.headers,
+  );
 }
