@@ -79,6 +79,33 @@ async function signInWithDpop(
   return { client, DPoP, tokens, retried };
 }
 
+/**
+ * A client_credentials client provisioned on `h` (scope `mcp`, client_secret_basic) with a new DPoP key;
+ * `tokenRequest` asks `server` for one token, without retrying a nonce challenge.
+ */
+async function dpopMachineClient(h: HttpHost, server: oauth.AuthorizationServer) {
+  const provisioned = await h.server.clients.provision('demo', {
+    grantTypes: ['client_credentials'],
+    scope: 'mcp',
+  });
+  const client: oauth.Client = { client_id: provisioned.clientId };
+  const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
+  const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+  const tokenRequest = async () =>
+    oauth.processClientCredentialsResponse(
+      server,
+      client,
+      await oauth.clientCredentialsGrantRequest(
+        server,
+        client,
+        auth,
+        { scope: 'mcp' },
+        { DPoP, ...insecure },
+      ),
+    );
+  return { client, auth, DPoP, tokenRequest };
+}
+
 describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   it('advertises the proof algorithms it accepts', () => {
     expect(as.dpop_signing_alg_values_supported).toContain('ES256');
@@ -148,20 +175,8 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   });
 
   it('client_credentials with DPoP, then introspection reports token_type DPoP and cnf', async () => {
-    const provisioned = await host.server.clients.provision('demo', {
-      grantTypes: ['client_credentials'],
-      scope: 'mcp',
-    });
-    const client: oauth.Client = { client_id: provisioned.clientId };
-    const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const { value: tokens } = await withNonceRetry(async () =>
-      oauth.processClientCredentialsResponse(
-        as,
-        client,
-        await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: 'mcp' }, { DPoP, ...insecure }),
-      ),
-    );
+    const { client, auth, tokenRequest } = await dpopMachineClient(host, as);
+    const { value: tokens } = await withNonceRetry(tokenRequest);
     expect(tokens.token_type).toBe('dpop');
     const introspection = await oauth.processIntrospectionResponse(
       as,
@@ -190,32 +205,9 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
     await timed.close();
   });
 
-  async function machineClient() {
-    const provisioned = await timed.server.clients.provision('demo', {
-      grantTypes: ['client_credentials'],
-      scope: 'mcp',
-    });
-    const client: oauth.Client = { client_id: provisioned.clientId };
-    const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const tokenRequest = async () =>
-      oauth.processClientCredentialsResponse(
-        timedAs,
-        client,
-        await oauth.clientCredentialsGrantRequest(
-          timedAs,
-          client,
-          auth,
-          { scope: 'mcp' },
-          { DPoP, ...insecure },
-        ),
-      );
-    return { DPoP, tokenRequest };
-  }
-
   it('at the token endpoint: a nonce challenge on the first request only, over five nonce steps', async () => {
     clock.set(Date.now() - 150_000);
-    const { tokenRequest } = await machineClient();
+    const { tokenRequest } = await dpopMachineClient(timed, timedAs);
     const first = await withNonceRetry(tokenRequest);
     expect(first.retried).toBe(true);
     // Without the fresh nonces of successful answers the first nonce would be refused from the third step on.
