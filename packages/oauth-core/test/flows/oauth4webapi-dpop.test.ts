@@ -106,6 +106,14 @@ async function dpopMachineClient(h: HttpHost, server: oauth.AuthorizationServer)
   return { client, auth, DPoP, tokenRequest };
 }
 
+/** A GET of `resource` with the DPoP-bound `accessToken`, proved by the `DPoP` handle (no nonce retry). */
+function getWithDpop(resource: URL, accessToken: string, DPoP: oauth.DPoPHandle): Promise<Response> {
+  return oauth.protectedResourceRequest(accessToken, 'GET', resource, undefined, undefined, {
+    DPoP,
+    ...insecure,
+  });
+}
+
 describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   it('advertises the proof algorithms it accepts', () => {
     expect(as.dpop_signing_alg_values_supported).toContain('ES256');
@@ -123,17 +131,7 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
     const resource = new URL(`${host.issuer}/mcp`);
     const call = () =>
       withNonceRetry(async () => {
-        const response = await oauth.protectedResourceRequest(
-          tokens.access_token,
-          'GET',
-          resource,
-          undefined,
-          undefined,
-          {
-            DPoP,
-            ...insecure,
-          },
-        );
+        const response = await getWithDpop(resource, tokens.access_token, DPoP);
         return { status: response.status, body: (await response.json()) as unknown };
       });
     const first = await call();
@@ -223,14 +221,7 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
     const { DPoP, tokens } = await signInWithDpop(timedAs, { client_name: 'Long-running DPoP Client' });
     const resource = new URL(`${timed.issuer}/mcp`);
     const call = async () => {
-      const response = await oauth.protectedResourceRequest(
-        tokens.access_token,
-        'GET',
-        resource,
-        undefined,
-        undefined,
-        { DPoP, ...insecure },
-      );
+      const response = await getWithDpop(resource, tokens.access_token, DPoP);
       return response.status;
     };
     // The handle holds the authorization server's nonce; the resource's own is asked for once.
