@@ -6,9 +6,9 @@ import { createTokenBroker } from '../src/index.js';
 import {
   ACME_TOKEN,
   ACME_ASK as ask,
-  authorizeInBrowser,
   elicitationOf,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   T0,
@@ -44,8 +44,7 @@ function expectNoSecrets(events: readonly BrokerEvent[], extra: readonly string[
 
 async function loggedIn() {
   const recorded = recording();
-  const error = await elicitationOf(recorded.harness.broker.requestToken(ask, recorded.context));
-  const browser = await authorizeInBrowser(recorded.harness.broker, error.elicitationUrl);
+  const browser = await loginInBrowser(recorded.harness, ask, recorded.context);
   return { ...recorded, ...browser };
 }
 

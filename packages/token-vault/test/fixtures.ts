@@ -139,6 +139,19 @@ export async function authorizeInBrowser(
 }
 
 /**
+ * Asks for `ask` without a grant, then follows the login link in the browser up to the provider's redirect
+ * back: the elicitation error and the browser's steps (the callback request still to make).
+ */
+export async function loginInBrowser(
+  harness: Harness,
+  ask: OAuthAsk = ACME_ASK,
+  context: AskContext = harness.context,
+): Promise<{ error: ElicitationRequiredError; callback: HandlerRequest; authorizationUrl: URL }> {
+  const error = await elicitationOf(harness.broker.requestToken(ask, context));
+  return { error, ...(await authorizeInBrowser(harness.broker, error.elicitationUrl)) };
+}
+
+/**
  * Runs the whole browser leg for `ask` (ask → connect → provider → callback) so that a grant exists: the
  * provider's token endpoint answers `tokens` to the one exchange, and its mock is removed after.
  */
@@ -153,8 +166,7 @@ export async function connectGrant(
   ask: OAuthAsk = ACME_ASK,
 ): Promise<void> {
   const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
-  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-  const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+  const { callback } = await loginInBrowser(harness, ask);
   expect((await harness.broker.callback(callback)).status).toBe(200);
   expect(log).toHaveLength(1);
   server.resetHandlers();

@@ -6,8 +6,8 @@ import {
   ACME_ASK as ask,
   authorizeInBrowser,
   connectGrant,
-  elicitationOf,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   tokenResponse,
@@ -85,8 +85,7 @@ describe('fault: a provider failing the callback code exchange stores nothing; t
     'the provider %s: 502 page, no grant, the same elicitation link succeeds later',
     async (_, fault) => {
       const h = harness();
-      const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-      const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+      const { error, callback } = await loginInBrowser(h);
       server.use(http.post(ACME_TOKEN, fault));
       const page = await h.broker.callback(callback);
       expect(page.status).toBe(502);
@@ -114,8 +113,7 @@ describe('fault: the grant store failing during the callback leaves no grant and
       if (failing) throw new Error('injected grant store outage');
       return put(grant);
     };
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { error, callback } = await loginInBrowser(h);
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-4', expires_in: 3600 }),
     );

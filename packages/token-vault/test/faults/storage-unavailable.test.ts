@@ -6,9 +6,9 @@ import { createMemoryBrokerStorage } from '../../src/index.js';
 import {
   ACME_TOKEN,
   ACME_ASK as ask,
-  authorizeInBrowser,
   elicitationOf,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   tokenResponse,
@@ -84,8 +84,7 @@ describe('outage: the callback answers a 503 page with Retry-After', () => {
   it('storage down when the provider redirects back: 503 page, not a rejection', async () => {
     const { storage, down } = switchableStorage();
     const h = makeHarness({}, { storage });
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { callback } = await loginInBrowser(h);
     down(true);
     const result = await h.broker.callback(callback);
     expect(result.status).toBe(503);
@@ -110,8 +109,7 @@ describe('outage: the broker behind tools lets the outage through, never an elic
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
     );
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { callback } = await loginInBrowser(h);
     expect((await h.broker.callback(callback)).status).toBe(200);
     down(true);
     await expect(h.broker.requestToken(ask, h.context)).rejects.toBeInstanceOf(StorageUnavailableError);
