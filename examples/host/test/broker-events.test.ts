@@ -1,21 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useAuthorizedHost } from './authorized-host.js';
 import { keyhold } from './cli.js';
-import { type HostProcess, startHost } from './host-process.js';
-import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
-let host: HostProcess;
-const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
-
-beforeAll(async () => {
-  host = await startHost();
-  await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
-});
-afterAll(async () => {
-  await host?.stop({ removeData: true });
-});
+const hosted = useAuthorizedHost();
+const { provider } = hosted;
 
 interface ListedEvent {
   readonly category: string;
@@ -28,7 +19,9 @@ interface ListedEvent {
 /** `keyhold events --user <id> --json`, read until `until` holds (the broker's appends are not awaited). */
 async function eventsOf(userId: string, until: (events: ListedEvent[]) => boolean): Promise<ListedEvent[]> {
   for (let attempt = 0; ; attempt++) {
-    const run = await keyhold(['events', '--user', userId, '--json'], { KEYHOLD_DATA_DIR: host.dataDir });
+    const run = await keyhold(['events', '--user', userId, '--json'], {
+      KEYHOLD_DATA_DIR: hosted.host.dataDir,
+    });
     expect(run.code, run.stderr).toBe(0);
     const { events } = JSON.parse(run.stdout) as { events: ListedEvent[] };
     if (until(events) || attempt >= 20) return events;
@@ -43,7 +36,9 @@ describe('a brokered login shows in the decision timeline, keyhold events --user
       { capabilities: { elicitation: { url: {} } } },
     );
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), { authProvider: provider }),
+      new StreamableHTTPClientTransport(new URL(`${hosted.host.url}/tenant/demo/mcp`), {
+        authProvider: provider,
+      }),
     );
     const error = (await client
       .callTool({ name: 'who_am_i', arguments: {} })
@@ -77,7 +72,7 @@ describe('a brokered login shows in the decision timeline, keyhold events --user
       expect(listed).not.toContain(secret);
     }
 
-    const table = await keyhold(['events', '--user', 'owner'], { KEYHOLD_DATA_DIR: host.dataDir });
+    const table = await keyhold(['events', '--user', 'owner'], { KEYHOLD_DATA_DIR: hosted.host.dataDir });
     expect(table.stdout).toMatch(/broker\s+broker\.login_completed\s+200/);
   });
 });

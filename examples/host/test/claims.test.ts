@@ -1,27 +1,18 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useAuthorizedHost } from './authorized-host.js';
 import { keyhold } from './cli.js';
-import { type HostProcess, hostDir, startHost } from './host-process.js';
-import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
+import { hostDir } from './host-process.js';
 
-let host: HostProcess;
-const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
-
-beforeAll(async () => {
-  host = await startHost();
-  // One OAuth dance, then every client below reuses the tokens.
-  await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
-});
-afterAll(async () => {
-  await host?.stop({ removeData: true });
-});
+const hosted = useAuthorizedHost();
+const { provider } = hosted;
 
 async function connect(headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'claims-e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${hosted.host.url}/tenant/demo/mcp`), {
       authProvider: provider,
       requestInit: { headers },
     }),
@@ -43,7 +34,7 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
     const created = await keyhold(
       ['claim', '--scope', join(hostDir, 'tools/workspace-a'), '--label', 'e2e', '--json'],
       {
-        KEYHOLD_DATA_DIR: host.dataDir,
+        KEYHOLD_DATA_DIR: hosted.host.dataDir,
       },
     );
     expect(created.code).toBe(0);
@@ -59,7 +50,7 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
     // Revoked from another process: the client's very next request counts it, and (the specification's
     // default, which the host keeps) a code that is no longer valid is served like no code.
     const revoked = await keyhold(['claim', 'revoke', code.toLowerCase()], {
-      KEYHOLD_DATA_DIR: host.dataDir,
+      KEYHOLD_DATA_DIR: hosted.host.dataDir,
     });
     expect(revoked.code).toBe(0);
     expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
@@ -70,7 +61,7 @@ describe('claim codes narrow an MCP session of the host to one directory of tool
     const client = await connect({ 'Mcp-Claim-Code': 'ABC-DEF' });
     expect(await names(client)).toEqual(['add_note', 'list_notes', 'recent_pushes', 'who_am_i']);
     await client.close();
-    const response = await fetch(`${host.url}/tenant/demo/mcp`, {
+    const response = await fetch(`${hosted.host.url}/tenant/demo/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${(await provider.tokens())?.access_token}`,

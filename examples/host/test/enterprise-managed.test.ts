@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { type TestIssuer, testIssuer, textOf } from './test-issuer.js';
 
 // A test enterprise IdP (a jose key pair), a client provisioned with `keyhold clients add --grant jwt-bearer`,
 // and the built host started with a KEYHOLD_TRUST_POLICIES file that trusts the IdP for that client.
@@ -18,7 +19,7 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 let dataDir: string;
 let host: HostProcess;
 let client: { clientId: string; clientSecret: string };
-let idpKey: KeyObject;
+let idp: TestIssuer;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'keyhold-ema-'));
@@ -29,16 +30,14 @@ beforeAll(async () => {
   });
   expect(added.code, added.stderr).toBe(0);
   client = JSON.parse(added.stdout) as { clientId: string; clientSecret: string };
-  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  idpKey = pair.privateKey;
-  const publicJwk = { ...pair.publicKey.export({ format: 'jwk' }), kid: 'idp-1' };
+  idp = testIssuer('idp-1');
   const policies = join(dataDir, 'trust-policies.json');
   writeFileSync(
     policies,
     JSON.stringify({
       demo: {
         enterpriseIssuers: [
-          { issuer: IDP, jwks: { keys: [publicJwk] }, clients: [client.clientId], scopes: ['mcp:tools'] },
+          { issuer: IDP, jwks: { keys: [idp.publicJwk] }, clients: [client.clientId], scopes: ['mcp:tools'] },
         ],
       },
     }),
@@ -53,30 +52,14 @@ afterAll(async () => {
 
 /** An ES256 ID-JAG signed by the test IdP (node:crypto: the host's tests have no JOSE library of their own). */
 function mintIdJag(sub: string, audience: string, resource: string): string {
-  const now = Math.floor(Date.now() / 1000);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const header = encode({ alg: 'ES256', typ: 'oauth-id-jag+jwt', kid: 'idp-1' });
-  const payload = encode({
+  return idp.mint('oauth-id-jag+jwt', {
     iss: IDP,
     sub,
     aud: audience,
     client_id: client.clientId,
     resource,
     scope: 'mcp:tools',
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
   });
-  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), {
-    key: idpKey,
-    dsaEncoding: 'ieee-p1363',
-  });
-  return `${header}.${payload}.${signature.toString('base64url')}`;
-}
-
-function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text: string }[] }).content;
-  return content.map((part) => part.text).join('');
 }
 
 describe('the example host redeems an ID-JAG from a trusted IdP through the MCP SDK v2 CrossAppAccessProvider', () => {

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Balancer, freePort, startBalancer } from './balancer.js';
 import { keyhold } from './cli.js';
 import { type HostProcess, hostDir, startHost } from './host-process.js';
+import { postInitialize } from './mcp-initialize.js';
 import { approveInBrowser, authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 // Several instances of the host on one store, started at the same moment, as an operator does behind a
@@ -167,23 +168,9 @@ async function accepted(pair: Pair, port: number, token: { accessToken: string; 
  */
 async function acceptedByMcp(pair: Pair, port: number, token: { accessToken: string }) {
   pair.balancer.to(port);
-  const response = await fetch(`${pair.balancer.url}/tenant/demo/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token.accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'instances', version: '1' },
-      },
-    }),
+  const response = await postInitialize(`${pair.balancer.url}/tenant/demo/mcp`, token.accessToken, {
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'instances', version: '1' },
   });
   await response.body?.cancel();
   return response.status === 200;

@@ -1,25 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostProcess, startHost } from './host-process.js';
+import { describe, expect, it } from 'vitest';
+import { useAuthorizedHost } from './authorized-host.js';
+import { startHost } from './host-process.js';
 import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
-let host: HostProcess;
-const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
-
-beforeAll(async () => {
-  host = await startHost();
-  await authorizeMcpClient(new URL(`${host.url}/tenant/demo/mcp`), provider);
-});
-afterAll(async () => {
-  await host?.stop({ removeData: true });
-});
+const hosted = useAuthorizedHost();
+const { provider } = hosted;
 
 async function connect(capabilities: Record<string, unknown>): Promise<Client> {
   const client = new Client({ name: 'ask-e2e', version: '1.0.0' }, { capabilities });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${host.url}/tenant/demo/mcp`), { authProvider: provider }),
+    new StreamableHTTPClientTransport(new URL(`${hosted.host.url}/tenant/demo/mcp`), {
+      authProvider: provider,
+    }),
   );
   return client;
 }
@@ -37,7 +32,7 @@ describe('a tool that yields { ask: "oauth" } brokers a third-party token throug
     ).data.elicitations;
     expect(elicitation?.mode).toBe('url');
     const connectUrl = new URL(elicitation!.url);
-    expect(`${connectUrl.origin}${connectUrl.pathname}`).toBe(`${host.url}/auth/oauth/connect`);
+    expect(`${connectUrl.origin}${connectUrl.pathname}`).toBe(`${hosted.host.url}/auth/oauth/connect`);
     expect(connectUrl.search).not.toMatch(/token/i);
 
     // The browser leg: the connect step sends the user to the provider tenant, which (first-party, single
@@ -45,11 +40,11 @@ describe('a tool that yields { ask: "oauth" } brokers a third-party token throug
     const toProvider = await fetch(connectUrl, { redirect: 'manual' });
     expect(toProvider.status).toBe(302);
     const authorize = new URL(toProvider.headers.get('location')!);
-    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${host.url}/tenant/provider/authorize`);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${hosted.host.url}/tenant/provider/authorize`);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     const toCallback = await fetch(authorize, { redirect: 'manual' });
     const callback = new URL(toCallback.headers.get('location')!);
-    expect(`${callback.origin}${callback.pathname}`).toBe(`${host.url}/auth/oauth/callback`);
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${hosted.host.url}/auth/oauth/callback`);
     const page = await fetch(callback);
     expect(page.status).toBe(200);
 
@@ -57,7 +52,7 @@ describe('a tool that yields { ask: "oauth" } brokers a third-party token throug
     expect(replay.status).toBeGreaterThanOrEqual(400);
     const result = await client.callTool({ name: 'who_am_i', arguments: {} });
     const text = (result.content as { text: string }[])[0]!.text;
-    expect(text).toContain(`Connected to ${host.url}/tenant/provider as owner`);
+    expect(text).toContain(`Connected to ${hosted.host.url}/tenant/provider as owner`);
     await client.close();
   });
 

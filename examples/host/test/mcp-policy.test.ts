@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyhold } from './cli.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { postInitialize } from './mcp-initialize.js';
 import { loadConsentForm, postConsent, redeemCode } from './oauth-client.js';
 
 let host: HostProcess;
@@ -49,24 +50,10 @@ async function userToken(scope: string): Promise<{ access_token: string; scope?:
 }
 
 function initialize(token: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${host.url}/tenant/demo/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'policy', version: '1' },
-      },
-    }),
+  return postInitialize(`${host.url}/tenant/demo/mcp`, token, {
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'policy', version: '1' },
+    headers,
   });
 }
 

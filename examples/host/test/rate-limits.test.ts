@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_HOST_RATE_LIMITS, readConfig } from '../src/config.js';
 import { type HostProcess, startHost } from './host-process.js';
+import { postInitialize } from './mcp-initialize.js';
 import { authorizeMcpClient, TestOAuthProvider } from './oauth-client.js';
 
 let host: HostProcess | undefined;
@@ -83,24 +84,10 @@ describe('claim-code guesses at the MCP endpoint are limited per token subject',
     const provider = new TestOAuthProvider('http://127.0.0.1:1/callback');
     await authorizeMcpClient(new URL(mcpUrl), provider);
     const guess = (code: string) =>
-      fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${provider.tokens()?.access_token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-claim-code': code,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'g', version: '1' },
-          },
-        }),
+      postInitialize(mcpUrl, `${provider.tokens()?.access_token}`, {
+        protocolVersion: '2025-06-18',
+        clientInfo: { name: 'g', version: '1' },
+        headers: { 'mcp-claim-code': code },
       });
     for (const code of ['AAA-AAA', 'BBB-BBB']) {
       const answer = await guess(code);

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostProcess, startHost } from './host-process.js';
+import { postInitialize } from './mcp-initialize.js';
+import { type TestIssuer, testIssuer, textOf } from './test-issuer.js';
 
 // A test CI issuer (a node:crypto key pair) trusted for subjects `repo:acme/*` by a KEYHOLD_TRUST_POLICIES
 // file, and the built host started twice with it: once accepting machine subjects (KEYHOLD_MACHINE_CLIENTS=1),
@@ -19,13 +21,11 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 let dir: string;
 let machines: HostProcess;
 let usersOnly: HostProcess;
-let ciKey: KeyObject;
+let ci: TestIssuer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'keyhold-wif-'));
-  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  ciKey = pair.privateKey;
-  const publicJwk = { ...pair.publicKey.export({ format: 'jwk' }), kid: 'ci-1' };
+  ci = testIssuer('ci-1');
   const policies = join(dir, 'trust-policies.json');
   writeFileSync(
     policies,
@@ -34,7 +34,7 @@ beforeAll(async () => {
         workloads: [
           {
             issuer: CI,
-            jwks: { keys: [publicJwk] },
+            jwks: { keys: [ci.publicJwk] },
             subject: 'repo:acme/*',
             scopes: ['mcp:tools'],
             max_lifetime_seconds: 900,
@@ -56,22 +56,7 @@ afterAll(async () => {
 
 /** An ES256 workload JWT from the test CI issuer, addressed to the host's tenant issuer. */
 function mintWorkload(host: HostProcess, sub = 'repo:acme/app:ref:refs/heads/main'): string {
-  const now = Math.floor(Date.now() / 1000);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const header = encode({ alg: 'ES256', typ: 'JWT', kid: 'ci-1' });
-  const payload = encode({
-    iss: CI,
-    sub,
-    aud: `${host.url}/tenant/demo`,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-  });
-  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), {
-    key: ciKey,
-    dsaEncoding: 'ieee-p1363',
-  });
-  return `${header}.${payload}.${signature.toString('base64url')}`;
+  return ci.mint('JWT', { iss: CI, sub, aud: `${host.url}/tenant/demo` });
 }
 
 async function redeem(host: HostProcess, assertion: string): Promise<Response> {
@@ -88,11 +73,6 @@ async function workloadToken(host: HostProcess): Promise<string> {
   expect(response.status, JSON.stringify(body)).toBe(200);
   expect(body.refresh_token).toBeUndefined();
   return String(body.access_token);
-}
-
-function textOf(result: unknown): string {
-  const content = (result as { content: { type: string; text: string }[] }).content;
-  return content.map((part) => part.text).join('');
 }
 
 describe('the example host redeems a workload JWT under a trust policy of KEYHOLD_TRUST_POLICIES', () => {
@@ -145,23 +125,9 @@ describe('a workload token is accepted only by an MCP endpoint that allows machi
 
   it('without it the same kind of token gets one 403 saying machine clients are not accepted', async () => {
     const token = await workloadToken(usersOnly);
-    const response = await fetch(`${usersOnly.url}/tenant/demo/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'ci-job', version: '1.0.0' },
-        },
-      }),
+    const response = await postInitialize(`${usersOnly.url}/tenant/demo/mcp`, token, {
+      protocolVersion: '2025-06-18',
+      clientInfo: { name: 'ci-job', version: '1.0.0' },
     });
     expect(response.status).toBe(403);
     const challenge = response.headers.get('www-authenticate') ?? '';

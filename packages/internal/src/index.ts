@@ -11,6 +11,7 @@ export {
 } from './base64url.js';
 export type { BodyRead } from './bounded-read.js';
 export { discard, raceAbort, readCapped } from './bounded-read.js';
+export { BROKER_EVENT_REASONS } from './broker-reasons.js';
 export { constantTimeEqual } from './constant-time.js';
 export {
   payloadTooLargeResponse,

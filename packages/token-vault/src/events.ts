@@ -1,4 +1,5 @@
 import type { Logger } from '@keyhold/core';
+import { BROKER_EVENT_REASONS as CATALOGUED } from '@keyhold/internal';
 
 /**
  * Broker reason codes, version 1 (README "Events and reason codes v1"). A code once published keeps its
@@ -6,6 +7,9 @@ import type { Logger } from '@keyhold/core';
  * `broker.` prefix of the `broker` category of `@keyhold/oauth-core`'s timeline, whose catalogue lists
  * them too, so a host can append these events to that timeline unchanged.
  */
+// The value is the one list in @keyhold/internal that oauth-core's catalogue spreads; the tuple is written out
+// here because the published types may not import that private package, and the assignment fails to compile
+// the moment the two differ in a code or its place.
 export const BROKER_EVENT_REASONS: readonly [
   'broker.login_started',
   'broker.login_completed',
@@ -22,23 +26,7 @@ export const BROKER_EVENT_REASONS: readonly [
   'broker.refresh_failed.provider_unavailable',
   'broker.token_revoked.provider',
   'broker.token_deleted',
-] = Object.freeze([
-  'broker.login_started',
-  'broker.login_completed',
-  'broker.login_failed.state_unknown',
-  'broker.login_failed.wrong_user',
-  'broker.login_failed.issuer_mismatch',
-  'broker.login_failed.provider_denied',
-  'broker.login_failed.code_missing',
-  'broker.login_failed.exchange_refused',
-  'broker.login_failed.provider_unavailable',
-  'broker.login_failed.provider_unconfigured',
-  'broker.token_refreshed',
-  'broker.refresh_failed.client_refused',
-  'broker.refresh_failed.provider_unavailable',
-  'broker.token_revoked.provider',
-  'broker.token_deleted',
-] as const);
+] = CATALOGUED;
 
 /** One code of {@link BROKER_EVENT_REASONS}. */
 export type BrokerEventReason = (typeof BROKER_EVENT_REASONS)[number];

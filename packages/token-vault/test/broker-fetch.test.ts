@@ -1,15 +1,16 @@
-import type { OAuthAsk } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalVault, createMemoryBrokerStorage, createTokenBroker } from '../src/index.js';
-import { ACME_TOKEN, elicitationOf, makeHarness, mockTokenEndpoint, tokenResponse } from './fixtures.js';
+import {
+  ACME_TOKEN,
+  ACME_ASK as ask,
+  elicitationOf,
+  makeHarness,
+  mockTokenEndpoint,
+  tokenResponse,
+} from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+const server = useProviderServer();
 
 describe('broker.fetch: the connect and callback steps as one web-standard handler', () => {
   it('runs connect → provider → callback through fetch, and the next ask gets the token', async () => {

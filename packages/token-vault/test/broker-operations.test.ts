@@ -1,39 +1,26 @@
-import type { Logger, OAuthAsk } from '@keyhold/core';
+import type { Logger } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TokenVaultError } from '../src/index.js';
 import { createKmsVault, createLocalVault, createMemoryBrokerStorage } from '../src/index.js';
 import { grantLockKey } from '../src/refresh.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
+  connectGrant,
   elicitationOf,
   makeHarness,
   mockTokenEndpoint,
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 import { createTestKms } from './test-kms.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
-
-async function connect(
-  harness: ReturnType<typeof makeHarness>,
-  tokens: Record<string, unknown>,
-): Promise<void> {
-  mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
-  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-  const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
-  expect((await harness.broker.callback(callback)).status).toBe(200);
-  server.resetHandlers();
-}
 
 describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the newest key', () => {
   it('local vault: grants move from k1 to k2 and still answer asks', async () => {
@@ -44,7 +31,7 @@ describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the 
       { vault: createLocalVault({ masterKey: k1, scryptCost: 1024 }) },
       { storage, clock },
     );
-    await connect(before, { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 });
+    await connectGrant(server, before);
 
     const after = makeHarness(
       {
@@ -79,7 +66,7 @@ describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the 
 
   it('KMS vault: a whole flow works in envelope mode', async () => {
     const harness = makeHarness({ vault: createKmsVault({ kms: createTestKms() }) });
-    await connect(harness, { access_token: 'access-kms', expires_in: 3600 });
+    await connectGrant(server, harness, { access_token: 'access-kms', expires_in: 3600 });
     expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
       ok: true,
       accessToken: 'access-kms',
@@ -92,7 +79,7 @@ describe('Key rotation: rewrapGrants re-encrypts every grant of a tenant to the 
 describe('Cross-process refresh when the lease holder disappears', () => {
   it('a waiting process takes over once the dead holder’s lease expires', async () => {
     const harness = makeHarness({ refreshLockTtlMs: 30_000 });
-    await connect(harness, { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 });
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const key = { ...harness.context, provider: 'acme', scopes: ['read'] };
     const now = harness.clock.now();
@@ -111,7 +98,7 @@ describe('Cross-process refresh when the lease holder disappears', () => {
 
   it('gives up with ERR_REFRESH_TIMEOUT when the lease never frees', async () => {
     const harness = makeHarness({ refreshLockTtlMs: 40 });
-    await connect(harness, { access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 });
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const key = { ...harness.context, provider: 'acme', scopes: ['read'] };
     const now = harness.clock.now();

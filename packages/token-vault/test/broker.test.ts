@@ -1,12 +1,13 @@
 import type { OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryBrokerStorage, ElicitationRequiredError, TokenVaultError } from '../src/index.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
+  connectGrant,
   elicitationOf,
   GITHUB_TOKEN,
   makeHarness,
@@ -14,32 +15,11 @@ import {
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
-
-/** Runs the whole browser leg so that a grant exists; the token endpoint answers `tokens`. */
-async function connectGrant(
-  harness: ReturnType<typeof makeHarness>,
-  tokens: Record<string, unknown> = {
-    access_token: 'access-1',
-    refresh_token: 'refresh-1',
-    expires_in: 3600,
-  },
-): Promise<void> {
-  const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
-  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-  const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
-  const result = await harness.broker.callback(callback);
-  expect(result.status).toBe(200);
-  expect(log).toHaveLength(1);
-  server.resetHandlers();
-}
 
 describe('Third-party grant absent: the ask raises an elicitation-required error', () => {
   it('carries elicitationUrl, elicitationId, provider and scopes, and the URL is the host connect step', async () => {
@@ -86,7 +66,7 @@ describe('Third-party grant absent: the ask raises an elicitation-required error
 describe('Third-party grant valid, token not expired (5-minute buffer): token returned at once', () => {
   it('returns the stored token without calling the provider', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     // Any request to the provider now fails the test (onUnhandledRequest: error).
     harness.clock.advance(54 * MINUTE);
     expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
@@ -97,7 +77,7 @@ describe('Third-party grant valid, token not expired (5-minute buffer): token re
 
   it('the grant is keyed on the canonical scope set', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     expect(await harness.broker.requestToken({ ...ask, scopes: [' read', 'read'] }, harness.context)).toEqual(
       { ok: true, accessToken: 'access-1' },
     );
@@ -108,7 +88,7 @@ describe('Third-party grant valid, token not expired (5-minute buffer): token re
 
   it('stores the tokens encrypted, never in the clear', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     const grants = await harness.storage.grants.list({ tenantId: 'tenant-a' });
     expect(grants).toHaveLength(1);
     const serialised = JSON.stringify(grants);
@@ -122,7 +102,7 @@ describe('Third-party grant valid, token not expired (5-minute buffer): token re
 describe('Third-party grant within 5 minutes of expiry with a refresh token: refresh, re-encrypt, store', () => {
   it('refreshes with the refresh token and returns the new access token', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(55 * MINUTE);
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-2', refresh_token: 'refresh-2', expires_in: 3600 }),
@@ -154,7 +134,7 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
 
   it('an expired token is refreshed as well', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(2 * 60 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-2', expires_in: 3600 }),
@@ -167,7 +147,7 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
 
   it('keeps the old refresh token when the provider does not rotate it', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: `access-${Math.random()}`, expires_in: 3600 }),
@@ -180,7 +160,7 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
 
   it('computes expiresAt from the time the token request was sent, not when the answer came', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const sentAt = harness.clock.now();
     mockTokenEndpoint(server, ACME_TOKEN, () => {
@@ -195,14 +175,14 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
 
   it('a grant without a refresh token inside the buffer elicits again', async () => {
     const harness = makeHarness();
-    await connectGrant(harness, { access_token: 'access-1', expires_in: 3600 });
+    await connectGrant(server, harness, { access_token: 'access-1', expires_in: 3600 });
     harness.clock.advance(56 * MINUTE);
     await elicitationOf(harness.broker.requestToken(ask, harness.context));
   });
 
   it('a grant without expires_in never needs a refresh', async () => {
     const harness = makeHarness();
-    await connectGrant(harness, { access_token: 'access-1' });
+    await connectGrant(server, harness, { access_token: 'access-1' });
     harness.clock.advance(365 * 24 * 60 * MINUTE);
     expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
       ok: true,
@@ -214,7 +194,7 @@ describe('Third-party grant within 5 minutes of expiry with a refresh token: ref
 describe('Third-party grant valid, refresh fails: grant invalid, the next ask elicits again', () => {
   it('invalid_grant marks the grant invalid and raises the elicitation', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const log = mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ error: 'invalid_grant', error_description: 'revoked' }, 400),
@@ -229,7 +209,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
 
   it('a GitHub-style error answered with status 200 counts as a refusal', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'bad_refresh_token' }, 200));
     await elicitationOf(harness.broker.requestToken(ask, harness.context));
@@ -238,7 +218,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
 
   it('a provider outage inside the buffer returns the still-valid old token and keeps the grant', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => new HttpResponse('upstream down', { status: 503 }));
     expect(await harness.broker.requestToken(ask, harness.context)).toEqual({
@@ -250,7 +230,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
 
   it('invalid_client is a configuration outage, not a dead grant: the grant stays valid', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(61 * MINUTE);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ error: 'invalid_client' }, 401));
     await expect(harness.broker.requestToken(ask, harness.context)).rejects.toMatchObject({
@@ -261,7 +241,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
 
   it('a provider outage after expiry is an outage error, and the grant survives it', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(61 * MINUTE);
     server.use(http.post(ACME_TOKEN, () => HttpResponse.error()));
     const error = await harness.broker.requestToken(ask, harness.context).catch((e: unknown) => e);
@@ -274,7 +254,7 @@ describe('Third-party grant valid, refresh fails: grant invalid, the next ask el
 describe('Refresh is single-flight', () => {
   it('100 concurrent asks on an expiring grant cause exactly one refresh request', async () => {
     const harness = makeHarness();
-    await connectGrant(harness);
+    await connectGrant(server, harness);
     harness.clock.advance(56 * MINUTE);
     const log = mockTokenEndpoint(server, ACME_TOKEN, async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -291,7 +271,7 @@ describe('Refresh is single-flight', () => {
     const storage = createMemoryBrokerStorage();
     const clock = createManualClock(T0);
     const processes = [1, 2, 3, 4].map(() => makeHarness({}, { storage, clock }));
-    await connectGrant(processes[0]!);
+    await connectGrant(server, processes[0]!);
     clock.advance(56 * MINUTE);
     const log = mockTokenEndpoint(server, ACME_TOKEN, async () => {
       await new Promise((resolve) => setTimeout(resolve, 30));

@@ -1,6 +1,5 @@
 import type { OAuthAsk } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UrlElicitationParams } from '../src/elicitation.js';
 import { ElicitationRequiredError } from '../src/index.js';
 import {
@@ -11,11 +10,9 @@ import {
   mockTokenEndpoint,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
 /**
  * The constructor shape and message behaviour of SDK v1's `UrlElicitationRequiredError` (an `McpError` whose

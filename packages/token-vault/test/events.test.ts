@@ -1,27 +1,23 @@
-import type { OAuthAsk } from '@keyhold/core';
 import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BrokerEvent } from '../src/events.js';
 import { BROKER_EVENT_REASONS } from '../src/events.js';
 import { createTokenBroker } from '../src/index.js';
 import {
   ACME_TOKEN,
-  authorizeInBrowser,
+  ACME_ASK as ask,
   elicitationOf,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   T0,
   tokenResponse,
 } from './fixtures.js';
+import { useProviderServer } from './provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const MINUTE = 60_000;
 const SECRETS = ['access-1', 'refresh-1', 'access-2', 'refresh-2', 'code-1', 'acme-secret'];
 
@@ -48,8 +44,7 @@ function expectNoSecrets(events: readonly BrokerEvent[], extra: readonly string[
 
 async function loggedIn() {
   const recorded = recording();
-  const error = await elicitationOf(recorded.harness.broker.requestToken(ask, recorded.context));
-  const browser = await authorizeInBrowser(recorded.harness.broker, error.elicitationUrl);
+  const browser = await loginInBrowser(recorded.harness, ask, recorded.context);
   return { ...recorded, ...browser };
 }
 

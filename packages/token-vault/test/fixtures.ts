@@ -1,8 +1,9 @@
-import type { HandlerRequest, ManualClock } from '@keyhold/core';
+import type { HandlerRequest, ManualClock, OAuthAsk } from '@keyhold/core';
 import { createManualClock } from '@keyhold/core';
 import { parseForm } from '@keyhold/internal';
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
+import { expect } from 'vitest';
 import type { BrokerSteps } from '../src/broker.js';
 import { createTokenBrokerWithSteps } from '../src/broker.js';
 import type {
@@ -19,6 +20,9 @@ export const T0: number = Date.parse('2026-03-01T12:00:00Z');
 export const ACME_AUTHORIZE = 'https://acme.example/oauth/authorize';
 export const ACME_TOKEN = 'https://acme.example/oauth/token';
 export const GITHUB_TOKEN = 'https://github.com/login/oauth/access_token';
+
+/** The ask most tests make: acme's `read` scope, which the harness registers. */
+export const ACME_ASK: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 /** Every request the mocked token endpoint received, decoded. */
 export interface TokenRequestLog {
@@ -132,4 +136,38 @@ export async function authorizeInBrowser(
   redirect.searchParams.set('state', state);
   // The same signed-in browser comes back to the callback.
   return { callback: getRequest(redirect.href, userId), authorizationUrl };
+}
+
+/**
+ * Asks for `ask` without a grant, then follows the login link in the browser up to the provider's redirect
+ * back: the elicitation error and the browser's steps (the callback request still to make).
+ */
+export async function loginInBrowser(
+  harness: Harness,
+  ask: OAuthAsk = ACME_ASK,
+  context: AskContext = harness.context,
+): Promise<{ error: ElicitationRequiredError; callback: HandlerRequest; authorizationUrl: URL }> {
+  const error = await elicitationOf(harness.broker.requestToken(ask, context));
+  return { error, ...(await authorizeInBrowser(harness.broker, error.elicitationUrl)) };
+}
+
+/**
+ * Runs the whole browser leg for `ask` (ask → connect → provider → callback) so that a grant exists: the
+ * provider's token endpoint answers `tokens` to the one exchange, and its mock is removed after.
+ */
+export async function connectGrant(
+  server: SetupServer,
+  harness: Harness,
+  tokens: Record<string, unknown> = {
+    access_token: 'access-1',
+    refresh_token: 'refresh-1',
+    expires_in: 3600,
+  },
+  ask: OAuthAsk = ACME_ASK,
+): Promise<void> {
+  const log = mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse(tokens));
+  const { callback } = await loginInBrowser(harness, ask);
+  expect((await harness.broker.callback(callback)).status).toBe(200);
+  expect(log).toHaveLength(1);
+  server.resetHandlers();
 }

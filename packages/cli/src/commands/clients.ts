@@ -100,6 +100,23 @@ function withAdministration(
 }
 
 /**
+ * A subcommand on one client (`remove`, `block`, `unblock`): its id is the one positional argument, the usage
+ * error for a missing one names the `verb`, and `body` runs on the tenant's client administration.
+ */
+async function withNamedClient(
+  args: readonly string[],
+  context: CommandContext,
+  usageText: string,
+  verb: string,
+  body: (admin: ClientAdministration, tenant: string, clientId: string) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  const parsed = parse(args, COMMON_OPTIONS, 1, usageText, context, `the client id to ${verb}`);
+  if (typeof parsed === 'number') return parsed;
+  const [clientId = ''] = parsed.positionals;
+  return withAdministration(context, parsed.values, (admin, tenant) => body(admin, tenant, clientId));
+}
+
+/**
  * The `keyhold clients` command: `add` provisions a client (the way a host allows machine grants),
  * `list` lists a tenant's clients, `remove <client_id>` deletes one, `block <client_id>` blocks one (and
  * revokes its grants), `unblock <client_id>` lifts a block. It opens the example host's store:
@@ -256,11 +273,8 @@ async function list(args: readonly string[], context: CommandContext): Promise<E
   });
 }
 
-async function remove(args: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const parsed = parse(args, COMMON_OPTIONS, 1, REMOVE_USAGE, context, 'the client id to remove');
-  if (typeof parsed === 'number') return parsed;
-  const [clientId = ''] = parsed.positionals;
-  return withAdministration(context, parsed.values, async (admin, tenant) => {
+function remove(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  return withNamedClient(args, context, REMOVE_USAGE, 'remove', async (admin, tenant, clientId) => {
     if (!(await admin.remove(tenant, clientId))) {
       return fail(
         context,
@@ -275,11 +289,8 @@ async function remove(args: readonly string[], context: CommandContext): Promise
   });
 }
 
-async function block(args: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const parsed = parse(args, COMMON_OPTIONS, 1, BLOCK_USAGE, context, 'the client id to block');
-  if (typeof parsed === 'number') return parsed;
-  const [clientId = ''] = parsed.positionals;
-  return withAdministration(context, parsed.values, async (admin, tenant) => {
+function block(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  return withNamedClient(args, context, BLOCK_USAGE, 'block', async (admin, tenant, clientId) => {
     const { revokedGrants } = await admin.block(tenant, clientId);
     if (context.json) print(context, { blocked: true, clientId, revokedGrants });
     else {
@@ -291,11 +302,8 @@ async function block(args: readonly string[], context: CommandContext): Promise<
   });
 }
 
-async function unblock(args: readonly string[], context: CommandContext): Promise<ExitCode> {
-  const parsed = parse(args, COMMON_OPTIONS, 1, UNBLOCK_USAGE, context, 'the client id to unblock');
-  if (typeof parsed === 'number') return parsed;
-  const [clientId = ''] = parsed.positionals;
-  return withAdministration(context, parsed.values, async (admin, tenant) => {
+function unblock(args: readonly string[], context: CommandContext): Promise<ExitCode> {
+  return withNamedClient(args, context, UNBLOCK_USAGE, 'unblock', async (admin, tenant, clientId) => {
     if (!(await admin.unblock(tenant, clientId))) {
       return fail(
         context,

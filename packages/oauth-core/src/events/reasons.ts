@@ -1,3 +1,5 @@
+import { BROKER_EVENT_REASONS } from '@keyhold/internal';
+
 /**
  * Reason codes, version 1.1 (README "Events and reason codes v1.1"). A code once published keeps its meaning;
  * new codes may be added (or reserved ones first emitted) in a minor release, which bumps the minor version;
@@ -26,7 +28,6 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'revocation.accepted',
   'client.registered',
   'userinfo.served',
-  'broker.login_completed',
   // Refusals the handlers name (the OAuth error code stays in `errorCode`).
   'request.invalid_request',
   'request.invalid_client',
@@ -61,21 +62,8 @@ export const AUTH_EVENT_REASONS: readonly string[] = Object.freeze([
   'client.unblocked',
   'broker.login_failed',
   // Brokered logins: @keyhold/token-vault's catalogue (its README), for a host that appends the broker's
-  // events to this timeline or counts them.
-  'broker.login_started',
-  'broker.login_failed.state_unknown',
-  'broker.login_failed.wrong_user',
-  'broker.login_failed.issuer_mismatch',
-  'broker.login_failed.provider_denied',
-  'broker.login_failed.code_missing',
-  'broker.login_failed.exchange_refused',
-  'broker.login_failed.provider_unavailable',
-  'broker.login_failed.provider_unconfigured',
-  'broker.token_refreshed',
-  'broker.refresh_failed.client_refused',
-  'broker.refresh_failed.provider_unavailable',
-  'broker.token_revoked.provider',
-  'broker.token_deleted',
+  // events to this timeline or counts them. Written once in @keyhold/internal, which both packages bundle.
+  ...BROKER_EVENT_REASONS,
   // Grants (opened, used: v1.1; server.grants, blocks, refresh-token reuse).
   'grant.created',
   'grant.used',

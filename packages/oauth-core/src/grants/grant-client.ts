@@ -13,12 +13,15 @@ export interface GrantClientOptions {
   readonly allowPublic: boolean;
   /** See `AuthenticateClientOptions.requireBasic` (the authorization_code grant's rule). */
   readonly requireBasic?: boolean;
+  /** The event's reason when the client may not use the grant (the jwt-bearer catalogue names it). */
+  readonly refusedReason?: string;
   /** See `AuthenticateClientOptions.resolved` (the code grant resolves the named client before the code). */
   readonly resolved?: AuthenticateClientOptions['resolved'];
 }
 
 /**
- * The opening every grant but jwt-bearer shares, in this order: the client resolved, a DPoP proof required
+ * The opening every grant shares (jwt-bearer's workload pipeline only when a client presents credentials), in
+ * this order: the client resolved, a DPoP proof required
  * of a client bound to one (before its credentials, so a refused request spends no client assertion: the
  * RFC 9449 §5.2 retry), the client authenticated (a use that renews a dynamic client), the grant type
  * allowed to the client. The event names the client's type as soon as it is known and its id once its
@@ -42,6 +45,7 @@ export async function authenticateGrantClient(
   event.client_authenticated = vouchedFor(client, method);
   event.client_id = client.clientId;
   if (!client.grantTypes.includes(options.grantType)) {
+    if (options.refusedReason !== undefined) event.reason = options.refusedReason;
     throw new OAuthError('unauthorized_client', `the client may not use ${options.name}`);
   }
   return client;

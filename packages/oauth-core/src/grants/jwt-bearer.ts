@@ -1,7 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { WORKLOAD_SUBJECT_PREFIX } from '../bearer.js';
-import { authenticateClient, vouchedFor } from '../client-authentication.js';
-import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
+import type { ResolvedClient } from '../clients.js';
 import { OAuthError } from '../errors.js';
 import { openGrant } from '../grant-records.js';
 import { ID_JAG_TYP, spendIdJag, verifyIdJag } from '../jwt-bearer/id-jag.js';
@@ -13,6 +12,7 @@ import { formatScope, parseScope } from '../scopes.js';
 import type { ClientType } from '../storage.js';
 import type { Tenant } from '../tenant.js';
 import type { Grant, GrantInput } from './grant.js';
+import { authenticateGrantClient } from './grant-client.js';
 import { issueTokens } from './issue-tokens.js';
 
 /**
@@ -96,31 +96,24 @@ interface ReadAssertion {
   readonly kid: string | undefined;
 }
 
+/** The jwt-bearer opening: a confidential client registered for the grant (both pipelines). */
+function authenticateJwtBearerClient(input: GrantInput): Promise<ResolvedClient> {
+  return authenticateGrantClient(input, {
+    grantType: JWT_BEARER_GRANT,
+    name: 'the jwt-bearer grant',
+    allowPublic: false,
+    refusedReason: 'jwt_bearer.grant_not_allowed',
+  });
+}
+
 /**
  * Enterprise-managed authorization: the client authenticates as a confidential client registered for the
  * grant. The issued token's `sub` is the local user, its scope the request ∩ the assertion ∩ the IdP's
  * ceiling, its audience the asserted resource.
  */
-async function idJagPipeline(
-  { context, tenant, request, params, event, proof }: GrantInput,
-  read: ReadAssertion,
-): ReturnType<Grant> {
-  const { client, method } = await authenticateClient(context, tenant, request, params, {
-    allowPublic: false,
-    renew: true,
-    // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-    beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
-  });
-  event.client_type = client.clientType;
-  event.client_authenticated = vouchedFor(client, method);
-  if (!client.grantTypes.includes(JWT_BEARER_GRANT)) {
-    throw refusal(
-      event,
-      'jwt_bearer.grant_not_allowed',
-      'the client may not use the jwt-bearer grant',
-      'unauthorized_client',
-    );
-  }
+async function idJagPipeline(input: GrantInput, read: ReadAssertion): ReturnType<Grant> {
+  const { context, tenant, params, event, proof } = input;
+  const client = await authenticateJwtBearerClient(input);
   const { assertion } = read;
   const unverifiedIssuer = decodeJwt(assertion).iss;
   const requested = parseScope(params.scope);
@@ -211,35 +204,11 @@ function presentsClientCredentials(request: GrantInput['request'], params: Grant
  * subjects accept it. Scope is the request within the policy's ceiling (the whole ceiling when none is
  * asked); resources the request's within the policy's.
  */
-async function workloadPipeline(
-  { context, tenant, request, params, event, proof }: GrantInput,
-  read: ReadAssertion,
-): ReturnType<Grant> {
+async function workloadPipeline(input: GrantInput, read: ReadAssertion): ReturnType<Grant> {
+  const { context, tenant, request, params, event, proof } = input;
   let client: { clientId: string; clientType: ClientType } | undefined;
   if (presentsClientCredentials(request, params)) {
-    const { client: authenticated, method: authenticatedWith } = await authenticateClient(
-      context,
-      tenant,
-      request,
-      params,
-      {
-        allowPublic: false,
-        renew: true,
-        // Before the credentials: a refused request spends no client assertion (RFC 9449 §5.2 retry).
-        beforeCredentials: (named) => requireProofOfBoundClient(named, proof, event),
-      },
-    );
-    event.client_type = authenticated.clientType;
-    event.client_authenticated = vouchedFor(authenticated, authenticatedWith);
-    if (!authenticated.grantTypes.includes(JWT_BEARER_GRANT)) {
-      throw refusal(
-        event,
-        'jwt_bearer.grant_not_allowed',
-        'the client may not use the jwt-bearer grant',
-        'unauthorized_client',
-      );
-    }
-    client = authenticated;
+    client = await authenticateJwtBearerClient(input);
   }
   const requested = parseScope(params.scope);
   if (requested === undefined) {

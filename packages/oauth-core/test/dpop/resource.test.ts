@@ -154,11 +154,17 @@ describe('a DPoP-bound token presented as Bearer is refused (RFC 9449 §7.2)', (
   });
 });
 
+/** A server that requires DPoP nonces, a bound machine token, and a resource that allows machine subjects. */
+async function withResourceNonces() {
+  const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
+  const token = await issue(t);
+  const resource = t.server.protectedResource('demo', { allowMachineSubjects: true });
+  return { t, token, resource };
+}
+
 describe('resource nonces are the resource’s own (RFC 9449 §9)', () => {
   it('asks for a nonce with 401 use_dpop_nonce and DPoP-Nonce, accepts the retry, refuses the AS nonce', async () => {
-    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
-    const token = await issue(t);
-    const resource = t.server.protectedResource('demo', { allowMachineSubjects: true });
+    const { t, token, resource } = await withResourceNonces();
     const first = await resource.verify(`DPoP ${token}`, await request(t, token));
     expect(first.ok).toBe(false);
     if (first.ok) return;
@@ -184,9 +190,7 @@ describe('resource nonces are the resource’s own (RFC 9449 §9)', () => {
 
 describe('a served request hands out the resource’s current nonce when the proof carried an older one (RFC 9449 §9)', () => {
   it('no dpopNonce with the current nonce; the current one with the previous step’s, and the client stays served', async () => {
-    const t = await createTestServer({ options: { dpop: { nonceSecret: SECRET } } });
-    const token = await issue(t);
-    const resource = t.server.protectedResource('demo', { allowMachineSubjects: true });
+    const { t, token, resource } = await withResourceNonces();
     const challenged = await resource.verify(`DPoP ${token}`, await request(t, token));
     let nonce = challenged.ok ? '' : String(challenged.result.headers['dpop-nonce']);
     const current = await resource.verify(`DPoP ${token}`, await request(t, token, { nonce }));

@@ -484,6 +484,26 @@ describe('a successful token answer hands out the current nonce when the proof c
 });
 
 describe('a client that must prove a key and sent no proof keeps its code, refresh token and assertion for the retry (RFC 9449 §5.2)', () => {
+  /**
+   * The rule's two steps: `form` without a proof is refused (400 `invalid_dpop_proof`), and the same form, with
+   * the same client authentication `headers`, succeeds once a proof is added, with a DPoP-bound token.
+   */
+  async function expectRefusedThenRetried(
+    t: TestServer,
+    form: Record<string, string | undefined>,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    const refused = await t.server.token(postForm('/tenant/demo/token', form, headers), 'demo');
+    expect(refused.status).toBe(400);
+    expect(json(refused).error).toBe('invalid_dpop_proof');
+    const retry = await t.server.token(
+      postForm('/tenant/demo/token', form, { ...headers, dpop: await proofFor(t) }),
+      'demo',
+    );
+    expect(retry.status, retry.body).toBe(200);
+    expect(json(retry).token_type).toBe('DPoP');
+  }
+
   const CIMD_CLIENT = 'https://app.example/oauth/client.json';
   const codeForm = (code: string, verifier: string, clientId?: string) => ({
     grant_type: 'authorization_code',
@@ -508,16 +528,7 @@ describe('a client that must prove a key and sent no proof keeps its code, refre
     };
     const t = await createTestServer({ cimdResolver, tenant: { allowedCimdDomains: ['app.example'] } });
     const { code, verifier } = await obtainCode(t, CIMD_CLIENT);
-    const form = codeForm(code, verifier, CIMD_CLIENT);
-    const refused = await t.server.token(postForm('/tenant/demo/token', form), 'demo');
-    expect(refused.status).toBe(400);
-    expect(json(refused).error).toBe('invalid_dpop_proof');
-    const retry = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
-      'demo',
-    );
-    expect(retry.status, retry.body).toBe(200);
-    expect(json(retry).token_type).toBe('DPoP');
+    await expectRefusedThenRetried(t, codeForm(code, verifier, CIMD_CLIENT));
   });
 
   it('a confidential client authenticating with Basic (no client_id in the form) redeems the same code on the retry', async () => {
@@ -528,18 +539,7 @@ describe('a client that must prove a key and sent no proof keeps its code, refre
     });
     const secret = String(client.client_secret);
     const { code, verifier } = await obtainCode(t, client.client_id);
-    const form = codeForm(code, verifier);
-    const refused = await t.server.token(
-      postForm('/tenant/demo/token', form, basic(client.client_id, secret)),
-      'demo',
-    );
-    expect(json(refused).error).toBe('invalid_dpop_proof');
-    const retry = await t.server.token(
-      postForm('/tenant/demo/token', form, { ...basic(client.client_id, secret), dpop: await proofFor(t) }),
-      'demo',
-    );
-    expect(retry.status, retry.body).toBe(200);
-    expect(json(retry).token_type).toBe('DPoP');
+    await expectRefusedThenRetried(t, codeForm(code, verifier), basic(client.client_id, secret));
   });
 
   it('a public client refused for a missing proof keeps its refresh token', async () => {
@@ -587,13 +587,6 @@ describe('a client that must prove a key and sent no proof keeps its code, refre
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
       client_assertion: assertion,
     };
-    const refused = await t.server.token(postForm('/tenant/demo/token', form), 'demo');
-    expect(json(refused).error).toBe('invalid_dpop_proof');
-    const retry = await t.server.token(
-      postForm('/tenant/demo/token', form, { dpop: await proofFor(t) }),
-      'demo',
-    );
-    expect(retry.status, retry.body).toBe(200);
-    expect(json(retry).token_type).toBe('DPoP');
+    await expectRefusedThenRetried(t, form);
   });
 });

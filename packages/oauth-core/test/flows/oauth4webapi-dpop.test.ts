@@ -43,57 +43,95 @@ async function authorize(
   return new URL(String(decided.headers.get('location')));
 }
 
+/**
+ * Registers a public client, runs the browser leg, and redeems the code with a new DPoP key, answering one
+ * use_dpop_nonce challenge if the server makes it (`retried` says whether it did).
+ */
+async function signInWithDpop(
+  server: oauth.AuthorizationServer,
+  metadata: { readonly client_name: string; readonly dpop_bound_access_tokens?: boolean },
+) {
+  const registered = await register(server, {
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    ...metadata,
+  });
+  const client: oauth.Client = { client_id: registered.client_id };
+  const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const params = oauth.validateAuthResponse(
+    server,
+    client,
+    await authorize(client.client_id, verifier, state, server),
+    state,
+  );
+  const { value: tokens, retried } = await withNonceRetry(async () =>
+    oauth.processAuthorizationCodeResponse(
+      server,
+      client,
+      await oauth.authorizationCodeGrantRequest(server, client, oauth.None(), params, REDIRECT, verifier, {
+        DPoP,
+        ...insecure,
+      }),
+    ),
+  );
+  return { client, DPoP, tokens, retried };
+}
+
+/**
+ * A client_credentials client provisioned on `h` (scope `mcp`, client_secret_basic) with a new DPoP key;
+ * `tokenRequest` asks `server` for one token, without retrying a nonce challenge.
+ */
+async function dpopMachineClient(h: HttpHost, server: oauth.AuthorizationServer) {
+  const provisioned = await h.server.clients.provision('demo', {
+    grantTypes: ['client_credentials'],
+    scope: 'mcp',
+  });
+  const client: oauth.Client = { client_id: provisioned.clientId };
+  const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
+  const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+  const tokenRequest = async () =>
+    oauth.processClientCredentialsResponse(
+      server,
+      client,
+      await oauth.clientCredentialsGrantRequest(
+        server,
+        client,
+        auth,
+        { scope: 'mcp' },
+        { DPoP, ...insecure },
+      ),
+    );
+  return { client, auth, DPoP, tokenRequest };
+}
+
+/** A GET of `resource` with the DPoP-bound `accessToken`, proved by the `DPoP` handle (no nonce retry). */
+function getWithDpop(resource: URL, accessToken: string, DPoP: oauth.DPoPHandle): Promise<Response> {
+  return oauth.protectedResourceRequest(accessToken, 'GET', resource, undefined, undefined, {
+    DPoP,
+    ...insecure,
+  });
+}
+
 describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   it('advertises the proof algorithms it accepts', () => {
     expect(as.dpop_signing_alg_values_supported).toContain('ES256');
   });
 
   it('authorization_code → resource → refresh with one key; the code survives the nonce challenge', async () => {
-    const registered = await register(as, {
-      redirect_uris: [REDIRECT],
+    // The same code is sent twice: first answered use_dpop_nonce, then redeemed (nothing spent before).
+    const { client, DPoP, tokens, retried } = await signInWithDpop(as, {
       client_name: 'DPoP Client',
-      token_endpoint_auth_method: 'none',
       dpop_bound_access_tokens: true,
     });
-    const client: oauth.Client = { client_id: registered.client_id };
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const params = oauth.validateAuthResponse(
-      as,
-      client,
-      await authorize(client.client_id, verifier, state),
-      state,
-    );
-
-    // The same code is sent twice: first answered use_dpop_nonce, then redeemed (nothing spent before).
-    const { value: tokens, retried } = await withNonceRetry(async () =>
-      oauth.processAuthorizationCodeResponse(
-        as,
-        client,
-        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, {
-          DPoP,
-          ...insecure,
-        }),
-      ),
-    );
     expect(retried).toBe(true);
     expect(tokens.token_type).toBe('dpop');
 
     const resource = new URL(`${host.issuer}/mcp`);
     const call = () =>
       withNonceRetry(async () => {
-        const response = await oauth.protectedResourceRequest(
-          tokens.access_token,
-          'GET',
-          resource,
-          undefined,
-          undefined,
-          {
-            DPoP,
-            ...insecure,
-          },
-        );
+        const response = await getWithDpop(resource, tokens.access_token, DPoP);
         return { status: response.status, body: (await response.json()) as unknown };
       });
     const first = await call();
@@ -135,20 +173,8 @@ describe('oauth4webapi with DPoP (RFC 9449) against a real server', () => {
   });
 
   it('client_credentials with DPoP, then introspection reports token_type DPoP and cnf', async () => {
-    const provisioned = await host.server.clients.provision('demo', {
-      grantTypes: ['client_credentials'],
-      scope: 'mcp',
-    });
-    const client: oauth.Client = { client_id: provisioned.clientId };
-    const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const { value: tokens } = await withNonceRetry(async () =>
-      oauth.processClientCredentialsResponse(
-        as,
-        client,
-        await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: 'mcp' }, { DPoP, ...insecure }),
-      ),
-    );
+    const { client, auth, tokenRequest } = await dpopMachineClient(host, as);
+    const { value: tokens } = await withNonceRetry(tokenRequest);
     expect(tokens.token_type).toBe('dpop');
     const introspection = await oauth.processIntrospectionResponse(
       as,
@@ -177,32 +203,9 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
     await timed.close();
   });
 
-  async function machineClient() {
-    const provisioned = await timed.server.clients.provision('demo', {
-      grantTypes: ['client_credentials'],
-      scope: 'mcp',
-    });
-    const client: oauth.Client = { client_id: provisioned.clientId };
-    const auth = oauth.ClientSecretBasic(String(provisioned.clientSecret));
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const tokenRequest = async () =>
-      oauth.processClientCredentialsResponse(
-        timedAs,
-        client,
-        await oauth.clientCredentialsGrantRequest(
-          timedAs,
-          client,
-          auth,
-          { scope: 'mcp' },
-          { DPoP, ...insecure },
-        ),
-      );
-    return { DPoP, tokenRequest };
-  }
-
   it('at the token endpoint: a nonce challenge on the first request only, over five nonce steps', async () => {
     clock.set(Date.now() - 150_000);
-    const { tokenRequest } = await machineClient();
+    const { tokenRequest } = await dpopMachineClient(timed, timedAs);
     const first = await withNonceRetry(tokenRequest);
     expect(first.retried).toBe(true);
     // Without the fresh nonces of successful answers the first nonce would be refused from the third step on.
@@ -215,41 +218,10 @@ describe('oauth4webapi following DPoP-Nonce meets use_dpop_nonce once per server
 
   it('at the resource: a nonce challenge on the first request only, over five nonce steps', async () => {
     clock.set(Date.now() - 150_000);
-    const registered = await register(timedAs, {
-      redirect_uris: [REDIRECT],
-      client_name: 'Long-running DPoP Client',
-      token_endpoint_auth_method: 'none',
-    });
-    const client: oauth.Client = { client_id: registered.client_id };
-    const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const params = oauth.validateAuthResponse(
-      timedAs,
-      client,
-      await authorize(client.client_id, verifier, state, timedAs),
-      state,
-    );
-    const { value: tokens } = await withNonceRetry(async () =>
-      oauth.processAuthorizationCodeResponse(
-        timedAs,
-        client,
-        await oauth.authorizationCodeGrantRequest(timedAs, client, oauth.None(), params, REDIRECT, verifier, {
-          DPoP,
-          ...insecure,
-        }),
-      ),
-    );
+    const { DPoP, tokens } = await signInWithDpop(timedAs, { client_name: 'Long-running DPoP Client' });
     const resource = new URL(`${timed.issuer}/mcp`);
     const call = async () => {
-      const response = await oauth.protectedResourceRequest(
-        tokens.access_token,
-        'GET',
-        resource,
-        undefined,
-        undefined,
-        { DPoP, ...insecure },
-      );
+      const response = await getWithDpop(resource, tokens.access_token, DPoP);
       return response.status;
     };
     // The handle holds the authorization server's nonce; the resource's own is asked for once.

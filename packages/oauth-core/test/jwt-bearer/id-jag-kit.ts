@@ -3,6 +3,7 @@ import type { CryptoKey, JWK } from 'jose';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { EnterpriseIssuer } from '../../src/index.js';
 import { ISSUER, RESOURCE } from '../helpers.js';
+import { type AssertionKnobs, signAssertion } from './jwt-bearer-kit.js';
 
 export const IDP = 'https://idp.example';
 
@@ -37,14 +38,8 @@ export function trustOf(
   };
 }
 
-/** One defect at a time: each knob breaks one rule an ID-JAG must follow. */
-export interface IdJagKnobs {
-  readonly typ?: string | null;
-  readonly claims?: Record<string, unknown>;
-  readonly omit?: readonly string[];
-  readonly tamperSignature?: boolean;
-  readonly kid?: string;
-}
+/** One defect at a time: each knob breaks one rule an ID-JAG must follow (typ default `oauth-id-jag+jwt`). */
+export type IdJagKnobs = AssertionKnobs;
 
 /** An ID-JAG from `idp` for `clientId` at `nowMs` (5 minutes, sub `user-1`, resource the tenant's MCP). */
 export async function mintIdJag(
@@ -54,7 +49,7 @@ export async function mintIdJag(
   knobs: IdJagKnobs = {},
 ): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
-  const claims: Record<string, unknown> = {
+  const claims = {
     iss: idp.issuer,
     sub: 'user-1',
     aud: ISSUER,
@@ -64,15 +59,8 @@ export async function mintIdJag(
     jti: randomUUID(),
     iat,
     exp: iat + 300,
-    ...knobs.claims,
   };
-  for (const name of knobs.omit ?? []) delete claims[name];
-  const header: Record<string, unknown> = { alg: idp.alg, kid: knobs.kid ?? idp.publicJwk.kid };
-  if (knobs.typ !== null) header.typ = knobs.typ ?? 'oauth-id-jag+jwt';
-  const jwt = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(idp.privateKey);
-  if (!knobs.tamperSignature) return jwt;
-  const [head, body, signature] = jwt.split('.') as [string, string, string];
-  return `${head}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+  return signAssertion(idp, claims, 'oauth-id-jag+jwt', knobs);
 }
 
 /** An unsigned (`none`) or HMAC-signed (`HS256`) assertion: never accepted. */

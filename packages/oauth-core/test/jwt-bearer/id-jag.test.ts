@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { JwksResolver } from '../../src/cimd/jwks-resolver.js';
 import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage, createStaticTenants, generateSigningKey } from '../../src/index.js';
-import { makeProof, type ProofKey, proofKey } from '../dpop/proof-kit.js';
+import { type ProofKey, proofKey } from '../dpop/proof-kit.js';
 import {
   basic,
   createTestServer,
@@ -25,7 +25,13 @@ import {
   testIdp,
   trustOf,
 } from './id-jag-kit.js';
-import { capturingLogger, JWT_BEARER, redeemAssertion } from './jwt-bearer-kit.js';
+import {
+  capturingLogger,
+  expectBoundTo,
+  JWT_BEARER,
+  redeemAssertion,
+  tokenEndpointProof,
+} from './jwt-bearer-kit.js';
 
 let idp: TestIdp;
 let otherIdp: TestIdp;
@@ -415,11 +421,9 @@ describe('DPoP binds the issued token when a proof is sent (RFC 9449 §5)', () =
 
   it('a valid proof gives token_type DPoP and cnf.jkt', async () => {
     const s = await setup();
-    const dpop = await makeProof(key, 'POST', `${ISSUER}/token`, s.t.clock.now());
+    const dpop = await tokenEndpointProof(s.t, key);
     const body = json(await redeem(s, await mint(s), {}, { dpop }));
-    expect(body.token_type).toBe('DPoP');
-    const jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
-    expect(decodePayload(String(body.access_token)).cnf).toEqual({ jkt });
+    await expectBoundTo(body, key);
   });
 
   it('an assertion bound by cnf.jkt is refused without a proof by that key', async () => {
@@ -428,7 +432,7 @@ describe('DPoP binds the issued token when a proof is sent (RFC 9449 §5)', () =
     expect(await refusalOf(s, await mint(s, { claims: { cnf: { jkt } } }))).toMatchObject(
       invalidGrant('id_jag.cnf_mismatch'),
     );
-    const dpop = await makeProof(key, 'POST', `${ISSUER}/token`, s.t.clock.now());
+    const dpop = await tokenEndpointProof(s.t, key);
     expect((await redeem(s, await mint(s, { claims: { cnf: { jkt } } }), {}, { dpop })).status).toBe(200);
   });
 });

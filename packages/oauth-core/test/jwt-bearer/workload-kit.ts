@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { TenantConfig } from '../../src/index.js';
 import { ISSUER } from '../helpers.js';
 import type { TestIdp } from './id-jag-kit.js';
+import { type AssertionKnobs, signAssertion } from './jwt-bearer-kit.js';
 
 /** A workload trust policy, as a tenant lists it (the type is not exported by name: the API has a budget). */
 export type WorkloadPolicy = NonNullable<TenantConfig['workloads']>[number];
@@ -20,15 +20,8 @@ export function policyOf(issuer: TestIdp, extra: Partial<WorkloadPolicy> = {}): 
   };
 }
 
-/** One defect at a time: each knob breaks one rule a workload JWT must follow. */
-export interface WorkloadKnobs {
-  /** `null`: no `typ` header; default `JWT`. */
-  readonly typ?: string | null;
-  readonly claims?: Record<string, unknown>;
-  readonly omit?: readonly string[];
-  readonly tamperSignature?: boolean;
-  readonly kid?: string;
-}
+/** One defect at a time: each knob breaks one rule a workload JWT must follow (typ default `JWT`). */
+export type WorkloadKnobs = AssertionKnobs;
 
 /** A workload JWT from `issuer` at `nowMs`: sub `repo:acme/app:ref:refs/heads/main`, aud the tenant issuer, 10 min. */
 export async function mintWorkload(
@@ -37,20 +30,13 @@ export async function mintWorkload(
   knobs: WorkloadKnobs = {},
 ): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
-  const claims: Record<string, unknown> = {
+  const claims = {
     iss: issuer.issuer,
     sub: 'repo:acme/app:ref:refs/heads/main',
     aud: ISSUER,
     jti: randomUUID(),
     iat,
     exp: iat + 600,
-    ...knobs.claims,
   };
-  for (const name of knobs.omit ?? []) delete claims[name];
-  const header: Record<string, unknown> = { alg: issuer.alg, kid: knobs.kid ?? issuer.publicJwk.kid };
-  if (knobs.typ !== null) header.typ = knobs.typ ?? 'JWT';
-  const jwt = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(issuer.privateKey);
-  if (!knobs.tamperSignature) return jwt;
-  const [head, body, signature] = jwt.split('.') as [string, string, string];
-  return `${head}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+  return signAssertion(issuer, claims, 'JWT', knobs);
 }

@@ -3,7 +3,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthStorage } from '../../src/index.js';
 import { createMemoryStorage, createStaticTenants, generateSigningKey } from '../../src/index.js';
-import { makeProof, type ProofKey, proofKey } from '../dpop/proof-kit.js';
+import { type ProofKey, proofKey } from '../dpop/proof-kit.js';
 import {
   basic,
   createTestServer,
@@ -16,7 +16,13 @@ import {
   type TestServer,
 } from '../helpers.js';
 import { mintIdJag, type TestIdp, testIdp, trustOf } from './id-jag-kit.js';
-import { capturingLogger, JWT_BEARER, redeemAssertion } from './jwt-bearer-kit.js';
+import {
+  capturingLogger,
+  expectBoundTo,
+  JWT_BEARER,
+  redeemAssertion,
+  tokenEndpointProof,
+} from './jwt-bearer-kit.js';
 import { CI, mintWorkload, policyOf, type WorkloadKnobs, type WorkloadPolicy } from './workload-kit.js';
 
 const API = 'https://api.example/';
@@ -78,6 +84,14 @@ async function accessToken(
   return json(result);
 }
 
+/** Whether the tenant's resources (which allow machine subjects, as a workload's token is one) accept `access`. */
+async function acceptedAtResource(s: Setup, access: string): Promise<boolean> {
+  const check = await s.t.server.verifyAccessToken('demo', `Bearer ${access}`, {
+    allowMachineSubjects: true,
+  });
+  return check.ok;
+}
+
 describe('a workload JWT under a trust policy is redeemed for a machine token (RFC 7523 §2.1, SEP-1933)', () => {
   it('issues workload:<sub>, client_id workload:<issuer>, the default resource, the ceiling, no refresh token', async () => {
     const s = await setup();
@@ -107,10 +121,7 @@ describe('a workload JWT under a trust policy is redeemed for a machine token (R
     const access = String((await accessToken(s, await mint(s))).access_token);
     const grantId = String(decodePayload(access).grant_id);
     expect((await s.t.server.grants.revoke('demo', grantId)).ok).toBe(true);
-    const check = await s.t.server.verifyAccessToken('demo', `Bearer ${access}`, {
-      allowMachineSubjects: true,
-    });
-    expect(check.ok).toBe(false);
+    expect(await acceptedAtResource(s, access)).toBe(false);
   });
 });
 
@@ -120,10 +131,7 @@ describe('a blocked workload client_id is refused, and its grants revoked', () =
     const access = String((await accessToken(s, await mint(s))).access_token);
     expect((await s.t.server.clients.block('demo', `workload:${CI}`)).revokedGrants).toBe(1);
     expect(json(await redeem(s, await mint(s))).error).toBe('invalid_grant');
-    const check = await s.t.server.verifyAccessToken('demo', `Bearer ${access}`, {
-      allowMachineSubjects: true,
-    });
-    expect(check.ok).toBe(false);
+    expect(await acceptedAtResource(s, access)).toBe(false);
   });
 });
 
@@ -673,11 +681,9 @@ describe('DPoP binds the workload token when a proof is sent (RFC 9449 §5)', ()
 
   it('a valid proof gives token_type DPoP and cnf.jkt', async () => {
     const s = await setup();
-    const dpop = await makeProof(key, 'POST', `${ISSUER}/token`, s.t.clock.now());
+    const dpop = await tokenEndpointProof(s.t, key);
     const body = await accessToken(s, await mint(s), {}, { dpop });
-    expect(body.token_type).toBe('DPoP');
-    const jkt = await calculateJwkThumbprint(key.publicJwk, 'sha256');
-    expect(decodePayload(String(body.access_token)).cnf).toEqual({ jkt });
+    await expectBoundTo(body, key);
   });
 
   it('a JWT bound by cnf.jkt is refused without a proof by that key', async () => {
@@ -700,10 +706,7 @@ describe('workload:… is a machine subject: only resources that allow machine s
       expect(refused.result.status).toBe(403);
       expect(json(refused.result).error_description).toMatch(/machine clients are not accepted/);
     }
-    const allowed = await s.t.server.verifyAccessToken('demo', `Bearer ${access}`, {
-      allowMachineSubjects: true,
-    });
-    expect(allowed.ok).toBe(true);
+    expect(await acceptedAtResource(s, access)).toBe(true);
     const userinfo = await s.t.server.userinfo(
       get('/tenant/demo/userinfo', { authorization: `Bearer ${access}` }),
       'demo',

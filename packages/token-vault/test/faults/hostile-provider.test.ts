@@ -1,17 +1,16 @@
-import type { Logger, OAuthAsk } from '@keyhold/core';
+import type { Logger } from '@keyhold/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostileAnswer, HostilePeer } from '../../../../test-support/hostile-peer.js';
 import { startHostilePeer } from '../../../../test-support/hostile-peer.js';
 import type { ElicitationRequiredError, TokenBrokerOptions } from '../../src/index.js';
 import { TokenVaultError } from '../../src/index.js';
-import { authorizeInBrowser, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
+import { ACME_ASK as ask, authorizeInBrowser, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
 
 // A hostile third-party provider on a real socket (no msw here: the reads must meet real streams). Each
 // misbehaving answer fails within the token request time limit, reads no more than the byte cap, stores
 // nothing, and the same broker serves the next, honest answer.
 
 const TIMEOUT_MS = 600;
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 let peer: HostilePeer;
 beforeAll(async () => {

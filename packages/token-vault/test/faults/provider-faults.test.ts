@@ -1,24 +1,21 @@
-import type { OAuthAsk } from '@keyhold/core';
 import { delay, HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TokenVaultError } from '../../src/index.js';
 import {
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
-  elicitationOf,
+  connectGrant,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useProviderServer();
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const TIMEOUT_MS = 100;
 
 /** The provider misbehaving in each way the broker must survive. */
@@ -47,22 +44,12 @@ function harness() {
   return makeHarness({ tokenRequestTimeoutMs: TIMEOUT_MS, refreshBufferSeconds: 60 });
 }
 
-async function connected(h: ReturnType<typeof harness>): Promise<void> {
-  mockTokenEndpoint(server, ACME_TOKEN, () =>
-    tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
-  );
-  const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-  const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
-  expect((await h.broker.callback(callback)).status).toBe(200);
-  server.resetHandlers();
-}
-
 describe('fault: a provider failing a refresh leaves the stored grant untouched and the ask reports it', () => {
   it.each(FAULTS)(
     'the provider %s: ERR_PROVIDER_UNAVAILABLE, grant byte-for-byte unchanged, recovers after',
     async (_, fault) => {
       const h = harness();
-      await connected(h);
+      await connectGrant(server, h);
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 + 1);
       server.use(http.post(ACME_TOKEN, fault));
@@ -83,7 +70,7 @@ describe('fault: a provider failing a refresh leaves the stored grant untouched 
     'the provider %s inside the refresh buffer: the still-valid token is handed out, grant unchanged',
     async (_, fault) => {
       const h = harness();
-      await connected(h);
+      await connectGrant(server, h);
       const before = await h.storage.grants.list({ tenantId: 'tenant-a' });
       h.clock.advance(3600_000 - 30_000);
       server.use(http.post(ACME_TOKEN, fault));
@@ -98,8 +85,7 @@ describe('fault: a provider failing the callback code exchange stores nothing; t
     'the provider %s: 502 page, no grant, the same elicitation link succeeds later',
     async (_, fault) => {
       const h = harness();
-      const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-      const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+      const { error, callback } = await loginInBrowser(h);
       server.use(http.post(ACME_TOKEN, fault));
       const page = await h.broker.callback(callback);
       expect(page.status).toBe(502);
@@ -127,8 +113,7 @@ describe('fault: the grant store failing during the callback leaves no grant and
       if (failing) throw new Error('injected grant store outage');
       return put(grant);
     };
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { error, callback } = await loginInBrowser(h);
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-4', expires_in: 3600 }),
     );

@@ -1,25 +1,21 @@
-import type { Logger, OAuthAsk, RequestOutcome } from '@keyhold/core';
+import type { Logger, RequestOutcome } from '@keyhold/core';
 import { StorageUnavailableError } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TokenVaultStorage } from '../../src/index.js';
 import { createMemoryBrokerStorage } from '../../src/index.js';
 import {
   ACME_TOKEN,
-  authorizeInBrowser,
+  ACME_ASK as ask,
   elicitationOf,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+const server = useProviderServer();
 
 /** The memory storage, with a switch that makes every call throw the outage a real store throws. */
 function switchableStorage(): { storage: TokenVaultStorage; down(on: boolean): void } {
@@ -88,8 +84,7 @@ describe('outage: the callback answers a 503 page with Retry-After', () => {
   it('storage down when the provider redirects back: 503 page, not a rejection', async () => {
     const { storage, down } = switchableStorage();
     const h = makeHarness({}, { storage });
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { callback } = await loginInBrowser(h);
     down(true);
     const result = await h.broker.callback(callback);
     expect(result.status).toBe(503);
@@ -114,8 +109,7 @@ describe('outage: the broker behind tools lets the outage through, never an elic
     mockTokenEndpoint(server, ACME_TOKEN, () =>
       tokenResponse({ access_token: 'access-1', refresh_token: 'refresh-1', expires_in: 3600 }),
     );
-    const error = await elicitationOf(h.broker.requestToken(ask, h.context));
-    const { callback } = await authorizeInBrowser(h.broker, error.elicitationUrl);
+    const { callback } = await loginInBrowser(h);
     expect((await h.broker.callback(callback)).status).toBe(200);
     down(true);
     await expect(h.broker.requestToken(ask, h.context)).rejects.toBeInstanceOf(StorageUnavailableError);

@@ -1,18 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeListener } from '@keyhold/adapter-node';
-import type { Area, OAuthAsk } from '@keyhold/core';
+import type { Area } from '@keyhold/core';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ACME_TOKEN, elicitationOf, makeHarness, mockTokenEndpoint, tokenResponse } from '../fixtures.js';
+import {
+  ACME_TOKEN,
+  ACME_ASK as ask,
+  elicitationOf,
+  makeHarness,
+  mockTokenEndpoint,
+  tokenResponse,
+} from '../fixtures.js';
 
 const mock = setupServer(http.all(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()));
 beforeAll(() => mock.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => mock.resetHandlers());
 afterAll(() => mock.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 async function listen(area: Area): Promise<{ server: Server; base: string }> {
   const server = createServer(

@@ -1,4 +1,3 @@
-import type { OAuthAsk } from '@keyhold/core';
 import * as fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
@@ -15,6 +14,7 @@ import {
 import {
   ACME_AUTHORIZE,
   ACME_TOKEN,
+  ACME_ASK as ask,
   authorizeInBrowser,
   elicitationOf,
   getRequest,
@@ -37,7 +37,6 @@ const server = setupServer(
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterAll(() => server.close());
 
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 const harness = makeHarness();
 let elicitationUrl = '';
 let elicitationId = '';

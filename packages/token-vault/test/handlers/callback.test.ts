@@ -1,28 +1,20 @@
-import type { OAuthAsk } from '@keyhold/core';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/pkce.js';
 import {
   ACME_TOKEN,
-  authorizeInBrowser,
-  elicitationOf,
+  ACME_ASK as ask,
   getRequest,
+  loginInBrowser,
   makeHarness,
   mockTokenEndpoint,
   tokenResponse,
 } from '../fixtures.js';
+import { useProviderServer } from '../provider-server.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
+const server = useProviderServer();
 
 async function started(harness = makeHarness()) {
-  const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-  const browser = await authorizeInBrowser(harness.broker, error.elicitationUrl);
-  return { harness, error, ...browser };
+  return { harness, ...(await loginInBrowser(harness)) };
 }
 
 function withQuery(callback: ReturnType<typeof getRequest>, change: (params: URLSearchParams) => void) {
@@ -295,8 +287,7 @@ describe('After the callback the host is told the elicitation completed', () => 
   it('calls onAuthorizationComplete with the elicitation and its grant key (no MCP session: clients retry)', async () => {
     const events: unknown[] = [];
     const harness = makeHarness({ onAuthorizationComplete: (event) => void events.push(event) });
-    const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-    const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+    const { error, callback } = await loginInBrowser(harness);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
     expect((await harness.broker.callback(callback)).status).toBe(200);
     expect(events).toEqual([
@@ -317,8 +308,7 @@ describe('After the callback the host is told the elicitation completed', () => 
         throw new Error('queue down');
       },
     });
-    const error = await elicitationOf(harness.broker.requestToken(ask, harness.context));
-    const { callback } = await authorizeInBrowser(harness.broker, error.elicitationUrl);
+    const { callback } = await loginInBrowser(harness);
     mockTokenEndpoint(server, ACME_TOKEN, () => tokenResponse({ access_token: 'access-1' }));
     expect((await harness.broker.callback(callback)).status).toBe(200);
   });

@@ -1,15 +1,12 @@
-import type { OAuthAsk } from '@keyhold/core';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitationRequiredError } from '../../src/index.js';
 import { s256Challenge } from '../../src/pkce.js';
-import { ACME_AUTHORIZE, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
+import { ACME_AUTHORIZE, ACME_ASK as ask, elicitationOf, getRequest, makeHarness } from '../fixtures.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterAll(() => server.close());
-
-const ask: OAuthAsk = { ask: 'oauth', provider: 'acme', scopes: ['read'] };
 
 async function raise(harness: ReturnType<typeof makeHarness>): Promise<ElicitationRequiredError> {
   return await elicitationOf(harness.broker.requestToken(ask, harness.context));
