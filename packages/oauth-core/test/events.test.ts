@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { decisionEvent, reasonOf } from '../src/events/decision.js';
 import { MAX_PENDING_APPENDS } from '../src/events/emitter.js';
 import { AUTH_EVENT_REASONS } from '../src/index.js';
-import type { AuthEvent } from '../src/storage.js';
 import {
   authorizeRequest,
   basic,
@@ -23,7 +22,6 @@ import {
   refuseRefresh,
   registerClient,
   settled,
-  type TestServerOptions,
   USER,
 } from './helpers.js';
 

@@ -4,14 +4,12 @@ import type { AuthEvent } from '../src/storage.js';
 import {
   basic,
   createRecordedServer,
-  createTestServer,
   exchangeCode,
   json,
   obtainCode,
   postForm,
   registerClient,
   settled,
-  type TestServerOptions,
   USER,
 } from './helpers.js';
 
