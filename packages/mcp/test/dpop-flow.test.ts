@@ -1,36 +1,23 @@
 import { type Area, compose } from '@keyhold/core';
 import {
   type AuthorizationServerOptions,
-  createAuthorizationServer,
   createMemoryStorage,
-  createStaticTenants,
   generateSigningKey,
   type OAuthStorage,
   type SigningKeyConfig,
 } from '@keyhold/oauth-core';
-import {
-  Client,
-  DpopSession,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpEndpoint, type McpEndpoint } from '../src/index.js';
 import { notes, textOf } from './fixtures.js';
-import { type AppServer, approveInBrowser, MemoryProvider, startAppServer } from './sdk-flow.js';
-
-const REDIRECT = 'http://127.0.0.1:40124/callback';
-
-/** An OAuth client provider of the SDK v2 that holds one DPoP session for its registration. */
-class DpopProvider extends MemoryProvider {
-  readonly session: Promise<DpopSession> = DpopSession.create({ alg: 'ES256' });
-  constructor() {
-    super(REDIRECT, 'DPoP SDK Client');
-  }
-  dpop() {
-    return this.session;
-  }
-}
+import {
+  type AppServer,
+  authorizeWithDpop,
+  DpopProvider,
+  demoAuthorizationServer,
+  startAppServer,
+  toolsCallRequest,
+} from './sdk-flow.js';
 
 /** One instance of the app: an authorization server and the MCP endpoint at `{base}/mcp`. */
 function instance(
@@ -39,13 +26,7 @@ function instance(
   keys: SigningKeyConfig[],
   dpop: AuthorizationServerOptions['dpop'],
 ): { app: Area; mcp: McpEndpoint } {
-  const oauth = createAuthorizationServer({
-    baseUrl: base,
-    tenants: createStaticTenants({ demo: { signingKeys: keys, singleUserId: 'owner' } }),
-    storage,
-    singleUserMode: true,
-    ...(dpop === undefined ? {} : { dpop }),
-  });
+  const oauth = demoAuthorizationServer(base, storage, keys, dpop);
   const mcp = createMcpEndpoint({
     resource: oauth.protectedResource('demo', { url: `${base}/mcp` }),
     serverInfo: { name: 'dpop-app', version: '1.0.0' },
@@ -72,42 +53,15 @@ function suite(name: string, dpop: AuthorizationServerOptions['dpop']): void {
 
     afterAll(() => server.close());
 
-    function toolsCall(authorization: string, dpop?: string): Request {
-      return new Request(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          host: new URL(base).host,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          authorization,
-          ...(dpop === undefined ? {} : { dpop }),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 7,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text: 'x' } },
-        }),
-      });
-    }
+    const toolsCall = (authorization: string, dpop?: string): Request =>
+      toolsCallRequest(`${base}/mcp`, authorization, dpop);
 
     describe('the MCP SDK v2 client with a DpopSession, end to end', () => {
       const provider = new DpopProvider();
 
       it('gets a DPoP-bound token through the whole flow and calls a tool with it', async () => {
         const url = new URL(`${base}/mcp`);
-        const first = new StreamableHTTPClientTransport(url, { authProvider: provider as never });
-        await expect(new Client({ name: 'v2', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
-          UnauthorizedError,
-        );
-        const redirect = await approveInBrowser(provider.authorizationUrl as URL);
-        await first.finishAuth(redirect.searchParams);
-        expect(provider.saved?.token_type).toMatch(/^dpop$/i);
-        const payload = JSON.parse(
-          Buffer.from(String(provider.saved?.access_token.split('.')[1]), 'base64url').toString('utf8'),
-        ) as { cnf?: { jkt?: string } };
-        expect(payload.cnf?.jkt).toBe((await provider.session).thumbprint);
+        await authorizeWithDpop(provider, url);
         const client = new Client({ name: 'v2', version: '1.0.0' });
         await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider as never }));
         const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });

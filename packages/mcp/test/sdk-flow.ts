@@ -1,9 +1,25 @@
-// What the end-to-end tests with the MCP SDK clients share: an in-memory OAuth client provider, the user's
-// browser approving consent, and a real HTTP server for an app that is built once its URL is known.
-import { createServer, type Server } from 'node:http';
+// What the end-to-end tests with the MCP SDK clients share: an in-memory OAuth client provider (and one
+// holding a DPoP session), the user's browser approving consent, the whole flow up to a DPoP-bound token,
+// and a real HTTP server for an app that is built once its URL is known.
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Area } from '@keyhold/core';
+import {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+  createStaticTenants,
+  type OAuthStorage,
+  type SigningKeyConfig,
+} from '@keyhold/oauth-core';
+import {
+  Client,
+  DpopSession,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
 
 /** An OAuth client provider (the shape both SDK eras take) that keeps everything in memory. */
 export class MemoryProvider {
@@ -47,6 +63,78 @@ export class MemoryProvider {
   }
 }
 
+/** An OAuth client provider of the SDK v2 that holds one DPoP session for its registration. */
+export class DpopProvider extends MemoryProvider {
+  readonly session: Promise<DpopSession> = DpopSession.create({ alg: 'ES256' });
+  constructor(redirectUrl = 'http://127.0.0.1:40124/callback') {
+    super(redirectUrl, 'DPoP SDK Client');
+  }
+  dpop(): Promise<DpopSession> {
+    return this.session;
+  }
+}
+
+/**
+ * The authorization server of one instance of a single-user app at `base` (tenant `demo`, user `owner`);
+ * instances of one deployment share `storage` (and its spend-once store) and `keys`.
+ */
+export function demoAuthorizationServer(
+  base: string,
+  storage: OAuthStorage,
+  keys: SigningKeyConfig[],
+  dpop: AuthorizationServerOptions['dpop'],
+): AuthorizationServer {
+  return createAuthorizationServer({
+    baseUrl: base,
+    tenants: createStaticTenants({ demo: { signingKeys: keys, singleUserId: 'owner' } }),
+    storage,
+    singleUserMode: true,
+    ...(dpop === undefined ? {} : { dpop }),
+  });
+}
+
+/**
+ * Runs the whole flow with the SDK v2 client and `provider`'s DPoP session against the MCP server at `url`:
+ * the first connect is refused, the user approves, the code is exchanged. Asserts the token is DPoP-bound
+ * (`token_type` DPoP, `cnf.jkt` the session key's thumbprint) and returns it.
+ */
+export async function authorizeWithDpop(provider: DpopProvider, url: URL): Promise<string> {
+  const first = new StreamableHTTPClientTransport(url, { authProvider: provider as never });
+  await expect(new Client({ name: 'v2', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+    UnauthorizedError,
+  );
+  const redirect = await approveInBrowser(provider.authorizationUrl as URL);
+  await first.finishAuth(redirect.searchParams);
+  expect(provider.saved?.token_type).toMatch(/^dpop$/i);
+  const token = String(provider.saved?.access_token);
+  const payload = JSON.parse(Buffer.from(String(token.split('.')[1]), 'base64url').toString('utf8')) as {
+    cnf?: { jkt?: string };
+  };
+  expect(payload.cnf?.jkt).toBe((await provider.session).thumbprint);
+  return token;
+}
+
+/** A 2025-11-25 `tools/call` of `echo` at `url` with `authorization` and, if given, a DPoP proof. */
+export function toolsCallRequest(url: string, authorization: string, dpop?: string): Request {
+  return new Request(url, {
+    method: 'POST',
+    headers: {
+      host: new URL(url).host,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      authorization,
+      ...(dpop === undefined ? {} : { dpop }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' } },
+    }),
+  });
+}
+
 /** Plays the user's browser: follows the authorization URL, approves consent, returns the redirect. */
 export async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
   const first = await fetch(authorizationUrl, { redirect: 'manual' });
@@ -74,21 +162,29 @@ export async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
 export interface AppServer {
   /** `http://127.0.0.1:<port>`. */
   readonly base: string;
-  serve(app: Area): void;
+  /**
+   * Serves `app`; a path in `routes` goes to its Node listener instead (a host's own route, such as an
+   * SDK v1 server at `/mcp`).
+   */
+  serve(app: Area, routes?: Readonly<Record<string, RequestListener>>): void;
   close(): Promise<void>;
 }
 
 /** Starts an {@link AppServer} on a free port of 127.0.0.1. */
 export async function startAppServer(): Promise<AppServer> {
   let app: Area | undefined;
-  const server: Server = createServer(
-    getRequestListener((request) => app?.fetch(request) ?? new Response(null, { status: 503 })),
-  );
+  let routes: Readonly<Record<string, RequestListener>> = {};
+  const toApp = getRequestListener((request) => app?.fetch(request) ?? new Response(null, { status: 503 }));
+  const server: Server = createServer((req, res) => {
+    const route = routes[new URL(req.url ?? '/', 'http://localhost').pathname];
+    return (route ?? toApp)(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    serve(next) {
+    serve(next, nextRoutes = {}) {
       app = next;
+      routes = nextRoutes;
     },
     async close() {
       server.closeAllConnections();
