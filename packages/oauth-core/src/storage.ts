@@ -618,10 +618,11 @@ export interface AuthEventQuery {
  *
  * @example
  * ```ts
- * await store.events.append(event, {
+ * const refused: AuthEvent = { at: now, tenant: 'demo', category: 'token', reason: 'request.invalid_client', status: 401 };
+ * await store.events.append(refused, {
  *   maxEventsPerTenant: 10_000,
  *   maxAnonymousEventsPerTenant: 1_000,
- *   anonymous: event.userId === undefined,
+ *   anonymous: refused.userId === undefined,
  *   notBefore: now - 30 * 86_400_000,
  * });
  * const recent = await store.events.list('demo', { userId: 'alice', limit: 50 });
