@@ -110,6 +110,26 @@ export async function refreshGrant(
 }
 
 /**
+ * Revokes one grant (its access tokens are refused at their next request), keeping its row until the
+ * retention after revocation has passed, so a late token of it is still recognised and refused.
+ */
+export async function revokeGrant(
+  context: Pick<ServerContext, 'storage' | 'grantRetention'>,
+  tenant: string,
+  grantId: string,
+  now: number,
+  reason: string,
+): Promise<void> {
+  await context.storage.grants.revoke(
+    tenant,
+    grantId,
+    now,
+    reason,
+    sweepAfterRevocation(context.grantRetention, now),
+  );
+}
+
+/**
  * `invalid_grant` naming the block when the client is blocked, after revoking the grant it was about to use
  * (a block revokes the client's grants; one opened while the block landed is caught here).
  */
@@ -123,14 +143,7 @@ export async function refuseIfBlocked(
   if ((await context.storage.clientBlocks.get(tenant.slug, clientId)) === undefined) return;
   if (event) event.reason = 'client.blocked';
   if (grantId !== undefined) {
-    const now = context.clock.now();
-    await context.storage.grants.revoke(
-      tenant.slug,
-      grantId,
-      now,
-      'client_blocked',
-      sweepAfterRevocation(context.grantRetention, now),
-    );
+    await revokeGrant(context, tenant.slug, grantId, context.clock.now(), 'client_blocked');
   }
   throw new OAuthError('invalid_grant', 'the client is blocked on this server');
 }

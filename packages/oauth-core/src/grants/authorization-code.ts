@@ -4,8 +4,7 @@ import { presentedClientId } from '../client-authentication.js';
 import { type ResolvedClient, resolveClient } from '../clients.js';
 import { requireProofOfBoundClient } from '../dpop/token-endpoint.js';
 import { OAuthError } from '../errors.js';
-import { openGrant } from '../grant-records.js';
-import { sweepAfterRevocation } from '../grant-retention.js';
+import { openGrant, revokeGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { verifyPkce } from '../pkce.js';
 import { audienceFor, parseResources } from '../resources.js';
@@ -27,13 +26,7 @@ async function revokeIssuedFrom(
   if (familyId !== undefined) {
     await context.storage.refreshTokens.revokeFamily(tenant.slug, familyId, now);
     // The family id is the grant's id: its access tokens (and any exchanged from them) go too.
-    await context.storage.grants.revoke(
-      tenant.slug,
-      familyId,
-      now,
-      'code_replay',
-      sweepAfterRevocation(context.grantRetention, now),
-    );
+    await revokeGrant(context, tenant.slug, familyId, now, 'code_replay');
   }
   if (accessTokenJti !== undefined) {
     // The access token was issued at the first redemption, so it expires within one lifetime from now.

@@ -1,8 +1,7 @@
 import { sha256Base64url } from '@keyhold/internal';
 import type { VerifiedProof } from '../dpop/proof.js';
 import { OAuthError } from '../errors.js';
-import { refreshGrant } from '../grant-records.js';
-import { sweepAfterRevocation } from '../grant-retention.js';
+import { refreshGrant, revokeGrant } from '../grant-records.js';
 import type { ServerContext } from '../options.js';
 import { pooledRandomToken } from '../random-pool.js';
 import { openSuccessor, sealSuccessor } from '../refresh-successor.js';
@@ -174,13 +173,7 @@ async function revokeReusedFamily(
 ): Promise<void> {
   await context.storage.refreshTokens.revokeFamily(tenant.slug, current.familyId, now);
   // The family id is the grant's id.
-  await context.storage.grants.revoke(
-    tenant.slug,
-    current.familyId,
-    now,
-    'family_reuse',
-    sweepAfterRevocation(context.grantRetention, now),
-  );
+  await revokeGrant(context, tenant.slug, current.familyId, now, 'family_reuse');
   event.reason = 'grant.revoked.family_reuse';
   event.grant_id = current.familyId;
   event.user_id = current.userId;
