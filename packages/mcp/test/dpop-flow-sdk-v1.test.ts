@@ -1,7 +1,3 @@
-// Issue #31, the SDK v1 era: the SDK v2 client with a DpopSession against a host that keeps its SDK v1
-// McpServer (stateless Streamable HTTP transport) behind Keyhold's request gate, on a real Node HTTP server.
-// The same four checks as dpop-flow.test.ts runs against the v2-era endpoint.
-import type { IncomingMessage, RequestListener } from 'node:http';
 import {
   type AuthorizationServerOptions,
   createMemoryStorage,
@@ -11,8 +7,6 @@ import {
 } from '@keyhold/oauth-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
@@ -25,6 +19,7 @@ import {
   startAppServer,
   toolsCallRequest,
 } from './sdk-flow.js';
+import { v1GatedHost } from './v1-host.js';
 
 type Gate = ReturnType<typeof createMcpRequestGate>;
 
@@ -35,32 +30,6 @@ function buildV1Server(): McpServer {
     content: [{ type: 'text', text: `${text} (v1, ${String(extra.authInfo?.extra?.['sub'])})` }],
   }));
   return mcp;
-}
-
-/** The README recipe for hosts on SDK v1, with the fresh nonce the gate reports sent as `DPoP-Nonce`. */
-function v1Host(gate: Gate): RequestListener {
-  return async (req: IncomingMessage & { auth?: AuthInfo }, res) => {
-    const outcome = await gate.check(req);
-    if (!outcome.ok) {
-      res.writeHead(outcome.status, outcome.headers).end(outcome.body);
-      return;
-    }
-    if (req.method !== 'POST') {
-      // Stateless serving has no standalone SSE stream and no session to end.
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    if (outcome.dpopNonce !== undefined) res.setHeader('dpop-nonce', outcome.dpopNonce);
-    req.auth = outcome.authInfo;
-    const mcp = buildV1Server();
-    const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
-  };
 }
 
 /** One instance of the host: its authorization server, and the gate in front of its v1 server at `/mcp`. */
@@ -94,7 +63,7 @@ function suite(name: string, dpop: AuthorizationServerOptions['dpop']): void {
       const keys = [await generateSigningKey('ES256', 'k1')];
       const first = instance(base, storage, keys, dpop);
       mcpUrl = first.url;
-      server.serve(first.oauth, { [new URL(mcpUrl).pathname]: v1Host(first.gate) });
+      server.serve(first.oauth, { [new URL(mcpUrl).pathname]: v1GatedHost(() => first.gate, buildV1Server) });
       second = instance(base, storage, keys, dpop).gate;
     });
 

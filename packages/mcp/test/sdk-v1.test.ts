@@ -1,18 +1,17 @@
 // The path for hosts still serving MCP with SDK v1: Keyhold's request gate in front of a v1 `McpServer` on
 // the v1 stateless Streamable HTTP transport, and brokered-token elicitation thrown as the host's own v1
 // `UrlElicitationRequiredError` (what token-vault's `ElicitationRequiredError.toMCPError(ctor)` builds).
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createManualClock } from '@keyhold/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { BrokerElicitation } from '../src/index.js';
 import { createMcpRequestGate } from '../src/sdk-v1.js';
 import { fakeBroker, legacyClient, testResource, textOf } from './fixtures.js';
 import { closeServer, listenOnLoopback } from './mounting/harness.js';
+import { v1GatedHost } from './v1-host.js';
 
 type UrlElicitation = { mode: 'url'; elicitationId: string; url: string; message: string };
 
@@ -78,33 +77,7 @@ function buildV1Server(): McpServer {
 beforeAll(async () => {
   let gate!: ReturnType<typeof createMcpRequestGate>;
   // The README recipe for hosts on SDK v1, on node:http.
-  server = createServer(async (req: IncomingMessage & { auth?: AuthInfo }, res) => {
-    const outcome = await gate.check(req);
-    if (!outcome.ok) {
-      res.writeHead(outcome.status, outcome.headers).end(outcome.body);
-      return;
-    }
-    if (req.method !== 'POST') {
-      // Stateless serving has no standalone SSE stream and no session to end.
-      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: { code: -32000, message: 'Method not allowed.' },
-          id: null,
-        }),
-      );
-      return;
-    }
-    req.auth = outcome.authInfo;
-    const mcp = buildV1Server();
-    const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
-  });
+  server = createServer(v1GatedHost(() => gate, buildV1Server));
   url = await listenOnLoopback(server);
   const clock = createManualClock(Date.now());
   gate = createMcpRequestGate({ resource: testResource(clock, url) });
