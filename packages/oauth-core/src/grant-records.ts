@@ -1,7 +1,12 @@
 import { OAuthError } from './errors.js';
 import type { EventSink } from './events/emitter.js';
 import { catalogued } from './events/reasons.js';
-import { type GrantRetention, sweepAfterRevocation, sweepAfterUse } from './grant-retention.js';
+import {
+  GRANT_TOUCH_INTERVAL_MS,
+  type GrantRetention,
+  sweepAfterRevocation,
+  sweepAfterUse,
+} from './grant-retention.js';
 import type { ServerContext } from './options.js';
 import { pooledRandomToken } from './random-pool.js';
 import type { RequestEvent } from './request-event.js';
@@ -9,12 +14,6 @@ import { scopeList } from './scopes.js';
 import type { AuthEvent, ClientType, GrantFilter, GrantKind, GrantRecord } from './storage.js';
 import type { Tenant } from './tenant.js';
 import type { AccessTokenClaims } from './tokens.js';
-
-/**
- * How stale a grant's `lastUsedAt` may get before a use writes it again: at most one write a minute per grant
- * (per instance at worst), so a busy MCP session costs reads, not writes.
- */
-export const GRANT_TOUCH_INTERVAL_MS = 60_000;
 
 /** What a grant type knows when it is about to issue tokens under a grant. */
 export interface GrantOpening {

@@ -1,5 +1,10 @@
 import { optionCheck } from './errors.js';
-import { GRANT_TOUCH_INTERVAL_MS } from './grant-records.js';
+
+/**
+ * How stale a grant's `lastUsedAt` may get before a use writes it again: at most one write a minute per grant
+ * (per instance at worst), so a busy MCP session costs reads, not writes.
+ */
+export const GRANT_TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * How long a grant row stays once it can no longer matter, as offsets from its last use and from its

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GRANT_TOUCH_INTERVAL_MS } from '../src/grant-records.js';
+import { GRANT_TOUCH_INTERVAL_MS } from '../src/grant-retention.js';
 import type { AuthEvent } from '../src/storage.js';
 import {
   basic,

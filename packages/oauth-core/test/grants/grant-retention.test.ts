@@ -1,6 +1,6 @@
 import { sha256Base64url } from '@keyhold/internal';
 import { describe, expect, it } from 'vitest';
-import { GRANT_TOUCH_INTERVAL_MS } from '../../src/grant-records.js';
+import { GRANT_TOUCH_INTERVAL_MS } from '../../src/grant-retention.js';
 import {
   createTestServer,
   decodePayload,
