@@ -21,15 +21,13 @@ export function v1GatedHost(
     }
     if (req.method !== 'POST') {
       // Stateless serving has no standalone SSE stream and no session to end.
-      res
-        .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed.' },
-            id: null,
-          }),
-        );
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed.' },
+          id: null,
+        }),
+      );
       return;
     }
     if (outcome.dpopNonce !== undefined) res.setHeader('dpop-nonce', outcome.dpopNonce);
