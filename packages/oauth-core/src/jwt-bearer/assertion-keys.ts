@@ -76,8 +76,29 @@ export async function assertionKey(
     );
   }
   try {
-    return await importJWK({ ...selection.key }, algorithm);
+    return await importedKey(selection.key, algorithm);
   } catch {
     throw refusal(event, reasons.notFound, 'the issuer key cannot verify the assertion');
   }
+}
+
+// Imported keys by JWK object and alg: a policy's inline keys and a cached key set's keys are the same
+// objects request after request, so each is imported once, not per assertion. A refetched set brings new
+// objects (the old ones and their imports are collected with it).
+const imported = new WeakMap<ClientJwk, Map<string, Promise<CryptoKey | Uint8Array>>>();
+
+function importedKey(jwk: ClientJwk, algorithm: ClientAssertionAlgorithm): Promise<CryptoKey | Uint8Array> {
+  let byAlg = imported.get(jwk);
+  if (byAlg === undefined) {
+    byAlg = new Map();
+    imported.set(jwk, byAlg);
+  }
+  let key = byAlg.get(algorithm);
+  if (key === undefined) {
+    key = importJWK({ ...jwk }, algorithm);
+    // A key that does not import is not remembered: the refusal stays, the next request tries again.
+    key.catch(() => byAlg.delete(algorithm));
+    byAlg.set(algorithm, key);
+  }
+  return key;
 }

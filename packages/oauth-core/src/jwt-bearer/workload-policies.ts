@@ -111,10 +111,6 @@ function name(value: unknown): value is string {
   );
 }
 
-function integerIn(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
 function resolveOne(entry: WorkloadTrustPolicy, where: string): ResolvedWorkloadPolicy {
   if (typeof entry !== 'object' || entry === null) throw optionCheck.invalid(`${where} must be an object`);
   if ((entry.issuer === undefined) === (entry.spiffeTrustDomain === undefined)) {
@@ -146,14 +142,18 @@ function resolveOne(entry: WorkloadTrustPolicy, where: string): ResolvedWorkload
       throw optionCheck.invalid(`${where}.${flag} must be a boolean`);
     }
   }
-  const maxLifetimeSeconds = entry.maxLifetimeSeconds ?? DEFAULT_MAX_LIFETIME_SECONDS;
-  if (!integerIn(maxLifetimeSeconds, 1, 86_400)) {
-    throw optionCheck.invalid(`${where}.maxLifetimeSeconds must be an integer from 1 to 86400`);
-  }
-  const clockSkewSeconds = entry.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
-  if (!integerIn(clockSkewSeconds, 0, 300)) {
-    throw optionCheck.invalid(`${where}.clockSkewSeconds must be an integer from 0 to 300`);
-  }
+  const maxLifetimeSeconds = optionCheck.integerInRange(
+    `${where}.maxLifetimeSeconds`,
+    entry.maxLifetimeSeconds,
+    DEFAULT_MAX_LIFETIME_SECONDS,
+    { min: 1, max: 86_400 },
+  );
+  const clockSkewSeconds = optionCheck.integerInRange(
+    `${where}.clockSkewSeconds`,
+    entry.clockSkewSeconds,
+    DEFAULT_CLOCK_SKEW_SECONDS,
+    { min: 0, max: 300 },
+  );
   let resources: string[] | undefined;
   if (entry.resources !== undefined) {
     if (!stringList(entry.resources) || entry.resources.length === 0) {
