@@ -17,7 +17,7 @@ import {
 import { createRegistryApi } from '@keyhold/registry-client/server';
 import { createLocalVault, createTokenBroker } from '@keyhold/token-vault';
 import { createWebhookHandler } from '@keyhold/webhook-kit';
-import { brokerEventsInto } from './broker-events.js';
+import { timelineEntry } from './broker-events.js';
 import type { HostConfig } from './config.js';
 import { createHostRoutes } from './host-routes.js';
 import { openPostgresHostState, openSqliteHostRecords } from './host-state.js';
@@ -55,8 +55,8 @@ export interface HostAppOptions {
 const READINESS_TIMEOUT_MS = 1000;
 
 /**
- * The timeline's bounds, given to the authorization server and used for the broker's appends too: one
- * timeline, one policy.
+ * The timeline's bounds, given to the authorization server; the broker's events join that timeline through
+ * `oauth.recordEvent`, so they keep the same bounds.
  */
 const TIMELINE = {
   maxEventsPerTenant: 10_000,
@@ -228,7 +228,7 @@ async function assemble(options: HostAppOptions, stores: HostStorage): Promise<H
     ],
     // Brokered logins join the authorization server's timeline: same store, same bounds, so a person's
     // `keyhold events --user` and connected-apps activity show them beside their consents.
-    events: { onEvent: brokerEventsInto(storage.events, config.tenant, clock, TIMELINE) },
+    events: { onEvent: (event) => oauth.recordEvent(timelineEntry(event, config.tenant)) },
     clock,
     logger,
   });

@@ -12,6 +12,7 @@ import { DpopNonceError } from './dpop/nonce-error.js';
 import { OAuthError } from './errors.js';
 import { decides, decisionEvent, reasonOf } from './events/decision.js';
 import { isAnonymous } from './events/emitter.js';
+import { catalogued } from './events/reasons.js';
 import { resourceRefusals } from './events/resource.js';
 import { listTimeline } from './events/timeline.js';
 import type { EndpointHandlers, TenantHandler } from './fetch-handler.js';
@@ -168,6 +169,18 @@ export interface AuthorizationServer {
       readonly limit?: number;
     },
   ): Promise<readonly AuthEvent[]>;
+  /**
+   * Adds an event decided outside the server (a brokered login of `@keyhold/token-vault`, say) to the same
+   * `events` hook and timeline as the server's own, within the same bounds: it returns at once, and a failing
+   * hook or store is logged, never thrown. A reason outside the catalogue is recorded as `other`; an event
+   * that names no user counts against the anonymous bound.
+   *
+   * @example
+   * ```ts
+   * server.recordEvent({ at: Date.now(), tenant: 'demo', category: 'broker', reason: 'broker.token_deleted', status: 200, userId: 'alice' });
+   * ```
+   */
+  recordEvent(event: AuthEvent): void;
 }
 
 type Run = (
@@ -519,5 +532,10 @@ export function createAuthorizationServerWithEndpoints(
     }),
     grants: createGrantAdministration(context),
     listEvents: (tenantSlug, query = {}) => listTimeline(context.events.store, tenantSlug, query),
+    recordEvent: (event) =>
+      context.events.emit(
+        { ...event, reason: catalogued(event.reason) },
+        { anonymous: event.userId === undefined },
+      ),
   };
 }

@@ -432,3 +432,36 @@ describe('the catalogue lists every broker.* code of @keyhold/token-vault, so a 
     for (const code of codes) expect(AUTH_EVENT_REASONS).toContain(code);
   });
 });
+
+describe('server.recordEvent adds an event decided elsewhere to the same hook and timeline, within the same bounds', () => {
+  const brokered = (at: number, userId?: string) => ({
+    at,
+    tenant: 'demo',
+    category: 'broker' as const,
+    reason: 'broker.login_completed',
+    status: 200,
+    ...(userId === undefined ? {} : { userId }),
+  });
+
+  it('reaches the hook and the timeline as given; a reason outside the catalogue is recorded as "other"', async () => {
+    const { t, hooked } = await createRecordedServer();
+    t.server.recordEvent(brokered(t.clock.now(), USER));
+    t.server.recordEvent({ ...brokered(t.clock.now(), USER), reason: 'broker.made_up' });
+    await settled();
+    expect(hooked.map((event) => event.reason)).toEqual(['broker.login_completed', 'other']);
+    const kept = await t.server.listEvents('demo', { userId: USER });
+    expect(kept.map((event) => event.reason)).toEqual(['other', 'broker.login_completed']);
+  });
+
+  it('counts an event that names no user against the anonymous bound, not against people’s events', async () => {
+    const { t } = await createRecordedServer({
+      options: { events: { maxEventsPerTenant: 50, maxAnonymousEventsPerTenant: 2 } },
+    });
+    t.server.recordEvent(brokered(t.clock.now(), USER));
+    for (let i = 0; i < 10; i += 1) t.server.recordEvent(brokered(t.clock.now()));
+    await settled();
+    expect(await t.server.listEvents('demo', { userId: USER })).toHaveLength(1);
+    const all = await t.server.listEvents('demo', { limit: 1000 });
+    expect(all.filter((event) => event.userId === undefined)).toHaveLength(2);
+  });
+});
